@@ -1,0 +1,332 @@
+#include "bundler/bundler_cli.h"
+
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "bundler/command_line.h"
+#include "bundler/config.h"
+#include "bundler/offload_target.h"
+#include "bundler/operations.h"
+#include "bundler/response_file.h"
+#include "bundler/target_id.h"
+#include "bundler/version.h"
+
+namespace offbundle {
+namespace {
+
+OptionSpec flagOption(std::string name, std::string help) {
+  OptionSpec spec;
+  spec.name = std::move(name);
+  spec.help = {std::move(help)};
+  return spec;
+}
+
+OptionSpec valueOption(std::string name, OptionShape shape,
+                       std::string valueName, std::vector<std::string> help,
+                       ValueKind kind = ValueKind::String) {
+  OptionSpec spec;
+  spec.name = std::move(name);
+  spec.shape = shape;
+  spec.valueName = std::move(valueName);
+  spec.help = std::move(help);
+  spec.valueKind = kind;
+  return spec;
+}
+
+CommandLineSyntax bundlerSyntax() {
+  CommandLineSyntax syntax;
+  syntax.overview =
+      "A tool to bundle several input files of the specified type <type> \n"
+      "referring to the same source file but different targets into a "
+      "single \n"
+      "one. The resulting file can also be unbundled into different files "
+      "by \n"
+      "this tool if -unbundle is provided.\n";
+  syntax.toolCategory = "clang-offload-bundler options";
+  syntax.requiredOptions = {"type"};
+
+  OptionSpec helpAlias = flagOption("h", "Alias for -help");
+  helpAlias.visibility = OptionVisibility::ReallyHidden;
+  syntax.options = {
+      helpAlias,
+      valueOption("input", OptionShape::List, "string",
+                  {"Input file. Can be specified multiple times for multiple "
+                   "input files."}),
+      valueOption("inputs", OptionShape::CommaList, "string",
+                  {"[<input file>,...] (deprecated)"}),
+      valueOption("output", OptionShape::List, "string",
+                  {"Output file. Can be specified multiple times for multiple "
+                   "output files."}),
+      valueOption("outputs", OptionShape::CommaList, "string",
+                  {"[<output file>,...] (deprecated)"}),
+      valueOption("targets", OptionShape::CommaList, "string",
+                  {"[<offload kind>-<target triple>,...]"}),
+      valueOption("type", OptionShape::Value, "string",
+                  {"Type of the files to be bundled/unbundled.",
+                   "Current supported types are:", "  i    - cpp-output",
+                   "  ii   - c++-cpp-output", "  cui  - cuda-cpp-output",
+                   "  hipi - hip-cpp-output", "  d    - dependency",
+                   "  ll   - llvm", "  bc   - llvm-bc", "  s    - assembler",
+                   "  o    - object", "  a    - archive of objects",
+                   "  gch  - precompiled-header", "  ast  - clang AST file"}),
+      flagOption("unbundle",
+                 "Unbundle bundled file into several output files."),
+      flagOption("list", "List bundle IDs in the bundled file."),
+      flagOption("###", "Print any external commands that are to be executed "
+                        "instead of actually executing them - for testing "
+                        "purposes."),
+      flagOption("allow-missing-bundles",
+                 "Create empty files if bundles are missing when unbundling."),
+      valueOption("bundle-align", OptionShape::Value, "uint",
+                  {"Alignment of bundle for binary files"},
+                  ValueKind::Unsigned),
+      flagOption("check-input-archive",
+                 "Check if input heterogeneous archive is valid in terms of "
+                 "TargetID rules."),
+      flagOption("hip-openmp-compatible",
+                 "Treat hip and hipv4 offload kinds as compatible with openmp "
+                 "kind, and vice versa."),
+      flagOption("compress", "Compress output file when bundling."),
+      flagOption("verbose", "Print debug information."),
+      valueOption("compression-level", OptionShape::Value, "n",
+                  {"Specify the compression level (integer)"},
+                  ValueKind::Integer),
+  };
+  return syntax;
+}
+
+// Collects what the tool prints and how it ends.
+class Reporter {
+public:
+  explicit Reporter(std::string argv0) : argv0_(std::move(argv0)) {}
+
+  ToolOutcome fail(const std::string &message) {
+    outcome_.standardError += argv0_ + ": error: " + message + "\n";
+    outcome_.exitCode = 1;
+    return outcome_;
+  }
+  void warn(const std::string &message) {
+    outcome_.standardError += argv0_ + ": warning: " + message + "\n";
+  }
+  void printError(const std::string &line) {
+    outcome_.standardError += line + "\n";
+  }
+  void print(const std::string &text) { outcome_.standardOutput += text; }
+  ToolOutcome finish(int exitCode) {
+    outcome_.exitCode = exitCode;
+    return outcome_;
+  }
+
+private:
+  std::string argv0_;
+  ToolOutcome outcome_;
+};
+
+// The checks LLVM's tool makes on the targets, in its order, producing the
+// normalised target names the operations use.
+std::optional<std::string> checkTargets(const std::vector<std::string> &targets,
+                                        bool unbundle, BundlerConfig &config) {
+  std::unordered_set<std::string> seen;
+  std::set<std::string> seenNormalized;
+  std::map<std::string, std::set<std::string>> targetIdsByKindAndTriple;
+  unsigned hostCount = 0;
+  bool hipOnly = true;
+  std::vector<std::string> normalized;
+  for (size_t index = 0; index < targets.size(); ++index) {
+    const std::string &target = targets[index];
+    if (!seen.insert(target).second)
+      return "Duplicate targets are not allowed";
+    if (!isWellFormedBundleId(target))
+      return "Targets need to follow the format '<offload kind>-<target "
+             "triple>', where '<target triple>' follows the format "
+             "'<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target "
+             "features]]'.";
+    OffloadTarget parsed = OffloadTarget::parse(target);
+    bool kindValid = parsed.isOffloadKindValid();
+    bool tripleValid = parsed.isTripleValid();
+    if (!kindValid || !tripleValid) {
+      std::string message = "invalid target '" + target + "'";
+      if (!kindValid)
+        message += ", unknown offloading kind '" + parsed.offloadKind + "'";
+      if (!tripleValid)
+        message +=
+            ", unknown target triple '" + parsed.triple.str() + "'";
+      return message;
+    }
+    // Two spellings of one target would be written as one entry ID twice;
+    // LLVM then writes a corrupt bundle or drops an output.
+    std::string entryId = parsed.str();
+    if (!seenNormalized.insert(entryId).second)
+      return "Duplicate targets are not allowed";
+    normalized.push_back(entryId);
+    targetIdsByKindAndTriple[parsed.offloadKind + "-" + parsed.triple.str()]
+        .insert(parsed.targetId);
+    if (parsed.hasHostKind()) {
+      ++hostCount;
+      config.hostInputIndex = static_cast<unsigned>(index);
+    }
+    if (parsed.offloadKind != "hip" && parsed.offloadKind != "hipv4")
+      hipOnly = false;
+  }
+  config.targetNames = normalized;
+
+  for (const auto &[kindAndTriple, targetIds] : targetIdsByKindAndTriple) {
+    if (auto conflict = conflictingTargetIds(targetIds))
+      return "Cannot bundle inputs with conflicting targets: '" +
+             kindAndTriple + "-" + conflict->first + "' and '" +
+             kindAndTriple + "-" + conflict->second + "'";
+  }
+
+  // HIP bundles device code for several GPUs with no host entry.
+  config.allowNoHost = hipOnly;
+  if ((unbundle && hostCount > 1) ||
+      (!unbundle && hostCount != 1 && !config.allowNoHost))
+    return "expecting exactly one host target but got " +
+           std::to_string(hostCount);
+  return std::nullopt;
+}
+
+} // namespace
+
+ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
+  const std::string argv0 = rawArgv.empty() ? "clang-offload-bundler"
+                                            : rawArgv.front();
+  Reporter report(argv0);
+  const std::string program = programBaseName(argv0);
+
+  auto expanded = expandResponseFiles(rawArgv);
+  if (!expanded) {
+    report.printError(expanded.error().message);
+    return report.finish(1);
+  }
+  const CommandLineSyntax syntax = bundlerSyntax();
+  ParsedCommandLine parsed = parseCommandLine(*expanded, syntax);
+  for (const std::string &line : parsed.diagnostics)
+    report.printError(line);
+  switch (parsed.earlyExit) {
+  case EarlyExit::Help:
+  case EarlyExit::HelpHidden:
+    report.print(formatHelp(syntax, program, /*categorized=*/true,
+                            parsed.earlyExit == EarlyExit::HelpHidden));
+    return report.finish(0);
+  case EarlyExit::HelpList:
+  case EarlyExit::HelpListHidden:
+    report.print(formatHelp(syntax, program, /*categorized=*/false,
+                            parsed.earlyExit == EarlyExit::HelpListHidden));
+    return report.finish(0);
+  case EarlyExit::Version:
+    report.print(bundlerVersionText());
+    return report.finish(0);
+  case EarlyExit::None:
+    break;
+  }
+  if (parsed.failed)
+    return report.finish(1);
+  if (parsed.flag("h")) {
+    report.print(formatHelp(syntax, program, /*categorized=*/false,
+                            /*showHidden=*/false));
+    return report.finish(0);
+  }
+
+  BundlerConfig config;
+  config.filesType = parsed.last("type").value_or("");
+  config.allowMissingBundles = parsed.flag("allow-missing-bundles");
+  config.checkInputArchive = parsed.flag("check-input-archive");
+  config.printExternalCommands = parsed.flag("###");
+  config.hipOpenmpCompatible = parsed.flag("hip-openmp-compatible");
+  if (auto alignment = parsed.last("bundle-align"))
+    config.bundleAlignment = std::stoull(*alignment, nullptr, 0);
+  if (parsed.specified("compress"))
+    config.compress = parsed.flag("compress");
+  if (parsed.specified("verbose"))
+    config.verbose = parsed.flag("verbose");
+
+  const bool unbundle = parsed.flag("unbundle");
+  const bool list = parsed.flag("list");
+  std::vector<std::string> inputs = parsed.all("input");
+  std::vector<std::string> outputs = parsed.all("output");
+  const std::vector<std::string> targets = parsed.all("targets");
+
+  if (parsed.specified("input") && parsed.specified("inputs"))
+    return report.fail("-inputs and -input cannot be used together, use only "
+                       "-input instead");
+  if (std::vector<std::string> deprecated = parsed.all("inputs");
+      !deprecated.empty()) {
+    report.warn("-inputs is deprecated, use -input instead");
+    inputs.insert(inputs.end(), deprecated.begin(), deprecated.end());
+  }
+  if (parsed.specified("output") && parsed.specified("outputs"))
+    return report.fail("-outputs and -output cannot be used together, use "
+                       "only -output instead");
+  if (std::vector<std::string> deprecated = parsed.all("outputs");
+      !deprecated.empty()) {
+    report.warn("-outputs is deprecated, use -output instead");
+    outputs.insert(outputs.end(), deprecated.begin(), deprecated.end());
+  }
+  config.inputFileNames = inputs;
+  config.outputFileNames = outputs;
+
+  if (list) {
+    if (unbundle)
+      return report.fail("-unbundle and -list cannot be used together");
+    if (inputs.size() != 1)
+      return report.fail("only one input file supported for -list");
+    if (!outputs.empty())
+      return report.fail("-outputs option is invalid for -list");
+    if (!targets.empty())
+      return report.fail("-targets option is invalid for -list");
+    std::string listing;
+    Status listed = listBundleIds(config, listing);
+    report.print(listing);
+    if (!listed.ok())
+      return report.fail(listed.error().message);
+    return report.finish(0);
+  }
+
+  if (config.checkInputArchive) {
+    if (!unbundle)
+      return report.fail(
+          "-check-input-archive cannot be used while bundling");
+    if (config.filesType != "a")
+      return report.fail("-check-input-archive can only be used for "
+                         "unbundling archives (-type=a)");
+  }
+  if (outputs.empty())
+    return report.fail("no output file specified!");
+  if (!parsed.specified("targets"))
+    return report.fail(
+        "for the --targets option: must be specified at least once!");
+  if (unbundle) {
+    if (inputs.size() != 1)
+      return report.fail("only one input file supported in unbundling mode");
+    if (outputs.size() != targets.size())
+      return report.fail(
+          "number of output files and targets should match in unbundling "
+          "mode");
+  } else {
+    if (config.filesType == "a")
+      return report.fail("Archive files are only supported for unbundling");
+    if (outputs.size() != 1)
+      return report.fail("only one output file supported in bundling mode");
+    if (inputs.size() != targets.size())
+      return report.fail(
+          "number of input files and targets should match in bundling mode");
+  }
+  if (auto problem = checkTargets(targets, unbundle, config))
+    return report.fail(*problem);
+
+  Status done = Status::success();
+  if (unbundle) {
+    if (config.filesType == "a")
+      return report.fail("archives (-type=a) are not supported yet");
+    done = unbundleFiles(config);
+  } else {
+    done = bundleFiles(config);
+  }
+  if (!done.ok())
+    return report.fail(done.error().message);
+  return report.finish(0);
+}
+
+} // namespace offbundle

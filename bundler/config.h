@@ -1,0 +1,34 @@
+// The plain configuration value the command line produces and the operations
+// consume. Nothing in here knows about argv, the environment or exit codes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace offbundle {
+
+struct BundlerConfig {
+  std::string filesType;
+  // Targets as written into bundles: normalised bundle entry IDs, in the
+  // order given on the command line.
+  std::vector<std::string> targetNames;
+  std::vector<std::string> inputFileNames;
+  std::vector<std::string> outputFileNames;
+
+  uint64_t bundleAlignment = 1;
+  bool allowMissingBundles = false;
+  bool checkInputArchive = false;
+  bool printExternalCommands = false;
+  bool hipOpenmpCompatible = false;
+  bool compress = false;
+  bool verbose = false;
+
+  // Index of the host target in targetNames, if any.
+  static constexpr unsigned kNoHost = ~0u;
+  unsigned hostInputIndex = kNoHost;
+  // Bundling without a host entry is allowed when every target is HIP.
+  bool allowNoHost = false;
+};
+
+} // namespace offbundle

@@ -1,0 +1,60 @@
+// Errors as values. Every failure is carried up to the command-line layer as
+// an Error holding the one line the tool prints after "<argv0>: error: ".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace offbundle {
+
+struct Error {
+  std::string message;
+};
+
+// Either a value or an Error (std::expected is not in our C++20 toolchain).
+template <typename T> class [[nodiscard]] Result {
+public:
+  Result(T value) : state_(std::move(value)) {}
+  Result(Error error) : state_(std::move(error)) {}
+
+  bool ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T &value() { return std::get<0>(state_); }
+  const T &value() const { return std::get<0>(state_); }
+  T &operator*() { return value(); }
+  const T &operator*() const { return value(); }
+  T *operator->() { return &value(); }
+  const T *operator->() const { return &value(); }
+  const Error &error() const { return std::get<1>(state_); }
+  Error takeError() { return std::move(std::get<1>(state_)); }
+
+private:
+  std::variant<T, Error> state_;
+};
+
+// Success or an Error.
+class [[nodiscard]] Status {
+public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)) {}
+  static Status success() { return Status(); }
+
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return !ok(); }
+  const Error &error() const { return *error_; }
+  Error takeError() { return std::move(*error_); }
+
+private:
+  std::optional<Error> error_;
+};
+
+inline Error makeError(std::string message) { return Error{std::move(message)}; }
+
+// "'<path>': <reason>", the shape LLVM gives file errors.
+inline Error fileError(const std::string &path, const std::string &reason) {
+  return Error{"'" + path + "': " + reason};
+}
+
+} // namespace offbundle

@@ -1,0 +1,261 @@
+#include "bundler/file_io.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace offbundle {
+namespace {
+
+constexpr size_t kPendingLimit = 1 << 16;
+
+Status writeAll(int fd, const char *data, size_t size,
+                const std::string &path) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path, errnoMessage(errno));
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::success();
+}
+
+std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  if (slash == 0)
+    return "/";
+  return path.substr(0, slash);
+}
+
+std::string baseNameOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+std::string errnoMessage(int error) { return std::strerror(error); }
+
+Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = path;
+  int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    return fileError(path, errnoMessage(errno));
+  input->fd_ = fd;
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return fileError(path, errnoMessage(errno));
+  if (S_ISDIR(info.st_mode))
+    return fileError(path, errnoMessage(EISDIR));
+
+  if (S_ISREG(info.st_mode)) {
+    input->size_ = static_cast<uint64_t>(info.st_size);
+    if (input->size_ > 0) {
+      void *map = ::mmap(nullptr, input->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (map == MAP_FAILED)
+        return fileError(path, errnoMessage(errno));
+      input->data_ = map;
+      input->mapped_ = true;
+    }
+    return input;
+  }
+
+  // Pipes, terminals and devices: read what they give us into memory. Such
+  // inputs have no usable file offsets, so the descriptor is not offered.
+  std::string buffer;
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path, errnoMessage(errno));
+    }
+    if (n == 0)
+      break;
+    buffer.append(chunk, static_cast<size_t>(n));
+  }
+  input->buffer_ = std::move(buffer);
+  input->data_ = input->buffer_.data();
+  input->size_ = input->buffer_.size();
+  ::close(fd);
+  input->fd_ = -1;
+  return input;
+}
+
+InputFile::~InputFile() {
+  if (mapped_)
+    ::munmap(const_cast<void *>(data_), size_);
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+Status OutputFile::flush() {
+  if (pending_.empty())
+    return Status::success();
+  Status status = writeAll(fd_, pending_.data(), pending_.size(), path_);
+  pending_.clear();
+  return status;
+}
+
+Status OutputFile::write(std::string_view bytes) {
+  written_ += bytes.size();
+  if (toStdout_) {
+    stdoutBytes_.append(bytes);
+    return Status::success();
+  }
+  if (pending_.size() + bytes.size() <= kPendingLimit) {
+    pending_.append(bytes);
+    return Status::success();
+  }
+  if (Status status = flush(); !status.ok())
+    return status;
+  return writeAll(fd_, bytes.data(), bytes.size(), path_);
+}
+
+Status OutputFile::writeZeros(uint64_t count) {
+  static constexpr char kZeros[4096] = {};
+  while (count > 0) {
+    uint64_t step = count < sizeof kZeros ? count : sizeof kZeros;
+    if (Status status = write(std::string_view(kZeros, step)); !status.ok())
+      return status;
+    count -= step;
+  }
+  return Status::success();
+}
+
+Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
+                            uint64_t length) {
+  if (length == 0)
+    return Status::success();
+  // Small pieces and in-memory inputs go through the ordinary write path.
+  if (toStdout_ || input.fd() < 0 || length < kPendingLimit)
+    return write(input.contents().substr(offset, length));
+  if (Status status = flush(); !status.ok())
+    return status;
+  written_ += length;
+  loff_t inOffset = static_cast<loff_t>(offset);
+  uint64_t remaining = length;
+  while (remaining > 0) {
+    ssize_t n = ::copy_file_range(input.fd(), &inOffset, fd_, nullptr,
+                                  remaining, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      // The kernel cannot copy between these files: write from the mapping.
+      uint64_t done = length - remaining;
+      return writeAll(fd_, input.contents().data() + offset + done, remaining,
+                      path_);
+    }
+    remaining -= static_cast<uint64_t>(n);
+  }
+  return Status::success();
+}
+
+OutputTransaction::OutputTransaction() {
+  // The mode a plain open(O_CREAT, 0666) would give a new file.
+  creationMask_ = ::umask(022);
+  ::umask(creationMask_);
+}
+
+OutputTransaction::~OutputTransaction() {
+  for (auto &output : outputs_) {
+    if (output->fd_ >= 0)
+      ::close(output->fd_);
+    if (!committed_ && !output->tempPath_.empty())
+      ::unlink(output->tempPath_.c_str());
+  }
+}
+
+Result<OutputFile *> OutputTransaction::create(const std::string &path) {
+  auto output = std::make_unique<OutputFile>();
+  output->path_ = path;
+  if (path == "-") {
+    output->toStdout_ = true;
+    outputs_.push_back(std::move(output));
+    return outputs_.back().get();
+  }
+
+  std::string destination = path;
+  struct stat info;
+  bool exists = ::stat(path.c_str(), &info) == 0;
+  if (exists && S_ISDIR(info.st_mode))
+    return fileError(path, errnoMessage(EISDIR));
+  if (exists && !S_ISREG(info.st_mode)) {
+    // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a rename;
+    // write to them directly, as they hold no bytes to protect.
+    int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0)
+      return fileError(path, errnoMessage(errno));
+    output->fd_ = fd;
+    outputs_.push_back(std::move(output));
+    return outputs_.back().get();
+  }
+  if (exists) {
+    // Write through symbolic links, as opening the path would.
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved) != nullptr)
+      destination = resolved;
+    output->mode_ = info.st_mode & 07777;
+    if (::access(path.c_str(), W_OK) != 0)
+      return fileError(path, errnoMessage(errno));
+  } else {
+    output->mode_ = 0666 & ~creationMask_;
+  }
+
+  std::string pattern =
+      directoryOf(destination) + "/." + baseNameOf(destination) + ".XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  int fd = ::mkstemp(name.data());
+  // A folder we cannot create files in fails here with the same reason
+  // opening the destination itself would give.
+  if (fd < 0)
+    return fileError(path, errnoMessage(errno));
+  output->fd_ = fd;
+  output->tempPath_ = name.data();
+  ::fchmod(fd, output->mode_);
+  output->destination_ = destination;
+  outputs_.push_back(std::move(output));
+  return outputs_.back().get();
+}
+
+Status OutputTransaction::commit() {
+  for (auto &output : outputs_) {
+    if (output->toStdout_)
+      continue;
+    if (Status status = output->flush(); !status.ok())
+      return status;
+    if (::close(output->fd_) != 0)
+      return fileError(output->path_, errnoMessage(errno));
+    output->fd_ = -1;
+  }
+  for (auto &output : outputs_) {
+    if (output->toStdout_) {
+      if (Status status = writeAll(STDOUT_FILENO, output->stdoutBytes_.data(),
+                                   output->stdoutBytes_.size(), "-");
+          !status.ok())
+        return status;
+      continue;
+    }
+    if (output->tempPath_.empty())
+      continue;
+    if (::rename(output->tempPath_.c_str(), output->destination_.c_str()) != 0)
+      return fileError(output->path_, errnoMessage(errno));
+    output->tempPath_.clear();
+  }
+  committed_ = true;
+  return Status::success();
+}
+
+} // namespace offbundle

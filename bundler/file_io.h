@@ -1,0 +1,94 @@
+// Reading inputs without copying them, and writing outputs atomically.
+//
+// Inputs are memory-mapped read-only (or read into memory when they are not
+// regular files, like "-" for standard input), so a bundle's header can be
+// read without touching its payload. Outputs are written to a temporary file
+// beside the destination and renamed into place only when the whole operation
+// has succeeded: a failed run leaves every output as it was.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+class InputFile {
+public:
+  // "-" reads standard input.
+  static Result<std::unique_ptr<InputFile>> open(const std::string &path);
+  ~InputFile();
+  InputFile(const InputFile &) = delete;
+  InputFile &operator=(const InputFile &) = delete;
+
+  const std::string &path() const { return path_; }
+  uint64_t size() const { return size_; }
+  // The whole contents; mapped lazily, so pages are read only when touched.
+  std::string_view contents() const {
+    return {static_cast<const char *>(data_), static_cast<size_t>(size_)};
+  }
+  // A descriptor positioned anywhere, usable with pread/copy_file_range; -1
+  // when the contents live only in memory.
+  int fd() const { return fd_; }
+
+private:
+  InputFile() = default;
+  std::string path_;
+  int fd_ = -1;
+  const void *data_ = nullptr;
+  uint64_t size_ = 0;
+  bool mapped_ = false;
+  std::string buffer_; // contents of non-regular inputs
+};
+
+// Where output bytes go: a temporary file (or memory for stdout) that
+// becomes the real output on commit.
+class OutputFile {
+public:
+  Status write(std::string_view bytes);
+  Status writeZeros(uint64_t count);
+  // Copies [offset, offset + length) of an input, in the kernel when it can.
+  Status copyFrom(const InputFile &input, uint64_t offset, uint64_t length);
+  uint64_t bytesWritten() const { return written_; }
+  const std::string &path() const { return path_; }
+
+private:
+  friend class OutputTransaction;
+  Status flush();
+  std::string path_;     // the destination as the user named it
+  std::string tempPath_; // where the bytes go until commit; "" if direct
+  std::string destination_; // the file the temporary replaces on commit
+  int fd_ = -1;
+  bool toStdout_ = false;
+  std::string pending_; // small writes gathered before a system call
+  std::string stdoutBytes_;
+  uint64_t written_ = 0;
+  unsigned mode_ = 0644;
+};
+
+// A set of outputs that appear together on commit() or not at all.
+class OutputTransaction {
+public:
+  OutputTransaction();
+  ~OutputTransaction(); // removes every temporary not committed
+  OutputTransaction(const OutputTransaction &) = delete;
+  OutputTransaction &operator=(const OutputTransaction &) = delete;
+
+  // Opens a new output for the path ("-" means standard output).
+  Result<OutputFile *> create(const std::string &path);
+  // Renames every temporary into place, in creation order.
+  Status commit();
+
+private:
+  std::vector<std::unique_ptr<OutputFile>> outputs_;
+  unsigned creationMask_ = 022;
+  bool committed_ = false;
+};
+
+std::string errnoMessage(int error);
+
+} // namespace offbundle

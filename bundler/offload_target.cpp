@@ -1,0 +1,129 @@
+#include "bundler/offload_target.h"
+
+#include <vector>
+
+#include "bundler/offload_arch.h"
+#include "bundler/target_id.h"
+
+namespace offbundle {
+namespace {
+
+// StringRef::split(Parts, '-', MaxSplit=5): at most six parts, the last one
+// keeping any further dashes.
+std::vector<std::string_view> splitBundleId(std::string_view id) {
+  std::vector<std::string_view> parts;
+  while (parts.size() < 5) {
+    std::size_t dash = id.find('-');
+    if (dash == std::string_view::npos)
+      break;
+    parts.push_back(id.substr(0, dash));
+    id.remove_prefix(dash + 1);
+  }
+  parts.push_back(id);
+  return parts;
+}
+
+bool startsWithHipIgnoringCase(std::string_view kind) {
+  if (kind.size() < 3)
+    return false;
+  auto lower = [](char c) {
+    return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  };
+  return lower(kind[0]) == 'h' && lower(kind[1]) == 'i' &&
+         lower(kind[2]) == 'p';
+}
+
+} // namespace
+
+bool isWellFormedBundleId(std::string_view id) {
+  std::size_t parts = splitBundleId(id).size();
+  return parts == 5 || parts == 6;
+}
+
+OffloadTarget OffloadTarget::parse(std::string_view id) {
+  std::vector<std::string_view> parts = splitBundleId(id);
+  OffloadTarget target;
+  target.offloadKind = std::string(parts.at(0));
+  target.triple = Triple(parts.at(1), parts.at(2), parts.at(3), parts.at(4));
+  std::string_view idWithFeatures = parts.size() == 6 ? parts[5] : "";
+  std::string_view processor = idWithFeatures.substr(0, idWithFeatures.find(':'));
+  if (!processor.empty() && isKnownOffloadArch(processor))
+    target.targetId = std::string(idWithFeatures);
+  return target;
+}
+
+bool OffloadTarget::isOffloadKindValid() const {
+  return offloadKind == "host" || offloadKind == "openmp" ||
+         offloadKind == "hip" || offloadKind == "hipv4";
+}
+
+bool OffloadTarget::isTripleValid() const {
+  return !triple.str().empty() && triple.hasKnownArch();
+}
+
+bool OffloadTarget::isOffloadKindCompatible(std::string_view otherKind,
+                                            bool hipOpenmpCompatible) const {
+  if (offloadKind == otherKind ||
+      (offloadKind == "hip" && otherKind == "hipv4") ||
+      (offloadKind == "hipv4" && otherKind == "hip"))
+    return true;
+  if (!hipOpenmpCompatible)
+    return false;
+  return (startsWithHipIgnoringCase(offloadKind) && otherKind == "openmp") ||
+         (offloadKind == "openmp" && startsWithHipIgnoringCase(otherKind));
+}
+
+bool OffloadTarget::sameAs(const OffloadTarget &other) const {
+  return offloadKind == other.offloadKind &&
+         triple.isCompatibleWith(other.triple) && targetId == other.targetId;
+}
+
+std::string OffloadTarget::str() const {
+  // AMDHSA runtimes expect "amdgcn-amd-amdhsa-" with an empty environment,
+  // so LLVM writes those triples in three-part form plus a dash.
+  std::string normalized;
+  if (triple.isOSAMDHSA()) {
+    normalized = triple.normalize(TripleForm::ThreeIdent);
+    normalized.push_back('-');
+  } else {
+    normalized = triple.normalize(TripleForm::FourIdent);
+  }
+  return offloadKind + "-" + normalized + "-" + targetId;
+}
+
+bool isCodeObjectCompatible(const OffloadTarget &codeObject,
+                            const OffloadTarget &target,
+                            bool hipOpenmpCompatible) {
+  if (codeObject.sameAs(target))
+    return true;
+  if (!codeObject.isOffloadKindCompatible(target.offloadKind,
+                                          hipOpenmpCompatible) ||
+      !codeObject.triple.isCompatibleWith(target.triple))
+    return false;
+
+  TargetFeatureMap codeObjectFeatures;
+  TargetFeatureMap targetFeatures;
+  std::optional<std::string> codeObjectProcessor =
+      parseTargetId(codeObject.triple, codeObject.targetId, &codeObjectFeatures);
+  std::optional<std::string> targetProcessor =
+      parseTargetId(target.triple, target.targetId, &targetFeatures);
+  if (!codeObjectProcessor || !targetProcessor ||
+      *codeObjectProcessor != *targetProcessor)
+    return false;
+
+  // A code object that fixes more features than the target names cannot
+  // match it, whatever their values.
+  if (codeObjectFeatures.size() > targetFeatures.size())
+    return false;
+
+  // Every feature the code object fixes (On or Off) must be fixed the same
+  // way by the target; features the code object leaves as Any match anything.
+  for (const auto &[name, enabled] : codeObjectFeatures) {
+    auto found = targetFeatures.find(name);
+    if (found == targetFeatures.end() || found->second != enabled)
+      return false;
+  }
+  return true;
+}
+
+} // namespace offbundle

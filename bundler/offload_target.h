@@ -1,0 +1,43 @@
+// Bundle entry IDs: "<offload kind>-<arch>-<vendor>-<os>-<env>[-<target id>]".
+// Parsing, the normalised spelling written into bundles, and the
+// compatibility rules the bundler applies when unbundling.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "bundler/triple.h"
+
+namespace offbundle {
+
+// An entry ID splits on '-' into at most six parts; it is well formed when
+// there are five or six of them (clang::checkOffloadBundleID).
+bool isWellFormedBundleId(std::string_view id);
+
+struct OffloadTarget {
+  std::string offloadKind;
+  Triple triple;
+  // Kept only when its processor is a GPU LLVM 22 knows; "" otherwise.
+  std::string targetId;
+
+  // Requires isWellFormedBundleId(id).
+  static OffloadTarget parse(std::string_view id);
+
+  bool hasHostKind() const { return offloadKind == "host"; }
+  bool isOffloadKindValid() const;
+  bool isTripleValid() const;
+  bool isOffloadKindCompatible(std::string_view otherKind,
+                               bool hipOpenmpCompatible) const;
+  // Exact match: same kind, compatible triples, same target ID.
+  bool sameAs(const OffloadTarget &other) const;
+  // The entry ID as the bundler writes it.
+  std::string str() const;
+};
+
+// Whether a code object with this entry ID may serve the requested target
+// (clang's isCodeObjectCompatible).
+bool isCodeObjectCompatible(const OffloadTarget &codeObject,
+                            const OffloadTarget &target,
+                            bool hipOpenmpCompatible);
+
+} // namespace offbundle

@@ -1,0 +1,19 @@
+// clang-offload-bundler: parse, run, report. Everything else lives in the
+// library.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bundler/bundler_cli.h"
+
+int main(int argc, char **argv) {
+  std::vector<std::string> arguments(argv, argv + argc);
+  offbundle::ToolOutcome outcome =
+      offbundle::runClangOffloadBundler(arguments);
+  std::fwrite(outcome.standardOutput.data(), 1, outcome.standardOutput.size(),
+              stdout);
+  std::fflush(stdout);
+  std::fwrite(outcome.standardError.data(), 1, outcome.standardError.size(),
+              stderr);
+  return outcome.exitCode;
+}

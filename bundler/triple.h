@@ -1,0 +1,68 @@
+// Target triples as LLVM 22's llvm::Triple parses, compares and normalises
+// them. The bundler only needs a small part of llvm::Triple, but that part
+// must agree with LLVM to the byte: bundle entry IDs are written with
+// normalised triples, and unbundling compares triples by their parsed fields.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace offbundle {
+
+// How many components a normalised triple keeps (llvm::Triple::CanonicalForm).
+enum class TripleForm { Any, ThreeIdent, FourIdent, FiveIdent };
+
+class Triple {
+public:
+  Triple() = default;
+  // Parses "arch-vendor-os-env" positionally, like llvm::Triple(const Twine&).
+  explicit Triple(std::string_view text);
+  // Joins the four parts with '-' and parses each one in its own position,
+  // like llvm::Triple(Arch, Vendor, OS, Environment).
+  Triple(std::string_view arch, std::string_view vendor, std::string_view os,
+         std::string_view environment);
+
+  // The text the triple was built from (llvm::Triple::str()).
+  const std::string &str() const { return text_; }
+  std::string_view archName() const;
+  std::string_view vendorName() const;
+  std::string_view osName() const;
+  std::string_view environmentName() const;
+
+  // getArch() != UnknownArch.
+  bool hasKnownArch() const;
+  // getOS() == AMDHSA.
+  bool isOSAMDHSA() const;
+  // amdgcn or r600 (llvm::Triple::isAMDGPU()).
+  bool isAMDGPU() const;
+  bool isAMDGCN() const;
+  bool isNVPTX() const;
+
+  // llvm::Triple::normalize(Form) applied to str().
+  std::string normalize(TripleForm form) const;
+
+  // llvm::Triple::isCompatibleWith.
+  bool isCompatibleWith(const Triple &other) const;
+  // llvm::Triple::operator==: compares the parsed fields, not the text.
+  bool operator==(const Triple &other) const;
+
+private:
+  std::string text_;
+  // Parsed fields; the values are the positions of LLVM's enumerators, kept
+  // as plain integers so the header does not carry LLVM's long tables.
+  int arch_ = 0;
+  int subArch_ = 0;
+  int vendor_ = 0;
+  int os_ = 0;
+  int environment_ = 0;
+  int objectFormat_ = 0;
+
+  void parseFields(std::string_view arch, std::string_view vendor,
+                   std::string_view os, std::string_view environment,
+                   bool hasVendor, bool hasOs, bool hasEnvironment);
+};
+
+// llvm::Triple::normalize(Str, Form): the static string-to-string form.
+std::string normalizeTriple(std::string_view text, TripleForm form);
+
+} // namespace offbundle

@@ -1,0 +1,17 @@
+// What --version prints. The LLVM release we are compatible with comes
+// first, so scripts that parse the version find the number they expect.
+#pragma once
+
+#include <string>
+
+namespace offbundle {
+
+inline constexpr const char *kCompatibleLlvmVersion = "22.1.8";
+inline constexpr const char *kOffbundleVersion = "0.1.0";
+
+inline std::string bundlerVersionText() {
+  return std::string("offbundle clang-offload-bundler version ") +
+         kCompatibleLlvmVersion + " (offbundle " + kOffbundleVersion + ")\n";
+}
+
+} // namespace offbundle

@@ -1,0 +1,141 @@
+#include "formats/binary_bundle.h"
+
+#include <cstring>
+#include <string>
+
+namespace offbundle {
+namespace {
+
+constexpr uint64_t kEntryFixedSize = 24; // offset, size, ID length
+
+uint64_t readLittle64(std::string_view bytes, uint64_t at) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i)
+    value = (value << 8) | static_cast<unsigned char>(bytes[at + i]);
+  return value;
+}
+
+void appendLittle64(std::string &out, uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+Error malformed(const std::string &what) {
+  return makeError("malformed bundle header: " + what);
+}
+
+} // namespace
+
+bool hasBinaryBundleMagic(std::string_view contents) {
+  return contents.substr(0, kBundleMagic.size()) == kBundleMagic;
+}
+
+Result<std::unique_ptr<BinaryBundleReader>>
+BinaryBundleReader::open(std::string_view contents) {
+  auto reader = std::unique_ptr<BinaryBundleReader>(new BinaryBundleReader());
+  if (!hasBinaryBundleMagic(contents))
+    return reader;
+
+  const uint64_t fileSize = contents.size();
+  uint64_t pos = kBundleMagic.size();
+  if (fileSize - pos < 8)
+    return malformed("the entry count is cut off");
+  uint64_t count = readLittle64(contents, pos);
+  pos += 8;
+  // Every entry needs at least its three integers: a count the file cannot
+  // hold is refused before anything is allocated for it.
+  if (count > (fileSize - pos) / kEntryFixedSize)
+    return malformed("entry count " + std::to_string(count) +
+                     " does not fit in a file of " + std::to_string(fileSize) +
+                     " bytes");
+  for (uint64_t index = 0; index < count; ++index) {
+    if (fileSize - pos < kEntryFixedSize)
+      return malformed("entry " + std::to_string(index + 1) + " is cut off");
+    uint64_t offset = readLittle64(contents, pos);
+    uint64_t size = readLittle64(contents, pos + 8);
+    uint64_t idLength = readLittle64(contents, pos + 16);
+    pos += kEntryFixedSize;
+    if (idLength > fileSize - pos)
+      return malformed("the ID of entry " + std::to_string(index + 1) +
+                       " runs past the end of the file");
+    std::string_view id = contents.substr(pos, idLength);
+    pos += idLength;
+    if (offset == 0 || offset > fileSize || size > fileSize - offset)
+      return malformed("entry '" + std::string(id) + "' (offset " +
+                       std::to_string(offset) + ", size " +
+                       std::to_string(size) + ") lies outside the file of " +
+                       std::to_string(fileSize) + " bytes");
+    reader->entries_.insertOrAssign(id, ByteRange{offset, size});
+  }
+  reader->visitOrder_ = reader->entries_.entries();
+  return reader;
+}
+
+Result<std::optional<std::string_view>> BinaryBundleReader::nextEntry() {
+  if (next_ >= visitOrder_.size())
+    return std::optional<std::string_view>();
+  return std::optional<std::string_view>(visitOrder_[next_++].first);
+}
+
+Result<ByteRange> BinaryBundleReader::readEntry() {
+  return *visitOrder_.at(next_ - 1).second;
+}
+
+Status BinaryBundleReader::skipEntry() { return Status::success(); }
+
+std::vector<std::string_view> BinaryBundleReader::entryIds() const {
+  std::vector<std::string_view> ids;
+  ids.reserve(visitOrder_.size());
+  for (const auto &entry : visitOrder_)
+    ids.push_back(entry.first);
+  return ids;
+}
+
+Status writeBinaryBundle(OutputFile &output,
+                         const std::vector<EntryToWrite> &entries,
+                         uint64_t alignment) {
+  if (alignment == 0)
+    return makeError("invalid bundle alignment 0: -bundle-align must be at "
+                     "least 1");
+  uint64_t headerSize = kBundleMagic.size() + 8;
+  for (const EntryToWrite &entry : entries)
+    headerSize += kEntryFixedSize + entry.id.size();
+
+  std::string header;
+  header.reserve(headerSize);
+  header.append(kBundleMagic);
+  appendLittle64(header, entries.size());
+  std::vector<uint64_t> offsets;
+  uint64_t end = headerSize;
+  for (const EntryToWrite &entry : entries) {
+    uint64_t remainder = end % alignment;
+    uint64_t padding = remainder == 0 ? 0 : alignment - remainder;
+    uint64_t size = entry.payload->size();
+    if (end > UINT64_MAX - padding || end + padding > UINT64_MAX - size)
+      return makeError("bundle too large");
+    uint64_t offset = end + padding;
+    offsets.push_back(offset);
+    appendLittle64(header, offset);
+    appendLittle64(header, size);
+    appendLittle64(header, entry.id.size());
+    header.append(entry.id);
+    end = offset + size;
+  }
+  if (Status status = output.write(header); !status.ok())
+    return status;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    // LLVM looks each offset up by ID; with distinct IDs that is the offset
+    // computed for the entry itself.
+    if (offsets[i] > output.bytesWritten())
+      if (Status status = output.writeZeros(offsets[i] - output.bytesWritten());
+          !status.ok())
+        return status;
+    const InputFile &payload = *entries[i].payload;
+    if (Status status = output.copyFrom(payload, 0, payload.size());
+        !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
+} // namespace offbundle

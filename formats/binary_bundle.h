@@ -1,0 +1,53 @@
+// Binary bundles (-type=bc, gch, ast, and o/a when the host is not an object
+// file). All integers are little-endian 64-bit:
+//
+//   "__CLANG_OFFLOAD_BUNDLE__"             24 bytes
+//   entry count                            8
+//   per entry: offset, size, ID length     8 + 8 + 8
+//              ID                          ID length bytes, no terminator
+//   payloads, each at its offset (aligned by -bundle-align when written)
+//
+// LLVM keeps the entries in a StringMap, so they are visited in its hash
+// order, not file order, and a repeated ID keeps its first place with the
+// last offset and size. The reader reproduces that order. Unlike LLVM, it
+// refuses headers that are truncated or point outside the file instead of
+// silently stopping (which makes LLVM's tool crash).
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "bundler/file_io.h"
+#include "bundler/string_map.h"
+#include "formats/bundle_format.h"
+
+namespace offbundle {
+
+// Whether the bytes start with the binary bundle magic.
+bool hasBinaryBundleMagic(std::string_view contents);
+
+class BinaryBundleReader final : public BundleReader {
+public:
+  // Input without the magic is not a bundle: a reader with no entries.
+  static Result<std::unique_ptr<BinaryBundleReader>>
+  open(std::string_view contents);
+
+  Result<std::optional<std::string_view>> nextEntry() override;
+  Result<ByteRange> readEntry() override;
+  Status skipEntry() override;
+
+  // Entry IDs in visiting order.
+  std::vector<std::string_view> entryIds() const;
+
+private:
+  LlvmOrderedStringMap<ByteRange> entries_;
+  std::vector<std::pair<std::string_view, ByteRange *>> visitOrder_;
+  size_t next_ = 0;
+};
+
+Status writeBinaryBundle(OutputFile &output,
+                         const std::vector<EntryToWrite> &entries,
+                         uint64_t alignment);
+
+} // namespace offbundle

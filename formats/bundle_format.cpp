@@ -1,0 +1,52 @@
+#include "formats/bundle_format.h"
+
+#include <array>
+#include <cstring>
+
+namespace offbundle {
+
+Result<ContainerChoice> containerForType(std::string_view filesType) {
+  struct TypeEntry {
+    std::string_view type;
+    ContainerChoice choice;
+  };
+  static constexpr std::array<TypeEntry, 12> kTypes = {{
+      {"i", {ContainerKind::Text, "//"}},
+      {"ii", {ContainerKind::Text, "//"}},
+      {"cui", {ContainerKind::Text, "//"}},
+      {"hipi", {ContainerKind::Text, "//"}},
+      {"d", {ContainerKind::Text, "#"}},
+      {"ll", {ContainerKind::Text, ";"}},
+      {"bc", {ContainerKind::Binary, ""}},
+      {"s", {ContainerKind::Text, "#"}},
+      {"o", {ContainerKind::ObjectOrBinary, ""}},
+      {"a", {ContainerKind::ObjectOrBinary, ""}},
+      {"gch", {ContainerKind::Binary, ""}},
+      {"ast", {ContainerKind::Binary, ""}},
+  }};
+  for (const TypeEntry &entry : kTypes)
+    if (entry.type == filesType)
+      return entry.choice;
+  return makeError("'" + std::string(filesType) +
+                   "': invalid file type specified");
+}
+
+bool looksLikeObjectFile(std::string_view bytes) {
+  auto startsWith = [&](std::string_view magic) {
+    return bytes.size() >= magic.size() &&
+           std::memcmp(bytes.data(), magic.data(), magic.size()) == 0;
+  };
+  using namespace std::string_view_literals;
+  if (startsWith("\x7f"
+                 "ELF"sv))
+    return true;
+  // Mach-O, 32 and 64 bit, either byte order.
+  if (startsWith("\xfe\xed\xfa\xce"sv) || startsWith("\xfe\xed\xfa\xcf"sv) ||
+      startsWith("\xce\xfa\xed\xfe"sv) || startsWith("\xcf\xfa\xed\xfe"sv))
+    return true;
+  if (startsWith("\0asm"sv))
+    return true;
+  return false;
+}
+
+} // namespace offbundle

@@ -1,0 +1,67 @@
+// The interface every bundle container implements, and the choice of
+// container from the -type value.
+//
+// Readers walk a container the way LLVM's bundler does, one entry at a time,
+// because the order of that walk and what it skips are observable (which
+// compatible entry an unbundle picks, what -list prints). They never copy
+// payloads: they report byte ranges, which the caller copies straight from
+// the mapped input to the output.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+// The magic that starts binary bundles and the names of bundle sections.
+inline constexpr std::string_view kBundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
+
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+class BundleReader {
+public:
+  virtual ~BundleReader() = default;
+  // Moves to the next entry and returns its ID, or nullopt when there are no
+  // more entries.
+  virtual Result<std::optional<std::string_view>> nextEntry() = 0;
+  // The payload of the current entry, and moves past its end.
+  virtual Result<ByteRange> readEntry() = 0;
+  // Moves past the end of the current entry without reading it (the walk
+  // that -list makes).
+  virtual Status skipEntry() = 0;
+};
+
+class InputFile;
+
+// One entry to write: its ID and the file holding its payload.
+struct EntryToWrite {
+  std::string_view id;
+  const InputFile *payload;
+};
+
+enum class ContainerKind { Text, Binary, ObjectOrBinary };
+
+struct ContainerChoice {
+  ContainerKind kind;
+  // Line comment of the text formats ("//", "#", ";").
+  std::string_view comment;
+};
+
+// The container for a -type value, or the reference's error for an unknown
+// one.
+Result<ContainerChoice> containerForType(std::string_view filesType);
+
+// Whether the bytes start like an object file LLVM would open (ELF, Mach-O,
+// COFF, Wasm, XCOFF, GOFF): such hosts make -type=o a fat object.
+bool looksLikeObjectFile(std::string_view bytes);
+
+} // namespace offbundle

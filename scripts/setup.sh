@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need (Debian packages, by name) and
+# builds everything into build/. Safe to run again: it installs only what is
+# missing and rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake g++ make pkg-config
+  libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
+  python3
+  # The reference tools the differential tests and benchmarks compare with.
+  clang-22 llvm-22 lld-22
+  hyperfine time
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "Installing: ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+build_type=${BUILD_TYPE:-Release}
+cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+cmake --build build -j2
