@@ -150,8 +150,7 @@ std::optional<std::string> checkTargets(const std::vector<std::string> &targets,
       if (!kindValid)
         message += ", unknown offloading kind '" + parsed.offloadKind + "'";
       if (!tripleValid)
-        message +=
-            ", unknown target triple '" + parsed.triple.str() + "'";
+        message += ", unknown target triple '" + parsed.triple.str() + "'";
       return message;
     }
     // Two spellings of one target would be written as one entry ID twice;
@@ -174,8 +173,8 @@ std::optional<std::string> checkTargets(const std::vector<std::string> &targets,
   for (const auto &[kindAndTriple, targetIds] : targetIdsByKindAndTriple) {
     if (auto conflict = conflictingTargetIds(targetIds))
       return "Cannot bundle inputs with conflicting targets: '" +
-             kindAndTriple + "-" + conflict->first + "' and '" +
-             kindAndTriple + "-" + conflict->second + "'";
+             kindAndTriple + "-" + conflict->first + "' and '" + kindAndTriple +
+             "-" + conflict->second + "'";
   }
 
   // HIP bundles device code for several GPUs with no host entry.
@@ -190,8 +189,8 @@ std::optional<std::string> checkTargets(const std::vector<std::string> &targets,
 } // namespace
 
 ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
-  const std::string argv0 = rawArgv.empty() ? "clang-offload-bundler"
-                                            : rawArgv.front();
+  const std::string argv0 =
+      rawArgv.empty() ? "clang-offload-bundler" : rawArgv.front();
   Reporter report(argv0);
   const std::string program = programBaseName(argv0);
 
@@ -286,8 +285,7 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
 
   if (config.checkInputArchive) {
     if (!unbundle)
-      return report.fail(
-          "-check-input-archive cannot be used while bundling");
+      return report.fail("-check-input-archive cannot be used while bundling");
     if (config.filesType != "a")
       return report.fail("-check-input-archive can only be used for "
                          "unbundling archives (-type=a)");

@@ -83,11 +83,10 @@ std::optional<std::string> validateValue(const OptionSpec &spec,
 }
 
 std::optional<bool> parseFlagValue(const std::string &value) {
-  if (value.empty() || value == "true" || value == "TRUE" ||
-      value == "True" || value == "1")
+  if (value.empty() || value == "true" || value == "TRUE" || value == "True" ||
+      value == "1")
     return true;
-  if (value == "false" || value == "FALSE" || value == "False" ||
-      value == "0")
+  if (value == "false" || value == "FALSE" || value == "False" || value == "0")
     return false;
   return std::nullopt;
 }
@@ -163,11 +162,12 @@ public:
 
 private:
   void unknown(const std::string &token, bool suggest) {
-    result_.diagnostics.push_back(program_ + ": Unknown command line argument '" +
-                                  token + "'.  Try: '" + argv0_ + " --help'");
+    result_.diagnostics.push_back(program_ +
+                                  ": Unknown command line argument '" + token +
+                                  "'.  Try: '" + argv0_ + " --help'");
     if (suggest)
-      if (auto nearest = nearestOption(token.substr(token[1] == '-' ? 2 : 1),
-                                       byName_))
+      if (auto nearest =
+              nearestOption(token.substr(token[1] == '-' ? 2 : 1), byName_))
         result_.diagnostics.push_back(program_ + ": Did you mean '" +
                                       printedName(*nearest) + "'?");
     result_.failed = true;
@@ -314,8 +314,7 @@ bool ParsedCommandLine::specified(const std::string &name) const {
   return values.count(name) != 0;
 }
 
-std::vector<std::string>
-ParsedCommandLine::all(const std::string &name) const {
+std::vector<std::string> ParsedCommandLine::all(const std::string &name) const {
   if (!specified(name))
     return {};
   return values[name].as<std::vector<std::string>>();

@@ -17,10 +17,10 @@
 namespace offbundle {
 
 enum class OptionShape {
-  Flag,          // bool; "-f", "-f=true", "-f=0"
-  Value,         // one value; the last occurrence wins
-  List,          // each occurrence adds one value
-  CommaList,     // each occurrence adds its comma-separated values
+  Flag,      // bool; "-f", "-f=true", "-f=0"
+  Value,     // one value; the last occurrence wins
+  List,      // each occurrence adds one value
+  CommaList, // each occurrence adds its comma-separated values
 };
 
 enum class ValueKind { String, Unsigned, Integer };
@@ -39,7 +39,14 @@ struct OptionSpec {
   bool generic = false;
 };
 
-enum class EarlyExit { None, Help, HelpHidden, HelpList, HelpListHidden, Version };
+enum class EarlyExit {
+  None,
+  Help,
+  HelpHidden,
+  HelpList,
+  HelpListHidden,
+  Version
+};
 
 struct ParsedCommandLine {
   boost::program_options::variables_map values;

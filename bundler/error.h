@@ -50,7 +50,9 @@ private:
   std::optional<Error> error_;
 };
 
-inline Error makeError(std::string message) { return Error{std::move(message)}; }
+inline Error makeError(std::string message) {
+  return Error{std::move(message)};
+}
 
 // "'<path>': <reason>", the shape LLVM gives file errors.
 inline Error fileError(const std::string &path, const std::string &reason) {

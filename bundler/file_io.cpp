@@ -147,8 +147,8 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   loff_t inOffset = static_cast<loff_t>(offset);
   uint64_t remaining = length;
   while (remaining > 0) {
-    ssize_t n = ::copy_file_range(input.fd(), &inOffset, fd_, nullptr,
-                                  remaining, 0);
+    ssize_t n =
+        ::copy_file_range(input.fd(), &inOffset, fd_, nullptr, remaining, 0);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {

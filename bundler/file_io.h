@@ -59,8 +59,8 @@ public:
 private:
   friend class OutputTransaction;
   Status flush();
-  std::string path_;     // the destination as the user named it
-  std::string tempPath_; // where the bytes go until commit; "" if direct
+  std::string path_;        // the destination as the user named it
+  std::string tempPath_;    // where the bytes go until commit; "" if direct
   std::string destination_; // the file the temporary replaces on commit
   int fd_ = -1;
   bool toStdout_ = false;

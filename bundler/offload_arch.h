@@ -21,6 +21,7 @@ std::string_view canonicalR600Processor(std::string_view name);
 // Target-ID features ("sramecc", "xnack") the amdgcn processor with this
 // primary name supports, in the order clang's getAllPossibleTargetIDFeatures
 // lists them. Empty for unknown processors.
-std::vector<std::string_view> amdgcnTargetIdFeatures(std::string_view primaryName);
+std::vector<std::string_view>
+amdgcnTargetIdFeatures(std::string_view primaryName);
 
 } // namespace offbundle

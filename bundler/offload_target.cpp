@@ -46,7 +46,8 @@ OffloadTarget OffloadTarget::parse(std::string_view id) {
   target.offloadKind = std::string(parts.at(0));
   target.triple = Triple(parts.at(1), parts.at(2), parts.at(3), parts.at(4));
   std::string_view idWithFeatures = parts.size() == 6 ? parts[5] : "";
-  std::string_view processor = idWithFeatures.substr(0, idWithFeatures.find(':'));
+  std::string_view processor =
+      idWithFeatures.substr(0, idWithFeatures.find(':'));
   if (!processor.empty() && isKnownOffloadArch(processor))
     target.targetId = std::string(idWithFeatures);
   return target;
@@ -103,8 +104,8 @@ bool isCodeObjectCompatible(const OffloadTarget &codeObject,
 
   TargetFeatureMap codeObjectFeatures;
   TargetFeatureMap targetFeatures;
-  std::optional<std::string> codeObjectProcessor =
-      parseTargetId(codeObject.triple, codeObject.targetId, &codeObjectFeatures);
+  std::optional<std::string> codeObjectProcessor = parseTargetId(
+      codeObject.triple, codeObject.targetId, &codeObjectFeatures);
   std::optional<std::string> targetProcessor =
       parseTargetId(target.triple, target.targetId, &targetFeatures);
   if (!codeObjectProcessor || !targetProcessor ||

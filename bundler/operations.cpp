@@ -158,8 +158,7 @@ Status unbundleFiles(const BundlerConfig &config) {
     if (!match)
       continue;
 
-    auto output =
-        transaction.create(config.outputFileNames.at(match->second));
+    auto output = transaction.create(config.outputFileNames.at(match->second));
     if (!output)
       return output.takeError();
     auto range = (*reader)->readEntry();

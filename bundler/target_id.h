@@ -19,8 +19,8 @@ using TargetFeatureMap = std::map<std::string, bool, std::less<>>;
 // clang's parseTargetIDWithFormatCheckingOnly: splits "proc:feat+:feat-".
 // Returns the processor ("" for an empty ID), or nullopt when the format is
 // bad (empty processor, a feature without +/-, a feature given twice).
-std::optional<std::string_view>
-parseTargetIdFormat(std::string_view targetId, TargetFeatureMap *features);
+std::optional<std::string_view> parseTargetIdFormat(std::string_view targetId,
+                                                    TargetFeatureMap *features);
 
 // clang::parseTargetID: as above, then canonicalises the processor for the
 // triple (AMDGPU alternative names) and checks every feature is one the

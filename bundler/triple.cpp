@@ -328,9 +328,8 @@ template <typename Value> struct NameEntry {
 };
 
 template <typename Value, std::size_t Count>
-std::optional<Value>
-findExact(const NameEntry<Value> (&table)[Count],
-          std::string_view name) {
+std::optional<Value> findExact(const NameEntry<Value> (&table)[Count],
+                               std::string_view name) {
   for (const auto &entry : table)
     if (entry.name == name)
       return entry.value;
@@ -520,8 +519,7 @@ std::string_view canonicalArmArchName(std::string_view arch) {
       prefixLength += 3;
   }
 
-  if (prefixLength != noPrefix &&
-      clampedSubstr(arch, prefixLength, 2) == "eb")
+  if (prefixLength != noPrefix && clampedSubstr(arch, prefixLength, 2) == "eb")
     prefixLength += 2; // "armebv7": skip the endian marker after the prefix.
   else if (rest.ends_with("eb"))
     rest.remove_suffix(2); // "armv7eb": drop the trailing endian marker.
@@ -861,9 +859,8 @@ Arch parseArch(std::string_view name) {
 
 // Sub-architecture from a version suffix, first match wins.
 template <std::size_t Count>
-SubArch subArchFromVersionSuffix(
-    const NameEntry<SubArch> (&suffixes)[Count],
-    std::string_view name) {
+SubArch subArchFromVersionSuffix(const NameEntry<SubArch> (&suffixes)[Count],
+                                 std::string_view name) {
   for (const auto &entry : suffixes)
     if (name.ends_with(entry.name))
       return entry.value;
@@ -871,26 +868,18 @@ SubArch subArchFromVersionSuffix(
 }
 
 constexpr NameEntry<SubArch> spirvVersionSuffixes[] = {
-    {"v1.0", SubArch::SpirVV1_0},
-    {"v1.1", SubArch::SpirVV1_1},
-    {"v1.2", SubArch::SpirVV1_2},
-    {"v1.3", SubArch::SpirVV1_3},
-    {"v1.4", SubArch::SpirVV1_4},
-    {"v1.5", SubArch::SpirVV1_5},
+    {"v1.0", SubArch::SpirVV1_0}, {"v1.1", SubArch::SpirVV1_1},
+    {"v1.2", SubArch::SpirVV1_2}, {"v1.3", SubArch::SpirVV1_3},
+    {"v1.4", SubArch::SpirVV1_4}, {"v1.5", SubArch::SpirVV1_5},
     {"v1.6", SubArch::SpirVV1_6},
 };
 
 constexpr NameEntry<SubArch> dxilVersionSuffixes[] = {
-    {"v1.0", SubArch::DxilV1_0},
-    {"v1.1", SubArch::DxilV1_1},
-    {"v1.2", SubArch::DxilV1_2},
-    {"v1.3", SubArch::DxilV1_3},
-    {"v1.4", SubArch::DxilV1_4},
-    {"v1.5", SubArch::DxilV1_5},
-    {"v1.6", SubArch::DxilV1_6},
-    {"v1.7", SubArch::DxilV1_7},
-    {"v1.8", SubArch::DxilV1_8},
-    {"v1.9", SubArch::DxilV1_9},
+    {"v1.0", SubArch::DxilV1_0}, {"v1.1", SubArch::DxilV1_1},
+    {"v1.2", SubArch::DxilV1_2}, {"v1.3", SubArch::DxilV1_3},
+    {"v1.4", SubArch::DxilV1_4}, {"v1.5", SubArch::DxilV1_5},
+    {"v1.6", SubArch::DxilV1_6}, {"v1.7", SubArch::DxilV1_7},
+    {"v1.8", SubArch::DxilV1_8}, {"v1.9", SubArch::DxilV1_9},
 };
 
 constexpr NameEntry<SubArch> kalimbaVersionSuffixes[] = {
@@ -903,7 +892,8 @@ constexpr NameEntry<SubArch> kalimbaVersionSuffixes[] = {
 // independently of the architecture, so even a name of unknown architecture
 // can carry one (e.g. "spirv1.4", or "v7" read as ARMv7).
 SubArch parseSubArch(std::string_view name) {
-  if (name.starts_with("mips") && (name.ends_with("r6el") || name.ends_with("r6")))
+  if (name.starts_with("mips") &&
+      (name.ends_with("r6el") || name.ends_with("r6")))
     return SubArch::MipsR6;
   if (name == "powerpcspe")
     return SubArch::PowerPCSpe;
@@ -1077,12 +1067,9 @@ Environment parseEnvironment(std::string_view name) {
 // The object format is named at the *end* of the environment component
 // ("gnu-elf", "msvc-coff", "elf"). "xcoff" must be tried before "coff".
 constexpr NameEntry<ObjectFormat> objectFormatSuffixes[] = {
-    {"xcoff", ObjectFormat::XCoff},
-    {"coff", ObjectFormat::Coff},
-    {"elf", ObjectFormat::Elf},
-    {"goff", ObjectFormat::Goff},
-    {"macho", ObjectFormat::MachO},
-    {"wasm", ObjectFormat::Wasm},
+    {"xcoff", ObjectFormat::XCoff}, {"coff", ObjectFormat::Coff},
+    {"elf", ObjectFormat::Elf},     {"goff", ObjectFormat::Goff},
+    {"macho", ObjectFormat::MachO}, {"wasm", ObjectFormat::Wasm},
     {"spirv", ObjectFormat::SpirV},
 };
 
@@ -1290,10 +1277,9 @@ std::string normalizeComponents(std::string_view text, TripleForm form) {
   if (components.size() > 4)
     objectFormat = parseObjectFormat(components[4]);
 
-  std::array<bool, slotCount> fixed{arch != Arch::Unknown,
-                                    vendor != Vendor::Unknown,
-                                    os != OS::Unknown,
-                                    environment != Environment::Unknown};
+  std::array<bool, slotCount> fixed{
+      arch != Arch::Unknown, vendor != Vendor::Unknown, os != OS::Unknown,
+      environment != Environment::Unknown};
   auto isFixed = [&](std::size_t index) {
     return index < slotCount && fixed[index];
   };
@@ -1445,7 +1431,9 @@ std::string normalizeComponents(std::string_view text, TripleForm form) {
 }
 
 template <typename Enum> Enum as(int value) { return static_cast<Enum>(value); }
-template <typename Enum> int asInt(Enum value) { return static_cast<int>(value); }
+template <typename Enum> int asInt(Enum value) {
+  return static_cast<int>(value);
+}
 
 } // namespace
 

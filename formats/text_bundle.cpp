@@ -52,8 +52,8 @@ Status TextBundleReader::moveToEndMarker() {
 void TextBundleReader::movePastEndLine() {
   // cursor_ is at the newline that opens the end marker; skip its line.
   size_t lineEnd = contents_.find('\n', cursor_ + 1);
-  cursor_ = lineEnd == std::string_view::npos ? std::string_view::npos
-                                              : lineEnd + 1;
+  cursor_ =
+      lineEnd == std::string_view::npos ? std::string_view::npos : lineEnd + 1;
 }
 
 Result<ByteRange> TextBundleReader::readEntry() {

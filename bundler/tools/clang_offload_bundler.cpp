@@ -8,8 +8,7 @@
 
 int main(int argc, char **argv) {
   std::vector<std::string> arguments(argv, argv + argc);
-  offbundle::ToolOutcome outcome =
-      offbundle::runClangOffloadBundler(arguments);
+  offbundle::ToolOutcome outcome = offbundle::runClangOffloadBundler(arguments);
   std::fwrite(outcome.standardOutput.data(), 1, outcome.standardOutput.size(),
               stdout);
   std::fflush(stdout);

@@ -1,1 +1,176 @@
+// The command line: LLVM's syntax, its messages, and the order of its checks.
+// The same cases run against LLVM 22's tool in the differential suite; here
+// they pin our front end down without needing the reference installed.
+#include "bundler/bundler_cli.h"
+#include "bundler/response_file.h"
+
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+namespace offbundle {
+namespace {
+
+ToolOutcome run(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), "clang-offload-bundler");
+  return runClangOffloadBundler(arguments);
+}
+
+TEST(CommandLine, TypeIsRequired) {
+  ToolOutcome outcome = run({"-list", "-input=x"});
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: for the --type option: must be specified "
+            "at least once!\n");
+}
+
+TEST(CommandLine, UnknownArgumentSuggestsNearestOption) {
+  ToolOutcome outcome = run({"-lsit", "-type=bc", "-input=x"});
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: Unknown command line argument '-lsit'.  "
+            "Try: 'clang-offload-bundler --help'\n"
+            "clang-offload-bundler: Did you mean '--list'?\n");
+}
+
+TEST(CommandLine, SuggestionKeepsTheValue) {
+  ToolOutcome outcome = run({"-type=bc", "-debug-only=foo"});
+  EXPECT_NE(outcome.standardError.find("Did you mean '--unbundle=foo'?"),
+            std::string::npos);
+}
+
+TEST(CommandLine, BooleanValuesAreChecked) {
+  ToolOutcome outcome = run({"-type=bc", "-list=maybe", "-input=x"});
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: for the --list option: 'maybe' is invalid "
+            "value for boolean argument! Try 0 or 1\n");
+  // -list=0 turns listing off, so bundling checks apply.
+  EXPECT_EQ(run({"-type=bc", "-list=0", "-input=x"}).standardError,
+            "clang-offload-bundler: error: no output file specified!\n");
+}
+
+TEST(CommandLine, UnsignedValuesUseAutomaticRadix) {
+  EXPECT_NE(run({"-type=bc", "-bundle-align=0x10", "-list", "-input=/none"})
+                .standardError.find("No such file"),
+            std::string::npos);
+  EXPECT_EQ(
+      run({"-type=bc", "-bundle-align=08", "-list", "-input=x"}).standardError,
+      "clang-offload-bundler: for the --bundle-align option: '08' value "
+      "invalid for uint argument!\n");
+  EXPECT_EQ(
+      run({"-type=bc", "-bundle-align=4294967296", "-list"}).standardError,
+      "clang-offload-bundler: for the --bundle-align option: "
+      "'4294967296' value invalid for uint argument!\n");
+}
+
+TEST(CommandLine, ValueOptionTakesTheNextArgumentWhateverItIs) {
+  ToolOutcome outcome = run({"-type=bc", "-list", "-input", "-list"});
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: error: '-list': No such file or "
+            "directory\n");
+}
+
+TEST(CommandLine, MissingValueIsReported) {
+  EXPECT_EQ(run({"-type=bc", "-list", "-input"}).standardError,
+            "clang-offload-bundler: for the --input option: requires a "
+            "value!\n");
+}
+
+TEST(CommandLine, HelpPrintsCategorisedOptions) {
+  ToolOutcome outcome = run({"--help"});
+  EXPECT_EQ(outcome.exitCode, 0);
+  EXPECT_NE(outcome.standardOutput.find("Generic Options:"), std::string::npos);
+  EXPECT_NE(outcome.standardOutput.find(
+                "  --bundle-align=<uint>   - Alignment of bundle for binary "
+                "files\n"),
+            std::string::npos);
+  EXPECT_EQ(outcome.standardOutput.find("\n  --help-hidden "),
+            std::string::npos);
+  EXPECT_NE(run({"--help-hidden"}).standardOutput.find("\n  --print-options "),
+            std::string::npos);
+}
+
+TEST(CommandLine, ChecksRunInTheReferenceOrder) {
+  EXPECT_EQ(run({"-type=bc", "-list", "-unbundle", "-input=x"}).standardError,
+            "clang-offload-bundler: error: -unbundle and -list cannot be used "
+            "together\n");
+  EXPECT_EQ(run({"-type=bc", "-input=x", "-output=o"}).standardError,
+            "clang-offload-bundler: error: for the --targets option: must be "
+            "specified at least once!\n");
+  EXPECT_EQ(run({"-type=a", "-input=x", "-output=o",
+                 "-targets=host-x86_64-unknown-linux-gnu"})
+                .standardError,
+            "clang-offload-bundler: error: Archive files are only supported "
+            "for unbundling\n");
+}
+
+TEST(CommandLine, DeprecatedListsWarnAndSplitOnCommas) {
+  ToolOutcome outcome = run({"-type=bc", "-list", "-inputs=a,b"});
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: warning: -inputs is deprecated, use -input "
+            "instead\n"
+            "clang-offload-bundler: error: only one input file supported for "
+            "-list\n");
+}
+
+TEST(TargetChecks, ConflictingTargetIdsAreRefused) {
+  ToolOutcome outcome =
+      run({"-type=bc", "-input=a", "-input=b", "-output=o",
+           "-targets=hip-amdgcn-amd-amdhsa--gfx906,hip-amdgcn-amd-amdhsa--"
+           "gfx906:xnack+"});
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: error: Cannot bundle inputs with "
+            "conflicting targets: 'hip-amdgcn-amd-amdhsa--gfx906' and "
+            "'hip-amdgcn-amd-amdhsa--gfx906:xnack+'\n");
+}
+
+TEST(TargetChecks, TwoSpellingsOfOneTargetAreDuplicates) {
+  // LLVM writes a corrupt bundle here (both spellings become one entry ID).
+  ToolOutcome outcome =
+      run({"-type=bc", "-input=a", "-input=b", "-output=o",
+           "-targets=hip-amdgcn-amd-amdhsa--gfx906,hip-amdgcn-amd-amdhsa-"
+           "unknown-gfx906"});
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: error: Duplicate targets are not "
+            "allowed\n");
+}
+
+TEST(TargetChecks, HostCountIsChecked) {
+  EXPECT_EQ(run({"-type=bc", "-input=a", "-output=o",
+                 "-targets=openmp-amdgcn-amd-amdhsa--gfx906"})
+                .standardError,
+            "clang-offload-bundler: error: expecting exactly one host target "
+            "but got 0\n");
+}
+
+TEST(ResponseFiles, GnuTokenizerRules) {
+  EXPECT_EQ(tokenizeGnuCommandLine("a 'b c' \"d\\\"e\" f\\ g\n\th"),
+            (std::vector<std::string>{"a", "b c", "d\"e", "f g", "h"}));
+  EXPECT_EQ(tokenizeGnuCommandLine("'' x"), (std::vector<std::string>{"x"}));
+  EXPECT_TRUE(tokenizeGnuCommandLine("  \n ").empty());
+}
+
+TEST(ResponseFiles, MissingFileStaysAnArgument) {
+  auto expanded = expandResponseFiles({"tool", "@/no/such/file"});
+  ASSERT_TRUE(expanded.ok());
+  EXPECT_EQ(*expanded, (std::vector<std::string>{"tool", "@/no/such/file"}));
+}
+
+TEST(ResponseFiles, SelfInclusionStops) {
+  char pattern[] = "/tmp/offbundle-rsp-XXXXXX";
+  int fd = ::mkstemp(pattern);
+  ASSERT_GE(fd, 0);
+  std::string self = std::string("@") + pattern;
+  ASSERT_EQ(::write(fd, self.data(), self.size()),
+            static_cast<ssize_t>(self.size()));
+  ::close(fd);
+  auto expanded = expandResponseFiles({"tool", self});
+  ::unlink(pattern);
+  ASSERT_FALSE(expanded.ok());
+  EXPECT_NE(expanded.error().message.find("recursive expansion"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace offbundle

@@ -1,1 +1,279 @@
+// Text and binary bundle containers: how readers walk them, what they refuse,
+// and what writers produce.
+#include "formats/binary_bundle.h"
+#include "formats/text_bundle.h"
+
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+
+namespace offbundle {
+namespace {
+
+using namespace std::string_literals;
+
+std::vector<std::string> walkIds(BundleReader &reader) {
+  std::vector<std::string> ids;
+  for (;;) {
+    auto next = reader.nextEntry();
+    EXPECT_TRUE(next.ok());
+    if (!next.ok() || !*next)
+      return ids;
+    ids.emplace_back(**next);
+    EXPECT_TRUE(reader.skipEntry().ok());
+  }
+}
+
+const std::string kTwoEntryText =
+    "\n; __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\n"
+    "host code\n"
+    "\n; __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"
+    "\n; __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa--gfx906\n"
+    "dev"
+    "\n; __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa--gfx906\n";
+
+TEST(TextBundleReader, ListsEntriesInFileOrder) {
+  TextBundleReader reader(kTwoEntryText, ";");
+  EXPECT_EQ(walkIds(reader),
+            (std::vector<std::string>{"host-x86_64-unknown-linux-gnu-",
+                                      "hip-amdgcn-amd-amdhsa--gfx906"}));
+}
+
+TEST(TextBundleReader, PayloadExcludesTheMarkersNewlines) {
+  TextBundleReader reader(kTwoEntryText, ";");
+  ASSERT_TRUE(**reader.nextEntry() == "host-x86_64-unknown-linux-gnu-");
+  auto host = reader.readEntry();
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(kTwoEntryText.substr(host->offset, host->size), "host code\n");
+  ASSERT_TRUE(**reader.nextEntry() == "hip-amdgcn-amd-amdhsa--gfx906");
+  auto device = reader.readEntry();
+  ASSERT_TRUE(device.ok());
+  EXPECT_EQ(kTwoEntryText.substr(device->offset, device->size), "dev");
+}
+
+TEST(TextBundleReader, OtherCommentStyleFindsNothing) {
+  TextBundleReader reader(kTwoEntryText, "//");
+  EXPECT_TRUE(walkIds(reader).empty());
+}
+
+TEST(TextBundleReader, MissingEndMarkerIsAnError) {
+  std::string text =
+      "\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\n"
+      "no end";
+  TextBundleReader lister(text, "//");
+  ASSERT_TRUE(lister.nextEntry().ok());
+  EXPECT_FALSE(lister.skipEntry().ok());
+  TextBundleReader extractor(text, "//");
+  ASSERT_TRUE(extractor.nextEntry().ok());
+  auto payload = extractor.readEntry();
+  ASSERT_FALSE(payload.ok());
+  EXPECT_NE(payload.error().message.find("no end marker"), std::string::npos);
+}
+
+TEST(TextBundleReader, StartMarkerWithoutNewlineEndsTheWalk) {
+  TextBundleReader reader(
+      "x\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-",
+      "//");
+  auto next = reader.nextEntry();
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(next->has_value());
+}
+
+std::string little64(uint64_t value) {
+  std::string bytes;
+  for (int i = 0; i < 8; ++i)
+    bytes.push_back(static_cast<char>(value >> (8 * i)));
+  return bytes;
+}
+
+std::string
+binaryBundle(const std::vector<std::pair<std::string, std::string>> &entries) {
+  uint64_t headerSize = 32;
+  for (const auto &entry : entries)
+    headerSize += 24 + entry.first.size();
+  std::string header = "__CLANG_OFFLOAD_BUNDLE__" + little64(entries.size());
+  std::string payloads;
+  for (const auto &entry : entries) {
+    header += little64(headerSize + payloads.size()) +
+              little64(entry.second.size()) + little64(entry.first.size()) +
+              entry.first;
+    payloads += entry.second;
+  }
+  return header + payloads;
+}
+
+TEST(BinaryBundleReader, VisitsEntriesInStringMapOrder) {
+  // This order is what LLVM 22's `clang-offload-bundler -list` prints for
+  // the same header: its StringMap's bucket order, not file order.
+  std::string bundle =
+      binaryBundle({{"host-x86_64-unknown-linux-gnu-", "h"},
+                    {"hip-amdgcn-amd-amdhsa--gfx906", "a"},
+                    {"hip-amdgcn-amd-amdhsa--gfx90a:xnack+", "b"}});
+  auto reader = BinaryBundleReader::open(bundle);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->entryIds(), (std::vector<std::string_view>{
+                                       "hip-amdgcn-amd-amdhsa--gfx906",
+                                       "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
+                                       "host-x86_64-unknown-linux-gnu-"}));
+}
+
+TEST(BinaryBundleReader, RepeatedIdKeepsLastRange) {
+  std::string bundle = binaryBundle({{"hip-amdgcn-amd-amdhsa--gfx906", "a"},
+                                     {"hip-amdgcn-amd-amdhsa--gfx906", "bb"}});
+  auto reader = BinaryBundleReader::open(bundle);
+  ASSERT_TRUE(reader.ok());
+  ASSERT_EQ((*reader)->entryIds().size(), 1u);
+  ASSERT_TRUE((*reader)->nextEntry().ok());
+  auto range = (*reader)->readEntry();
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(bundle.substr(range->offset, range->size), "bb");
+}
+
+TEST(BinaryBundleReader, InputWithoutMagicHasNoEntries) {
+  auto reader = BinaryBundleReader::open("plain host file");
+  ASSERT_TRUE(reader.ok());
+  EXPECT_TRUE((*reader)->entryIds().empty());
+}
+
+TEST(BinaryBundleReader, RefusesEveryTruncationOfTheHeader) {
+  std::string bundle = binaryBundle({{"host-x86_64-unknown-linux-gnu-", "h"},
+                                     {"hip-amdgcn-amd-amdhsa--gfx906", "d"}});
+  // Cutting anywhere from the end of the magic to the last payload byte
+  // leaves a header that claims more than the file holds.
+  for (size_t length = 24; length < bundle.size(); ++length)
+    EXPECT_FALSE(BinaryBundleReader::open(bundle.substr(0, length)).ok())
+        << "length " << length;
+}
+
+TEST(BinaryBundleReader, RefusesAbsurdCountsAndRanges) {
+  std::string magic = "__CLANG_OFFLOAD_BUNDLE__";
+  EXPECT_FALSE(BinaryBundleReader::open(magic + little64(~uint64_t{0})).ok());
+  std::string id = "host-x86_64-unknown-linux-gnu-";
+  auto entry = [&](uint64_t offset, uint64_t size) {
+    return magic + little64(1) + little64(offset) + little64(size) +
+           little64(id.size()) + id + "payload";
+  };
+  EXPECT_TRUE(BinaryBundleReader::open(entry(32 + 24 + id.size(), 7)).ok());
+  EXPECT_FALSE(BinaryBundleReader::open(entry(0, 1)).ok());
+  EXPECT_FALSE(BinaryBundleReader::open(entry(32 + 24 + id.size(), 8)).ok());
+  // offset + size wraps around 2^64.
+  EXPECT_FALSE(BinaryBundleReader::open(entry(40, ~uint64_t{0} - 20)).ok());
+}
+
+class TemporaryFolder : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/offbundle-formats-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    folder_ = pattern;
+  }
+  void TearDown() override {
+    std::string command = "rm -rf '" + folder_ + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+  }
+  std::string path(const std::string &name) const {
+    return folder_ + "/" + name;
+  }
+  void writeFile(const std::string &name, const std::string &bytes) const {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+  }
+  std::string readFile(const std::string &name) const {
+    std::ifstream file(path(name), std::ios::binary);
+    return {std::istreambuf_iterator<char>(file),
+            std::istreambuf_iterator<char>()};
+  }
+  std::string folder_;
+};
+
+using BundleWriters = TemporaryFolder;
+
+TEST_F(BundleWriters, BinaryBundleAlignsPayloadsAndRoundTrips) {
+  writeFile("host", "host");
+  writeFile("device", std::string(100, 'd'));
+  auto host = InputFile::open(path("host"));
+  auto device = InputFile::open(path("device"));
+  ASSERT_TRUE(host.ok() && device.ok());
+  {
+    OutputTransaction transaction;
+    auto output = transaction.create(path("bundle"));
+    ASSERT_TRUE(output.ok());
+    ASSERT_TRUE(
+        writeBinaryBundle(**output,
+                          {{"host-x86_64-unknown-linux-gnu-", host->get()},
+                           {"hip-amdgcn-amd-amdhsa--gfx906", device->get()}},
+                          64)
+            .ok());
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  std::string bundle = readFile("bundle");
+  auto reader = BinaryBundleReader::open(bundle);
+  ASSERT_TRUE(reader.ok());
+  for (;;) {
+    auto next = (*reader)->nextEntry();
+    ASSERT_TRUE(next.ok());
+    if (!*next)
+      break;
+    auto range = (*reader)->readEntry();
+    ASSERT_TRUE(range.ok());
+    EXPECT_EQ(range->offset % 64, 0u);
+    EXPECT_EQ(bundle.substr(range->offset, range->size),
+              **next == "hip-amdgcn-amd-amdhsa--gfx906" ? std::string(100, 'd')
+                                                        : "host");
+  }
+}
+
+TEST_F(BundleWriters, ZeroAlignmentIsRefused) {
+  writeFile("host", "host");
+  auto host = InputFile::open(path("host"));
+  ASSERT_TRUE(host.ok());
+  OutputTransaction transaction;
+  auto output = transaction.create(path("bundle"));
+  ASSERT_TRUE(output.ok());
+  EXPECT_FALSE(
+      writeBinaryBundle(**output,
+                        {{"host-x86_64-unknown-linux-gnu-", host->get()}}, 0)
+          .ok());
+}
+
+TEST_F(BundleWriters, TextBundleFramesEachPayload) {
+  writeFile("host", "int x;");
+  auto host = InputFile::open(path("host"));
+  ASSERT_TRUE(host.ok());
+  OutputTransaction transaction;
+  auto output = transaction.create(path("bundle"));
+  ASSERT_TRUE(output.ok());
+  ASSERT_TRUE(writeTextBundle(**output, "//",
+                              {{"host-x86_64-unknown-linux-gnu-", host->get()}})
+                  .ok());
+  ASSERT_TRUE(transaction.commit().ok());
+  EXPECT_EQ(readFile("bundle"),
+            "\n// __CLANG_OFFLOAD_BUNDLE____START__ "
+            "host-x86_64-unknown-linux-gnu-\nint x;\n// "
+            "__CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n");
+}
+
+TEST_F(BundleWriters, UncommittedOutputsLeaveNothingBehind) {
+  writeFile("existing", "old bytes");
+  {
+    OutputTransaction transaction;
+    auto output = transaction.create(path("existing"));
+    ASSERT_TRUE(output.ok());
+    ASSERT_TRUE((*output)->write("new bytes").ok());
+    auto fresh = transaction.create(path("fresh"));
+    ASSERT_TRUE(fresh.ok());
+    // No commit: as when a later step of the operation fails.
+  }
+  EXPECT_EQ(readFile("existing"), "old bytes");
+  std::vector<std::string> names;
+  for (const auto &entry : std::filesystem::directory_iterator(folder_))
+    names.push_back(entry.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"existing"});
+}
+
+} // namespace
+} // namespace offbundle

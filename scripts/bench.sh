@@ -1,0 +1,368 @@
+#!/usr/bin/env bash
+# bench.sh - performance comparison of our clang-offload-bundler with LLVM 22's.
+#
+# Both tools run in the same invocation, on the same generated data, so the
+# numbers are directly comparable on whatever machine this runs on.
+#
+# Scenarios and the performance requirements they check:
+#   1. start-up   `-type=bc -list` of a tiny bundle
+#                 ours >= 10x faster, ours peak RSS < 8 MiB
+#   2. list       `-type=bc -list` of a 4 x 64 MiB (+ host) binary bundle
+#                 ours >= 30x faster
+#   3. bundle     bundling host + four 64 MiB device images
+#                 ours >= 3x faster, ours peak RSS < 32 MiB
+#   4. unbundle1  unbundling one device target from that bundle
+#                 ours >= 3x faster, ours peak RSS < 32 MiB
+#   5. unbundleN  unbundling all five targets from that bundle
+#                 ours >= 3x faster, ours peak RSS < 32 MiB
+# Scenarios 1-5 also check that both tools produce byte-identical output
+# (stdout of -list, output files otherwise); a mismatch is always an error.
+#
+# Measurement:
+#   * wall time: median of hyperfine runs (--warmup 1, so both tools see a warm
+#     page cache; nothing is dropped, no root needed);
+#   * peak memory: the maximum "Maximum resident set size" over a few runs of
+#     /usr/bin/time -v (max rather than median: the targets are upper bounds).
+#   Output files are deleted before every run (hyperfine --prepare). Rewriting
+#   an existing file in place (O_TRUNC or rename over it) makes ext4 flush the
+#   new data to disk on close ("auto_da_alloc"), which would turn the benchmark
+#   into a disk benchmark with very noisy results.
+#
+# Data: generated into a fresh temp dir (removed at exit): four device images
+# of 64 MiB (random 64 KiB blocks alternating with zero blocks, so roughly 50%
+# compressible) and a tiny host file. About 1.8 GiB of free space is needed
+# in full mode (inputs, the input bundle and both tools' outputs).
+#
+# Usage: scripts/bench.sh [options]
+#   --runs N          hyperfine runs per command (default 10, or 3 with
+#                     --quick); the start-up scenario uses at least 50 runs
+#                     since each run only takes milliseconds
+#   --quick           4 MiB images instead of 64 MiB: a smoke test of the
+#                     script and of output identity; targets are reported as
+#                     n/a and do not affect the exit status
+#   --ours PATH       our tool (env BENCH_OURS; default
+#                     <repo>/build/bin/clang-offload-bundler)
+#   --reference PATH  LLVM's tool (env BENCH_REFERENCE; default
+#                     $(llvm-config-22 --bindir)/clang-offload-bundler, else
+#                     /usr/lib/llvm-22/bin/clang-offload-bundler)
+#   -h, --help        show this help
+#
+# Exit status: 0 if every target passes (or --quick) and all outputs are
+# identical; 1 if a target fails or outputs differ; 2 on usage/setup errors.
+# Requires: bash, hyperfine, python3, GNU time at /usr/bin/time.
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+  # Print the header comment (everything between the shebang and `set -e`).
+  sed -n '2,/^set -euo pipefail/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+}
+
+die() {
+  echo "bench.sh: error: $*" >&2
+  exit 2
+}
+
+default_reference() {
+  local bindir
+  if bindir=$(llvm-config-22 --bindir 2>/dev/null) &&
+    [[ -x $bindir/clang-offload-bundler ]]; then
+    echo "$bindir/clang-offload-bundler"
+  else
+    echo /usr/lib/llvm-22/bin/clang-offload-bundler
+  fi
+}
+
+ours=${BENCH_OURS:-$repo_root/build/bin/clang-offload-bundler}
+reference=${BENCH_REFERENCE:-$(default_reference)}
+runs=""
+quick=0
+
+while (($#)); do
+  case $1 in
+    --runs) (($# >= 2)) || die "--runs needs a value"; runs=$2; shift 2 ;;
+    --runs=*) runs=${1#*=}; shift ;;
+    --quick) quick=1; shift ;;
+    --ours) (($# >= 2)) || die "--ours needs a value"; ours=$2; shift 2 ;;
+    --ours=*) ours=${1#*=}; shift ;;
+    --reference) (($# >= 2)) || die "--reference needs a value"; reference=$2; shift 2 ;;
+    --reference=*) reference=${1#*=}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+
+if [[ -z $runs ]]; then
+  # 10 runs keep a full-size run around a minute on a 2-core machine; the
+  # reference dominates (it copies every byte through memory).
+  if ((quick)); then runs=3; else runs=10; fi
+fi
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, got '$runs'"
+startup_runs=$((runs > 50 ? runs : 50))
+
+for tool in hyperfine python3; do
+  command -v "$tool" >/dev/null || die "'$tool' is required but not installed"
+done
+[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time) is required"
+[[ -x $ours ]] || die "our tool not found or not executable: $ours (build it, or pass --ours)"
+[[ -x $reference ]] || die "reference tool not found or not executable: $reference (pass --reference)"
+# Resolve to absolute paths: the commands below run from the temp dir.
+ours=$(cd "$(dirname "$ours")" && pwd)/$(basename "$ours")
+reference=$(cd "$(dirname "$reference")" && pwd)/$(basename "$reference")
+
+if ((quick)); then image_mib=4; else image_mib=64; fi
+
+workdir=$(mktemp -d "${TMPDIR:-/tmp}/offbundle-bench.XXXXXX")
+trap 'rm -rf -- "$workdir"' EXIT
+trap 'exit 130' INT TERM # make sure the EXIT trap (cleanup) runs on ^C
+
+# Refuse to start rather than fill the disk half-way through: inputs, the
+# input bundle, and both tools' bundles and unbundled files.
+need_kib=$(((4 * image_mib * 7 + 64) * 1024))
+avail_kib=$(df -Pk -- "$workdir" | awk 'NR == 2 { print $4 }')
+((avail_kib > need_kib)) ||
+  die "not enough space in $workdir: need ~$((need_kib / 1024)) MiB, have $((avail_kib / 1024)) MiB (set TMPDIR)"
+
+cd "$workdir"
+
+# hyperfine runs commands without a shell (-N) so that the start-up scenario
+# measures the tool, not sh. It still splits the command line into words the
+# POSIX way, so quote every word in single quotes (this also works for sh).
+q() {
+  local out="" word
+  for word in "$@"; do
+    out+="'${word//\'/\'\\\'\'}' "
+  done
+  printf '%s' "${out% }"
+}
+
+progress() { echo "bench.sh: $*" >&2; }
+
+# ---------------------------------------------------------------------------
+# Data.
+progress "generating 4 x $image_mib MiB device images in $workdir"
+python3 - "$image_mib" <<'EOF'
+import os, sys
+
+# Fast: a single pool of urandom bytes, sliced at different offsets per image
+# and block, so images differ from each other while costing one urandom read.
+mib = 1 << 20
+image = int(sys.argv[1]) * mib
+block = 64 * 1024
+pool_size = min(8 * mib, image)
+pool = os.urandom(pool_size)
+zeros = bytes(block)
+for i in range(4):
+    parts = []
+    for k in range(image // (2 * block)):
+        off = ((k * 7919 + i * 104729) * 4096) % (pool_size - block + 1)
+        parts.append(pool[off:off + block])
+        parts.append(zeros)
+    with open(f"dev{i}.bin", "wb") as f:
+        f.write(b"".join(parts))
+with open("host.bin", "wb") as f:
+    f.write(b"BC\xc0\xde host")
+with open("tiny-dev.bin", "wb") as f:
+    f.write(b"BC\xc0\xde dev")
+EOF
+
+host_target=host-x86_64-unknown-linux-gnu
+device_targets=(hip-amdgcn-amd-amdhsa--gfx906 hip-amdgcn-amd-amdhsa--gfx908
+  hip-amdgcn-amd-amdhsa--gfx90a hip-amdgcn-amd-amdhsa--gfx1030)
+all_targets=$(IFS=,; echo "$host_target,${device_targets[*]}")
+one_target=${device_targets[1]} # gfx908, i.e. dev1.bin
+inputs=(-input=host.bin -input=dev0.bin -input=dev1.bin -input=dev2.bin -input=dev3.bin)
+
+# The bundles read by scenarios 1, 2, 4 and 5 are made by the reference, so
+# that our reader is measured on (and checked against) LLVM's own output.
+"$reference" -type=bc "-targets=$host_target,${device_targets[0]}" \
+  -input=host.bin -input=tiny-dev.bin -output=tiny.bc
+"$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -output=bundle.bc
+
+# ---------------------------------------------------------------------------
+# Measurement helpers.
+
+# Results, one entry per scenario, filled by run_scenario.
+names=() ours_ms=() ref_ms=() speedups=() ours_rss=() ref_rss=()
+mismatches=0
+
+# median_ms JSON INDEX: median wall time of hyperfine result INDEX, in ms.
+median_ms() {
+  python3 -c 'import json, sys
+print("%.3f" % (json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"] * 1000))' "$1" "$2"
+}
+
+# peak_rss_mib "PREPARE" CMD...: max peak RSS (MiB) over 3 runs of CMD.
+peak_rss_mib() {
+  local prepare=$1 max=0 kib i
+  shift
+  for i in 1 2 3; do
+    [[ -z $prepare ]] || eval "$prepare"
+    /usr/bin/time -v -o rss.txt "$@" >/dev/null
+    kib=$(awk -F': *' '/Maximum resident set size/ { print $2 }' rss.txt)
+    if ((kib > max)); then max=$kib; fi
+  done
+  awk -v k="$max" 'BEGIN { printf "%.1f", k / 1024 }'
+}
+
+# run_scenario NAME RUNS "OUTPUTS" -- OURS_CMD... -- REF_CMD...
+# OUTPUTS: files each command writes (deleted before every run); the
+# commands' stdout is kept in NAME.ours.out / NAME.ref.out for comparison.
+run_scenario() {
+  local name=$1 nruns=$2 outputs=$3
+  shift 4
+  local ours_cmd=() ref_cmd=()
+  while [[ $1 != -- ]]; do ours_cmd+=("$1"); shift; done
+  shift
+  ref_cmd=("$@")
+
+  local prepare_args=() prepare_sh=""
+  if [[ -n $outputs ]]; then
+    prepare_sh="rm -f -- $outputs"
+    prepare_args=(--prepare "$prepare_sh")
+  fi
+
+  progress "[$name] timing ($nruns runs each)"
+  hyperfine -N --style none --warmup 1 --runs "$nruns" "${prepare_args[@]}" \
+    --export-json "$name.json" \
+    -n ours "$(q "${ours_cmd[@]}")" -n reference "$(q "${ref_cmd[@]}")" >/dev/null
+
+  progress "[$name] peak memory"
+  local o_rss r_rss
+  o_rss=$(peak_rss_mib "$prepare_sh" "${ours_cmd[@]}")
+  r_rss=$(peak_rss_mib "$prepare_sh" "${ref_cmd[@]}")
+
+  # Fresh outputs for the identity check, with stdout captured.
+  [[ -z $prepare_sh ]] || eval "$prepare_sh"
+  "${ours_cmd[@]}" >"$name.ours.out"
+  "${ref_cmd[@]}" >"$name.ref.out"
+  if ! cmp -s "$name.ours.out" "$name.ref.out"; then
+    echo "bench.sh: ERROR: [$name] stdout differs between ours and the reference" >&2
+    diff "$name.ours.out" "$name.ref.out" | head -20 >&2 || true
+    mismatches=$((mismatches + 1))
+  fi
+
+  local o r
+  o=$(median_ms "$name.json" 0)
+  r=$(median_ms "$name.json" 1)
+  names+=("$name")
+  ours_ms+=("$o")
+  ref_ms+=("$r")
+  # Keep full precision for the target check; round only when printing.
+  speedups+=("$(awk -v o="$o" -v r="$r" 'BEGIN { printf "%.6g", (o > 0 ? r / o : 0) }')")
+  ours_rss+=("$o_rss")
+  ref_rss+=("$r_rss")
+}
+
+# same_file NAME A B: record an error unless A and B are byte-identical.
+same_file() {
+  if ! cmp -- "$2" "$3" >&2; then
+    echo "bench.sh: ERROR: [$1] $2 and $3 differ" >&2
+    mismatches=$((mismatches + 1))
+  fi
+}
+
+# ---------------------------------------------------------------------------
+# Scenarios.
+
+run_scenario startup "$startup_runs" "" -- \
+  "$ours" -type=bc -list -input=tiny.bc -- \
+  "$reference" -type=bc -list -input=tiny.bc
+
+run_scenario list "$runs" "" -- \
+  "$ours" -type=bc -list -input=bundle.bc -- \
+  "$reference" -type=bc -list -input=bundle.bc
+
+run_scenario bundle "$runs" "ours.bc ref.bc" -- \
+  "$ours" -type=bc "-targets=$all_targets" "${inputs[@]}" -output=ours.bc -- \
+  "$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -output=ref.bc
+same_file bundle ours.bc ref.bc
+
+run_scenario unbundle1 "$runs" "one.ours one.ref" -- \
+  "$ours" -type=bc -unbundle "-targets=$one_target" -input=bundle.bc -output=one.ours -- \
+  "$reference" -type=bc -unbundle "-targets=$one_target" -input=bundle.bc -output=one.ref
+same_file unbundle1 one.ours one.ref
+same_file unbundle1 one.ours dev1.bin # and both must round-trip the input
+
+all_outs_ours=() all_outs_ref=()
+for i in 0 1 2 3 4; do
+  all_outs_ours+=("-output=all$i.ours")
+  all_outs_ref+=("-output=all$i.ref")
+done
+run_scenario unbundleN "$runs" \
+  "all0.ours all1.ours all2.ours all3.ours all4.ours all0.ref all1.ref all2.ref all3.ref all4.ref" -- \
+  "$ours" -type=bc -unbundle "-targets=$all_targets" -input=bundle.bc "${all_outs_ours[@]}" -- \
+  "$reference" -type=bc -unbundle "-targets=$all_targets" -input=bundle.bc "${all_outs_ref[@]}"
+for i in 0 1 2 3 4; do
+  same_file unbundleN "all$i.ours" "all$i.ref"
+done
+
+# ---------------------------------------------------------------------------
+# Report.
+
+# Scenario index -> targets: minimum speedup, maximum peak RSS of ours in MiB
+# ("" = no target).
+min_speedup=(10 30 3 3 3)
+max_rss=(8 "" 32 32 32)
+
+echo
+echo "clang-offload-bundler benchmark: ${image_mib} MiB device images x 4, $runs runs" \
+  "(start-up: $startup_runs), medians of wall time; peak RSS = max of 3 runs"
+echo "  ours:      $ours"
+echo "  reference: $reference ($("$reference" --version 2>&1 | grep -o 'version [^ ]*' | head -1))"
+echo
+printf '%-10s %12s %12s %9s %10s %10s\n' scenario "ours ms" "ref ms" speedup "ours MiB" "ref MiB"
+for i in "${!names[@]}"; do
+  printf '%-10s %12s %12s %8.1fx %10s %10s\n' "${names[$i]}" "${ours_ms[$i]}" \
+    "${ref_ms[$i]}" "${speedups[$i]}" "${ours_rss[$i]}" "${ref_rss[$i]}"
+done
+echo
+
+passed=0 failed=0 na=0
+# verdict LABEL OK: print one target's outcome and count it.
+verdict() {
+  if ((quick)); then
+    printf '  %-44s n/a (--quick)\n' "$1"
+    na=$((na + 1))
+  elif (($2)); then
+    printf '  %-44s PASS\n' "$1"
+    passed=$((passed + 1))
+  else
+    printf '  %-44s FAIL\n' "$1"
+    failed=$((failed + 1))
+  fi
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo 1 || echo 0; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }' && echo 1 || echo 0; }
+
+echo "targets:"
+for i in "${!names[@]}"; do
+  verdict "${names[$i]}: speedup $(printf '%.1f' "${speedups[$i]}")x >= ${min_speedup[$i]}x" \
+    "$(ge "${speedups[$i]}" "${min_speedup[$i]}")"
+  if [[ -n ${max_rss[$i]} ]]; then
+    verdict "${names[$i]}: ours peak ${ours_rss[$i]} MiB < ${max_rss[$i]} MiB" \
+      "$(lt "${ours_rss[$i]}" "${max_rss[$i]}")"
+  fi
+done
+if ((mismatches)); then
+  echo "  outputs identical to the reference              FAIL ($mismatches mismatches)"
+else
+  echo "  outputs identical to the reference              PASS"
+fi
+echo
+
+if ((quick)); then
+  summary="quick mode: $na targets not applicable"
+else
+  summary="$passed passed, $failed failed"
+fi
+if ((mismatches)); then
+  echo "SUMMARY: FAIL - outputs differ from the reference ($mismatches); $summary"
+  exit 1
+elif ((failed)); then
+  echo "SUMMARY: FAIL - $summary; outputs identical"
+  exit 1
+else
+  echo "SUMMARY: OK - $summary; outputs identical"
+fi
