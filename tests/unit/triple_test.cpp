@@ -1237,6 +1237,10 @@ constexpr FourPartCase fourPartCases[] = {
     {"x86_64", "", "", "", "x86_64", true},
 };
 
+bool containsDash(std::string_view text) {
+  return text.find('-') != std::string_view::npos;
+}
+
 // Checks that triples[i] == triples[j] exactly when keys[i] == keys[j], which
 // is what "parsed to the same fields as LLVM" means through the public API.
 template <typename Key>
@@ -1261,8 +1265,9 @@ TEST(TripleArch, PredicatesMatchLlvm) {
     EXPECT_EQ(triple.isAMDGPU(), arch == "amdgcn" || arch == "r600");
     EXPECT_EQ(triple.isNVPTX(), arch == "nvptx" || arch == "nvptx64");
     EXPECT_FALSE(triple.isOSAMDHSA());
-    if (std::string_view(c.spelling).find('-') == std::string_view::npos)
+    if (!containsDash(c.spelling)) {
       EXPECT_EQ(triple.archName(), c.spelling);
+    }
   }
 }
 
@@ -1270,6 +1275,10 @@ TEST(TripleArch, SpellingsParseToLlvmArchAndSubArch) {
   std::vector<std::string> texts;
   std::vector<std::pair<std::string, int>> keys;
   for (const ArchCase &c : archCases) {
+    // A dash would shift the other components, so the key would not be the
+    // whole story for such a spelling.
+    if (containsDash(c.spelling))
+      continue;
     texts.push_back(std::string(c.spelling) + "-unknown-linux-gnu");
     keys.emplace_back(c.llvmArch, c.llvmSubArch);
   }

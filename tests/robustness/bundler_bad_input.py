@@ -1,0 +1,843 @@
+#!/usr/bin/env python3
+"""Robustness tests: clang-offload-bundler fed bad input.
+
+The tool promises that for any bad input it
+  * exits with status 1,
+  * prints exactly one line on standard error, "<argv0>: error: <text>",
+  * never crashes (no signal, no sanitizer or LLVM crash report),
+  * never hangs,
+  * never reads outside its input (a successful unbundle only writes bytes
+    that are a slice of the input), and
+  * leaves every output as it was when it fails: pre-existing output files
+    keep their bytes and no new file (final or temporary) appears.
+
+Every case runs in a fresh scratch folder holding its inputs and pre-created
+outputs. The whole folder tree is recorded before and after the run, so any
+disturbance (a changed byte, a leftover ".out.XXXXXX" temporary, a created
+folder) is caught without knowing how the tool names its temporaries.
+
+Cases either MUST fail (the input is definitely broken) or MAY fail (the input
+is damaged but possibly still readable, e.g. a flipped payload byte): a
+MAY-fail case passes when the run either succeeds or fails cleanly.
+
+Random cases come from a fixed seed, so a failing case name can be rerun with
+--only NAME --keep to inspect its scratch folder.
+
+Usage: bundler_bad_input.py --tool PATH [--seed S] [--random-cases N]
+                            [--timeout SECONDS] [--only SUBSTRING] [--keep]
+"""
+
+import argparse
+import os
+import random
+import re
+import resource
+import shlex
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+
+# ---------------------------------------------------------------------------
+# Bundle formats
+
+MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+HOST = "host-x86_64-unknown-linux-gnu"
+GFX906 = "hip-amdgcn-amd-amdhsa--gfx906"
+GFX908 = "hip-amdgcn-amd-amdhsa--gfx908"
+# IDs as the bundler stores them (the host triple gains an empty environment).
+STORED_IDS = [HOST + "-", GFX906, GFX908]
+TARGETS = ",".join([HOST, GFX906, GFX908])
+# Distinct payloads of different lengths, so a mixed-up offset or size shows.
+PAYLOADS = [b"HOST-PAYLOAD\n", b"GFX906-PAYLOAD-BYTES\n", b"gfx908\n"]
+
+TEXT_COMMENTS = {"i": "//", "ii": "//", "cui": "//", "hipi": "//",
+                 "d": "#", "s": "#", "ll": ";"}
+
+U64_MAX = 2**64 - 1
+
+
+def u64(value):
+    return struct.pack("<Q", value & U64_MAX)
+
+
+def binary_bundle(ids, payloads, align=1):
+    """A well-formed binary bundle laid out as the bundler writes it."""
+    header_size = len(MAGIC) + 8 + sum(24 + len(i) for i in ids)
+    header = [MAGIC, u64(len(ids))]
+    body = []
+    end = header_size
+    for entry_id, payload in zip(ids, payloads):
+        offset = (end + align - 1) // align * align
+        body += [b"\0" * (offset - end), payload]
+        header += [u64(offset), u64(len(payload)), u64(len(entry_id)),
+                   entry_id]
+        end = offset + len(payload)
+    return b"".join(header + body)
+
+
+def raw_binary_bundle(count, entries, tail=b""):
+    """A binary header from literal fields: entries are (offset, size,
+    id_length, id_bytes) written as given, however inconsistent."""
+    data = MAGIC + u64(count)
+    for offset, size, id_length, entry_id in entries:
+        data += u64(offset) + u64(size) + u64(id_length) + entry_id
+    return data + tail
+
+
+def field_positions(ids):
+    """Byte offsets of the count and of each entry's three u64 fields in a
+    bundle made by binary_bundle(ids, ...)."""
+    positions = {"count": len(MAGIC)}
+    pos = len(MAGIC) + 8
+    for index, entry_id in enumerate(ids):
+        positions[(index, "offset")] = pos
+        positions[(index, "size")] = pos + 8
+        positions[(index, "id_length")] = pos + 16
+        pos += 24 + len(entry_id)
+    positions["header_end"] = pos
+    return positions
+
+
+def set_u64(data, position, value):
+    return data[:position] + u64(value) + data[position + 8:]
+
+
+def start_marker(comment, entry_id):
+    return f"\n{comment} __CLANG_OFFLOAD_BUNDLE____START__ {entry_id}\n"
+
+
+def end_marker(comment, entry_id):
+    return f"\n{comment} __CLANG_OFFLOAD_BUNDLE____END__ {entry_id}\n"
+
+
+def text_bundle(comment, ids, payloads):
+    out = []
+    for entry_id, payload in zip(ids, payloads):
+        out += [start_marker(comment, entry_id).encode(), payload,
+                end_marker(comment, entry_id).encode()]
+    return b"".join(out)
+
+
+VALID_BINARY = binary_bundle([i.encode() for i in STORED_IDS], PAYLOADS)
+VALID_FIELDS = field_positions([i.encode() for i in STORED_IDS])
+HEADER_END = VALID_FIELDS["header_end"]
+
+# ---------------------------------------------------------------------------
+# Cases
+
+
+class Dir:
+    """A folder to create in the scratch tree."""
+
+    def __init__(self, read_only=False):
+        self.read_only = read_only
+
+
+class ReadOnlyFile:
+    """A file created with mode 0444."""
+
+    def __init__(self, data):
+        self.data = data
+
+
+MUST_FAIL = "must fail"
+MAY_FAIL = "may fail"
+
+PRE_EXISTING = b"pre-existing output bytes that a failed run must keep\n"
+
+
+class Case:
+    def __init__(self, name, files, args, expect, outputs=(),
+                 slice_source=None, needs_read_only=False, stdin=None,
+                 file_size_limit=None):
+        self.name = name
+        self.files = files  # relative path -> bytes | Dir | ReadOnlyFile
+        self.args = args  # arguments after argv0
+        self.expect = expect
+        # Paths a successful run may create or replace.
+        self.outputs = list(outputs)
+        # When set, every output of a successful run must be a byte slice of
+        # this input: anything else came from outside the input.
+        self.slice_source = slice_source
+        # Relies on permission bits denying writes (which root ignores).
+        self.needs_read_only = needs_read_only
+        self.stdin = stdin
+        self.file_size_limit = file_size_limit
+
+
+def with_outputs(files, outputs):
+    """The files plus every output pre-created with known bytes."""
+    files = dict(files)
+    for output in outputs:
+        files.setdefault(output, PRE_EXISTING)
+    return files
+
+
+def list_case(name, file_type, data, expect):
+    return Case(name, {"in.bundle": data},
+                [f"-type={file_type}", "-list", "-input=in.bundle"], expect)
+
+
+def unbundle_case(name, file_type, data, expect, targets=TARGETS,
+                  allow_missing=False):
+    count = len(targets.split(","))
+    outputs = [f"out{n}" for n in range(1, count + 1)]
+    args = [f"-type={file_type}", "-unbundle", "-input=in.bundle",
+            f"-targets={targets}"] + [f"-output={o}" for o in outputs]
+    if allow_missing:
+        args.append("-allow-missing-bundles")
+    return Case(name, with_outputs({"in.bundle": data}, outputs), args,
+                expect, outputs=outputs, slice_source="in.bundle")
+
+
+def both_modes(name, file_type, data, list_expect, unbundle_expect=None):
+    """The same input read by -list and by -unbundle of every entry."""
+    if unbundle_expect is None:
+        unbundle_expect = list_expect
+    return [list_case(f"{name} [list]", file_type, data, list_expect),
+            unbundle_case(f"{name} [unbundle]", file_type, data,
+                          unbundle_expect)]
+
+
+def binary_truncation_cases():
+    """The valid 3-entry bundle cut at every length up to its last byte."""
+    cases = []
+    for length in range(len(VALID_BINARY)):
+        data = VALID_BINARY[:length]
+        # Without the full magic the input is not a bundle: -list may print
+        # nothing and succeed, as LLVM does. With the magic, any cut leaves a
+        # header or payload that points past the end: a definite error.
+        list_expect = MAY_FAIL if length < len(MAGIC) else MUST_FAIL
+        where = "header" if length < HEADER_END else "payloads"
+        cases += both_modes(f"binary bc truncated to {length} bytes ({where})",
+                            "bc", data, list_expect, MUST_FAIL)
+    # The fallback of -type=o for non-object content reads the same format.
+    for length in range(len(MAGIC), HEADER_END, 7):
+        cases.append(list_case(f"binary o truncated to {length} bytes [list]",
+                               "o", VALID_BINARY[:length], MUST_FAIL))
+    return cases
+
+
+def binary_header_field_cases():
+    """Hostile values in the count and in each entry's fields."""
+    cases = []
+    size = len(VALID_BINARY)
+    capacity = (size - len(MAGIC) - 8) // 24
+    for label, count in [("2^63", 2**63), ("2^64-1", U64_MAX),
+                         ("2^32", 2**32), ("2^61+1 (x24 wraps)", 2**61 + 1),
+                         (f"{capacity + 1} (more than the file holds)",
+                          capacity + 1),
+                         ("4 (one more than present)", 4)]:
+        data = set_u64(VALID_BINARY, VALID_FIELDS["count"], count)
+        cases += both_modes(f"binary entry count {label}", "bc", data,
+                            MUST_FAIL)
+    # Zero entries is a well-formed, empty bundle; unbundling finds nothing.
+    cases += both_modes("binary entry count 0", "bc",
+                        set_u64(VALID_BINARY, VALID_FIELDS["count"], 0),
+                        MAY_FAIL, MUST_FAIL)
+
+    hostile = {
+        "offset": [("0", 0, MUST_FAIL),
+                   ("file size with its payload size", size, MUST_FAIL),
+                   ("file size + 1", size + 1, MUST_FAIL),
+                   ("2^63", 2**63, MUST_FAIL),
+                   ("2^64-1 (offset+size wraps)", U64_MAX, MUST_FAIL),
+                   ("2^64-4 (offset+size wraps to small)", U64_MAX - 3,
+                    MUST_FAIL)],
+        "size": [("file size + 1", size + 1, MUST_FAIL),
+                 ("one past the end", None, MUST_FAIL),
+                 ("2^63", 2**63, MUST_FAIL),
+                 ("2^64-1 (offset+size wraps)", U64_MAX, MUST_FAIL),
+                 ("0", 0, MAY_FAIL)],
+        "id_length": [("2^63", 2**63, MUST_FAIL),
+                      ("2^64-1 (position+length wraps)", U64_MAX, MUST_FAIL),
+                      ("2^64-40 (wraps to a small position)", 2**64 - 40,
+                       MUST_FAIL),
+                      ("file size", size, MUST_FAIL),
+                      ("0", 0, MAY_FAIL),
+                      ("one more", None, MAY_FAIL)],
+    }
+    for index in range(3):
+        for field, values in hostile.items():
+            position = VALID_FIELDS[(index, field)]
+            original = struct.unpack_from("<Q", VALID_BINARY, position)[0]
+            for label, value, expect in values:
+                if value is None and field == "size":
+                    offset = struct.unpack_from(
+                        "<Q", VALID_BINARY, VALID_FIELDS[(index, "offset")])[0]
+                    value = size - offset + 1
+                elif value is None:
+                    value = original + 1
+                data = set_u64(VALID_BINARY, position, value)
+                cases += both_modes(
+                    f"binary entry {index + 1} {field} {label}", "bc", data,
+                    expect)
+
+    # Offset exactly at the end with size 0 is inside the file.
+    cases += both_modes(
+        "binary empty payload at end of file", "bc",
+        raw_binary_bundle(1, [(len(MAGIC) + 8 + 24 + len(STORED_IDS[0]), 0,
+                               len(STORED_IDS[0]), STORED_IDS[0].encode())]),
+        MAY_FAIL)
+    # An ID holding a newline must not split the error message in two.
+    newline_id = b"bad\nentry-id"
+    cases += both_modes(
+        "binary out-of-range entry whose ID contains a newline", "bc",
+        raw_binary_bundle(1, [(10**6, 4, len(newline_id), newline_id)]),
+        MUST_FAIL)
+    # Magic alone, and magic with the count but no entries.
+    cases += both_modes("binary magic only", "bc", MAGIC, MUST_FAIL)
+    cases += both_modes("binary count 1 and nothing else", "bc",
+                        MAGIC + u64(1), MUST_FAIL)
+    # A repeated ID is legal (the last offset wins) and must not confuse.
+    dup = binary_bundle([STORED_IDS[0].encode()] * 2 + [GFX906.encode()],
+                        [b"first", b"second", b"dev"])
+    cases += both_modes("binary repeated entry ID", "bc", dup, MAY_FAIL)
+    # Many tiny entries: must finish quickly (no quadratic walk).
+    many_ids = [f"hip-amdgcn-amd-amdhsa--gfx{n}".encode()
+                for n in range(20000)]
+    cases.append(list_case("binary 20000 entries [list]", "bc",
+                           binary_bundle(many_ids, [b"x"] * len(many_ids)),
+                           MAY_FAIL))
+    # A compressed-bundle magic with nothing behind it.
+    cases += both_modes("compressed bundle magic only", "bc", b"CCOB",
+                        MUST_FAIL)
+    cases += both_modes("compressed bundle truncated header", "bc",
+                        b"CCOB\x03\x00\x01\x00\xff\xff", MUST_FAIL)
+    # -type=o with a truncated ELF header is not a readable bundle.
+    cases += both_modes("object type with truncated ELF", "o",
+                        b"\x7fELF\x02\x01\x01" + b"\0" * 9, MUST_FAIL)
+    return cases
+
+
+INTERESTING_U64 = [0, 1, 7, 8, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63,
+                   U64_MAX, U64_MAX - 7]
+
+
+def corrupt_binary(rng, data):
+    """One random corruption of a valid bundle, biased towards the header
+    (which is where a reader can go wrong) but sometimes hitting payloads."""
+    data = bytearray(data)
+    kind = rng.choice(["bit flips", "header bytes", "field value",
+                       "truncation", "truncation and flips", "junk appended",
+                       "payload bytes"])
+
+    def header_position():
+        if rng.random() < 0.85:
+            return rng.randrange(len(MAGIC), HEADER_END)
+        return rng.randrange(len(data))
+
+    if kind in ("bit flips", "truncation and flips"):
+        for _ in range(rng.randint(1, 4)):
+            position = header_position()
+            data[position] ^= 1 << rng.randrange(8)
+    if kind == "header bytes":
+        for _ in range(rng.randint(1, 4)):
+            data[header_position()] = rng.choice(
+                [0x00, 0xff, 0x7f, 0x80, 0x0a, rng.randrange(256)])
+    if kind == "field value":
+        fields = [key for key in VALID_FIELDS if key != "header_end"]
+        key = rng.choice(fields)
+        value = rng.choice(INTERESTING_U64 + [len(data) - 1, len(data),
+                                              len(data) + 1,
+                                              rng.getrandbits(64)])
+        data = bytearray(set_u64(bytes(data), VALID_FIELDS[key], value))
+    if kind in ("truncation", "truncation and flips"):
+        data = data[:rng.randrange(len(data))]
+    if kind == "junk appended":
+        data += rng.randbytes(rng.randint(1, 64))
+    if kind == "payload bytes":
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(HEADER_END, len(data))] = rng.randrange(256)
+    return kind, bytes(data)
+
+
+def random_binary_cases(rng, count):
+    cases = []
+    for number in range(count):
+        file_type = rng.choice(["bc", "bc", "bc", "gch", "ast", "o"])
+        kind, data = corrupt_binary(rng, VALID_BINARY)
+        name = f"random binary #{number} ({kind}, -type={file_type})"
+        cases.append(list_case(f"{name} [list]", file_type, data, MAY_FAIL))
+        cases.append(unbundle_case(f"{name} [unbundle]", file_type, data,
+                                   MAY_FAIL, allow_missing=number % 2 == 1))
+    return cases
+
+
+def text_cases(rng):
+    cases = []
+    for file_type in ["i", "d", "ll"]:
+        c = TEXT_COMMENTS[file_type]
+        valid = text_bundle(c, STORED_IDS, PAYLOADS)
+        t = f"text -type={file_type}"
+
+        # LLVM's reader walks off the end of the buffer here.
+        no_end = start_marker(c, STORED_IDS[0]).encode() + b"payload, no end\n"
+        cases += both_modes(f"{t} start marker without end marker", file_type,
+                            no_end, MUST_FAIL)
+        cases.append(unbundle_case(
+            f"{t} start marker without end marker, only that entry "
+            f"[unbundle]", file_type, no_end, MUST_FAIL, targets=HOST))
+
+        middle_broken = (text_bundle(c, STORED_IDS[:1], PAYLOADS[:1]) +
+                         start_marker(c, GFX906).encode() + PAYLOADS[1] +
+                         text_bundle(c, STORED_IDS[2:], PAYLOADS[2:])
+                         .replace(b"__END__", b"__ENX__"))
+        cases += both_modes(f"{t} last two entries missing end markers",
+                            file_type, middle_broken, MUST_FAIL)
+
+        at_eof = valid + start_marker(c, GFX906).encode().rstrip(b"\n")
+        cases += both_modes(f"{t} start marker at EOF without newline",
+                            file_type, at_eof, MAY_FAIL)
+        bare_eof = start_marker(c, HOST).encode().rstrip(b"\n")
+        cases += both_modes(f"{t} lone start marker at EOF without newline",
+                            file_type, bare_eof, MAY_FAIL)
+
+        end_at_eof = valid.rstrip(b"\n")
+        cases += both_modes(f"{t} last end marker without newline",
+                            file_type, end_at_eof, MAY_FAIL)
+
+        nested = (start_marker(c, STORED_IDS[0]) + "outer\n" +
+                  start_marker(c, GFX906) + "inner\n" +
+                  end_marker(c, GFX906) + end_marker(c, STORED_IDS[0]))
+        cases += both_modes(f"{t} nested markers", file_type,
+                            nested.encode(), MAY_FAIL)
+
+        duplicated = valid + text_bundle(c, STORED_IDS, [b"2nd"] * 3)
+        cases += both_modes(f"{t} every entry twice", file_type, duplicated,
+                            MAY_FAIL)
+
+        doubled_start = (start_marker(c, STORED_IDS[0]) +
+                         start_marker(c, STORED_IDS[0]) + "x" +
+                         end_marker(c, STORED_IDS[0])).encode()
+        cases += both_modes(f"{t} start marker repeated", file_type,
+                            doubled_start, MAY_FAIL)
+
+        end_only = (end_marker(c, STORED_IDS[0]) * 3).encode()
+        cases += both_modes(f"{t} end markers without start", file_type,
+                            end_only, MAY_FAIL)
+
+        empty_id = (start_marker(c, "") + "x" + end_marker(c, "")).encode()
+        cases += both_modes(f"{t} empty entry ID", file_type, empty_id,
+                            MAY_FAIL)
+
+        crlf = valid.replace(b"\n", b"\r\n")
+        cases += both_modes(f"{t} CRLF line endings", file_type, crlf,
+                            MAY_FAIL)
+
+        # Random edits of a valid bundle: cut, delete, duplicate, overwrite.
+        for number in range(20):
+            data = bytearray(valid)
+            for _ in range(rng.randint(1, 3)):
+                position = rng.randrange(len(data))
+                edit = rng.randrange(4)
+                if edit == 0:
+                    data = data[:position]
+                elif edit == 1:
+                    del data[position:position + rng.randint(1, 40)]
+                elif edit == 2:
+                    data[position:position] = data[position:position + 50]
+                elif data:
+                    data[position % len(data)] = rng.choice(b"\n /_ASx")
+                if not data:
+                    break
+            cases += both_modes(f"{t} random edit #{number}", file_type,
+                                bytes(data), MAY_FAIL)
+
+    # Megabytes of noise, with and without scattered marker fragments.
+    noise = rng.randbytes(4 << 20)
+    cases += both_modes("text huge random bytes", "i", noise, MAY_FAIL)
+    pieces = []
+    for _ in range(2000):
+        pieces.append(rng.randbytes(rng.randint(0, 2000)))
+        pieces.append(rng.choice([start_marker("//", HOST + "-"),
+                                  end_marker("//", HOST + "-"),
+                                  start_marker("//", GFX906),
+                                  "\n// __CLANG_OFFLOAD_BUNDLE____"]).encode())
+    cases += both_modes("text huge random bytes with marker fragments", "i",
+                        b"".join(pieces), MAY_FAIL)
+    many = text_bundle("//", [f"{GFX906}-{n}" for n in range(50000)],
+                       [b"x"] * 50000)
+    cases.append(list_case("text 50000 entries [list]", "i", many, MAY_FAIL))
+    return cases
+
+
+def bundle_args(file_type, inputs, output, targets=TARGETS, extra=()):
+    return ([f"-type={file_type}", f"-targets={targets}"] +
+            [f"-input={i}" for i in inputs] + [f"-output={output}"] +
+            list(extra))
+
+
+INPUT_FILES = {"host.in": PAYLOADS[0], "gfx906.in": PAYLOADS[1],
+               "gfx908.in": PAYLOADS[2]}
+INPUT_NAMES = list(INPUT_FILES)
+
+
+def alignment_cases():
+    cases = []
+    files = with_outputs(INPUT_FILES, ["out.bundle"])
+    for file_type in ["bc", "gch", "ast", "o"]:
+        cases.append(Case(f"bundle -type={file_type} -bundle-align=0", files,
+                          bundle_args(file_type, INPUT_NAMES, "out.bundle",
+                                      extra=["-bundle-align=0"]),
+                          MUST_FAIL, outputs=["out.bundle"]))
+    # Alignment is unused by text bundles, so 0 may be accepted there.
+    for file_type in ["i", "ll", "s"]:
+        cases.append(Case(f"bundle -type={file_type} -bundle-align=0", files,
+                          bundle_args(file_type, INPUT_NAMES, "out.bundle",
+                                      extra=["-bundle-align=0"]),
+                          MAY_FAIL, outputs=["out.bundle"]))
+    # A 4 GiB alignment pads with gigabytes of zeros; under a 16 MiB file
+    # size limit the write fails part-way, and that failure must still leave
+    # the old output intact and no temporary behind.
+    cases.append(Case("bundle -bundle-align=4294967295 hits the file size "
+                      "limit", files,
+                      bundle_args("bc", INPUT_NAMES, "out.bundle",
+                                  extra=["-bundle-align=4294967295"]),
+                      MUST_FAIL, outputs=["out.bundle"],
+                      file_size_limit=16 << 20))
+    return cases
+
+
+def unwritable_output_cases():
+    """Outputs that cannot be written, alone and as the second of three."""
+    cases = []
+    # Each: label, extra files, the unwritable path, needs read-only bits.
+    unwritable = [
+        ("in a missing folder", {}, "no-such-folder/out", False),
+        ("under a regular file", {"plain-file": b"data\n"},
+         "plain-file/out", False),
+        ("that is an existing folder", {"a-folder": Dir()}, "a-folder",
+         False),
+        ("that is a non-empty folder",
+         {"full-folder/keep": b"keep me\n"}, "full-folder", False),
+        ("in a read-only folder", {"locked": Dir(read_only=True)},
+         "locked/out", True),
+        ("that is a read-only file",
+         {"locked-file": ReadOnlyFile(b"locked\n")}, "locked-file", True),
+    ]
+    for label, extra, bad, needs_read_only in unwritable:
+        files = dict(INPUT_FILES, **extra)
+        for file_type in ["bc", "i"]:
+            cases.append(Case(
+                f"bundle -type={file_type} output {label}", files,
+                bundle_args(file_type, INPUT_NAMES, bad), MUST_FAIL,
+                needs_read_only=needs_read_only))
+        # Unbundle into three outputs, the second unwritable. The first and
+        # third exist with known bytes (the first in its own folder, so a
+        # temporary left beside it is seen) and must keep them.
+        for file_type, bundle in [("bc", VALID_BINARY),
+                                  ("i", text_bundle("//", STORED_IDS,
+                                                    PAYLOADS))]:
+            outputs = ["first/out1", bad, "out3"]
+            unbundle_files = dict(extra)
+            unbundle_files["in.bundle"] = bundle
+            unbundle_files = with_outputs(unbundle_files,
+                                          ["first/out1", "out3"])
+            cases.append(Case(
+                f"unbundle -type={file_type} second output {label}",
+                unbundle_files,
+                [f"-type={file_type}", "-unbundle", "-input=in.bundle",
+                 f"-targets={TARGETS}"] + [f"-output={o}" for o in outputs],
+                MUST_FAIL, needs_read_only=needs_read_only))
+    return cases
+
+
+def bad_input_file_cases():
+    cases = []
+    files = with_outputs(dict(INPUT_FILES, **{"a-folder": Dir()}),
+                         ["out.bundle"])
+    unbundle_outputs = ["out1", "out2", "out3"]
+    for file_type in ["bc", "i"]:
+        for label, path in [("missing", "no-such-input"),
+                            ("a folder", "a-folder"),
+                            ("in a missing folder", "no-such-folder/in"),
+                            ("under a regular file", "host.in/in"),
+                            ("named with a newline", "no-such\ninput")]:
+            inputs = [INPUT_NAMES[0], path, INPUT_NAMES[2]]
+            cases.append(Case(
+                f"bundle -type={file_type} second input {label}", files,
+                bundle_args(file_type, inputs, "out.bundle"), MUST_FAIL,
+                outputs=["out.bundle"]))
+            cases.append(Case(
+                f"list -type={file_type} input {label}", files,
+                [f"-type={file_type}", "-list", f"-input={path}"], MUST_FAIL))
+            cases.append(Case(
+                f"unbundle -type={file_type} input {label}",
+                with_outputs(files, unbundle_outputs),
+                [f"-type={file_type}", "-unbundle", f"-input={path}",
+                 f"-targets={TARGETS}"] +
+                [f"-output={o}" for o in unbundle_outputs], MUST_FAIL))
+    return cases
+
+
+def preserved_output_cases():
+    """Failures at later stages must still leave the outputs alone."""
+    cases = []
+    count_huge = set_u64(VALID_BINARY, VALID_FIELDS["count"], 2**63)
+    last_cut = VALID_BINARY[:-1]
+    for label, data in [("entry count 2^63", count_huge),
+                        ("last payload cut short", last_cut)]:
+        cases.append(unbundle_case(f"unbundle corrupt bundle ({label}) keeps "
+                                   f"outputs", "bc", data, MUST_FAIL))
+    # Every entry is readable but one requested target is absent.
+    cases.append(unbundle_case(
+        "unbundle with a target not in the bundle keeps outputs", "bc",
+        VALID_BINARY, MUST_FAIL,
+        targets=f"{HOST},{GFX906},hip-amdgcn-amd-amdhsa--gfx1030"))
+    # The output names the input itself: a failing run must not destroy it.
+    cases.append(Case(
+        "unbundle failing with an output that is the input", {
+            "in.bundle": count_huge, "out2": PRE_EXISTING},
+        ["-type=bc", "-unbundle", "-input=in.bundle", f"-targets={HOST},"
+         f"{GFX906}", "-output=in.bundle", "-output=out2"], MUST_FAIL))
+    cases.append(Case(
+        "bundle failing with an output that is the first input",
+        dict(INPUT_FILES),
+        bundle_args("bc", [INPUT_NAMES[0], "no-such-input", INPUT_NAMES[2]],
+                    INPUT_NAMES[0]), MUST_FAIL))
+    # Usage errors detected before anything is read.
+    files = with_outputs(INPUT_FILES, ["out.bundle"])
+    cases.append(Case(
+        "bundle with fewer targets than inputs keeps output", files,
+        bundle_args("bc", INPUT_NAMES, "out.bundle",
+                    targets=f"{HOST},{GFX906}"), MUST_FAIL))
+    cases.append(Case(
+        "bundle with two host targets keeps output", files,
+        bundle_args("bc", INPUT_NAMES, "out.bundle",
+                    targets=f"{HOST},{HOST},{GFX906}"), MUST_FAIL))
+    # A corrupt bundle read from standard input.
+    cases.append(Case(
+        "list corrupt bundle from standard input", {},
+        ["-type=bc", "-list", "-input=-"], MUST_FAIL, stdin=last_cut))
+    cases.append(Case(
+        "unbundle corrupt bundle from standard input keeps outputs",
+        {"out1": PRE_EXISTING},
+        ["-type=bc", "-unbundle", "-input=-", f"-targets={HOST}",
+         "-output=out1"], MUST_FAIL, stdin=count_huge))
+    return cases
+
+
+def all_cases(seed, random_count):
+    rng = random.Random(seed)
+    return (binary_truncation_cases() + binary_header_field_cases() +
+            random_binary_cases(rng, random_count) + text_cases(rng) +
+            alignment_cases() + unwritable_output_cases() +
+            bad_input_file_cases() + preserved_output_cases())
+
+# ---------------------------------------------------------------------------
+# Running and judging
+
+
+def materialize(root, files):
+    """Creates the case's files; read-only bits are applied last so the
+    folders can still be filled first."""
+    locked = []
+    for path, content in sorted(files.items()):
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        if isinstance(content, Dir):
+            os.makedirs(full, exist_ok=True)
+            if content.read_only:
+                locked.append(full)
+        elif isinstance(content, ReadOnlyFile):
+            with open(full, "wb") as f:
+                f.write(content.data)
+            os.chmod(full, 0o444)
+        else:
+            with open(full, "wb") as f:
+                f.write(content)
+    for folder in locked:
+        os.chmod(folder, 0o555)
+
+
+def snapshot(root):
+    """Every path under root with its kind and, for files, its bytes."""
+    tree = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            full = os.path.join(folder, name)
+            rel = os.path.relpath(full, root)
+            if os.path.islink(full):
+                tree[rel] = ("link", os.readlink(full))
+            elif os.path.isdir(full):
+                tree[rel] = ("dir",)
+            else:
+                with open(full, "rb") as f:
+                    tree[rel] = ("file", f.read())
+    return tree
+
+
+def unlock(root):
+    for folder, dirs, files in os.walk(root):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), 0o755)
+
+
+def permission_bits_deny_writes(scratch):
+    """Whether a 0555 folder refuses new files (not so for root)."""
+    probe_dir = os.path.join(scratch, "permission-probe")
+    os.makedirs(probe_dir)
+    os.chmod(probe_dir, 0o555)
+    try:
+        with open(os.path.join(probe_dir, "probe"), "wb"):
+            pass
+        return False
+    except OSError:
+        return True
+    finally:
+        os.chmod(probe_dir, 0o755)
+        shutil.rmtree(probe_dir)
+
+
+CRASH_MARKERS = ["Sanitizer", "runtime error:", "LLVM ERROR", "Stack dump",
+                 "PLEASE submit a bug report", "terminate called",
+                 "Assertion", "Segmentation fault", "core dumped"]
+
+
+def describe(data, limit=240):
+    text = repr(data[:limit])
+    return text + (f"... ({len(data)} bytes)" if len(data) > limit else "")
+
+
+def judge(case, tool, result, timeout, before, after):
+    """The list of broken promises (empty when the case passes)."""
+    if result is None:
+        return [f"hang: no exit within {timeout} s"]
+    problems = []
+    rc, stderr = result.returncode, result.stderr
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = str(-rc)
+        problems.append(f"crash: killed by {name}")
+    text = stderr.decode("utf-8", "replace")
+    for marker in CRASH_MARKERS:
+        if marker in text:
+            problems.append(f"crash report on stderr ({marker!r})")
+            break
+    if rc not in (0, 1) and rc >= 0:
+        problems.append(f"exit status {rc}, expected 0 or 1")
+
+    changed = sorted(p for p in set(before) | set(after)
+                     if before.get(p) != after.get(p))
+    if rc == 1:
+        pattern = re.escape(tool.encode()) + rb": error: [^\n]*\S[^\n]*\n"
+        if stderr.count(b"\n") != 1 or not re.fullmatch(pattern, stderr):
+            problems.append("stderr is not exactly one '<argv0>: error: ...' "
+                            f"line: {describe(stderr)}")
+        if changed:
+            problems.append("failed run disturbed the folder: " +
+                            ", ".join(changed[:8]))
+    elif rc == 0:
+        if case.expect == MUST_FAIL:
+            problems.append("exited 0 on input that must be refused")
+        unexpected = [p for p in changed if p not in case.outputs]
+        if unexpected:
+            problems.append("successful run changed paths that are not "
+                            "outputs (leftover temporaries?): " +
+                            ", ".join(unexpected[:8]))
+        if case.slice_source is not None and case.slice_source in before:
+            source = before[case.slice_source][1]
+            for output in case.outputs:
+                entry = after.get(output)
+                if entry is None or entry[0] != "file":
+                    problems.append(f"successful run left no file {output}")
+                elif entry[1] not in source:
+                    problems.append(
+                        f"output {output} holds bytes that are not a slice of "
+                        f"the input: {describe(entry[1], 80)}")
+    return problems
+
+
+def run_case(case, tool, scratch, timeout, read_only_works, keep):
+    """Runs one case; returns None when it is skipped."""
+    if case.needs_read_only and not read_only_works:
+        return None
+    root = tempfile.mkdtemp(dir=scratch)
+    materialize(root, case.files)
+    before = snapshot(root)
+    argv = [tool] + case.args
+
+    def limit_file_size():
+        if case.file_size_limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE,
+                               (case.file_size_limit, case.file_size_limit))
+            # Over the limit, write() fails with EFBIG instead of the
+            # process being killed by SIGXFSZ.
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    try:
+        result = subprocess.run(
+            argv, cwd=root, input=case.stdin if case.stdin is not None else b"",
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+            preexec_fn=limit_file_size)
+    except subprocess.TimeoutExpired:
+        result = None
+    after = snapshot(root)
+    problems = judge(case, tool, result, timeout, before, after)
+    if not keep:
+        unlock(root)
+        shutil.rmtree(root, ignore_errors=True)
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tool", required=True,
+                        help="the clang-offload-bundler to test")
+    parser.add_argument("--seed", type=int, default=20250122)
+    parser.add_argument("--random-cases", type=int, default=300,
+                        help="randomly corrupted binary bundles (each run "
+                        "with -list and -unbundle)")
+    parser.add_argument("--timeout", type=float, default=5.0,
+                        help="seconds before a run counts as a hang")
+    parser.add_argument("--only", help="run cases whose name contains this")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the scratch folder")
+    args = parser.parse_args()
+
+    tool = os.path.abspath(args.tool)
+    if not os.access(tool, os.X_OK):
+        parser.error(f"{tool} is not an executable")
+
+    cases = all_cases(args.seed, args.random_cases)
+    if args.only:
+        cases = [c for c in cases if args.only in c.name]
+
+    scratch = tempfile.mkdtemp(prefix="bundler-bad-input-")
+    read_only_works = permission_bits_deny_writes(scratch)
+    passed = failed = 0
+    skipped = []
+    try:
+        for case in cases:
+            problems = run_case(case, tool, scratch, args.timeout,
+                                read_only_works, args.keep)
+            if problems is None:
+                skipped.append(case.name)
+            elif problems:
+                failed += 1
+                print(f"FAIL {case.name}: {'; '.join(problems)}")
+                print(f"     command: {shlex.join([tool] + case.args)}")
+            else:
+                passed += 1
+    finally:
+        if args.keep:
+            print(f"scratch folder kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if skipped:
+        print(f"note: skipped {len(skipped)} cases that rely on permission "
+              "bits denying writes (running with privileges that bypass "
+              "them, e.g. as root)")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
