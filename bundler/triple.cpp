@@ -480,11 +480,10 @@ constexpr NameEntry<std::string_view> armArchSynonyms[] = {
     {"v9.7a", "v9.7-a"},
     {"v8m.base", "v8-m.base"},
     {"v8m.main", "v8-m.main"},
+    {"v8.1m.main", "v8.1-m.main"},
 };
 
 std::string_view armArchSynonym(std::string_view arch) {
-  if (arch == "v8.1m.main")
-    return "v8.1-m.main";
   return findExact(armArchSynonyms, arch).value_or(arch);
 }
 

@@ -34,9 +34,10 @@
 # in full mode (inputs, the input bundle and both tools' outputs).
 #
 # Usage: scripts/bench.sh [options]
-#   --runs N          hyperfine runs per command (default 10, or 3 with
-#                     --quick); the start-up scenario uses at least 50 runs
-#                     since each run only takes milliseconds
+#   --runs N          hyperfine runs per command (default 20, or 3 with
+#                     --quick); the start-up scenario uses at least 100 runs:
+#                     each takes milliseconds and the reference's start-up
+#                     time is noisy (dynamic loading of libLLVM)
 #   --quick           4 MiB images instead of 64 MiB: a smoke test of the
 #                     script and of output identity; targets are reported as
 #                     n/a and do not affect the exit status
@@ -94,12 +95,13 @@ while (($#)); do
 done
 
 if [[ -z $runs ]]; then
-  # 10 runs keep a full-size run around a minute on a 2-core machine; the
-  # reference dominates (it copies every byte through memory).
-  if ((quick)); then runs=3; else runs=10; fi
+  # 20 runs keep a full-size run near 75 s on a 2-core machine (the
+  # reference dominates: it copies every byte through memory) while giving
+  # medians that are stable against its frequent slow outliers.
+  if ((quick)); then runs=3; else runs=20; fi
 fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, got '$runs'"
-startup_runs=$((runs > 50 ? runs : 50))
+startup_runs=$((runs > 100 ? runs : 100))
 
 for tool in hyperfine python3; do
   command -v "$tool" >/dev/null || die "'$tool' is required but not installed"
@@ -138,6 +140,8 @@ q() {
 }
 
 progress() { echo "bench.sh: $*" >&2; }
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 # ---------------------------------------------------------------------------
 # Data.
@@ -311,6 +315,11 @@ echo "clang-offload-bundler benchmark: ${image_mib} MiB device images x 4, $runs
   "(start-up: $startup_runs), medians of wall time; peak RSS = max of 3 runs"
 echo "  ours:      $ours"
 echo "  reference: $reference ($("$reference" --version 2>&1 | grep -o 'version [^ ]*' | head -1))"
+# Other load on the machine skews the millisecond-scale start-up numbers most;
+# show it so a marginal result can be judged.
+if [[ -r /proc/loadavg ]]; then
+  echo "  load average at start: $load_start, at end: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
+fi
 echo
 printf '%-10s %12s %12s %9s %10s %10s\n' scenario "ours ms" "ref ms" speedup "ours MiB" "ref MiB"
 for i in "${!names[@]}"; do
