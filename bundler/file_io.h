@@ -89,6 +89,19 @@ private:
   bool committed_ = false;
 };
 
+// One piece of an input destined for one output.
+struct PendingCopy {
+  OutputFile *output;
+  uint64_t offset;
+  uint64_t size;
+};
+
+// Carries out copies whose outputs are all different, on both cores when
+// there is more than one: each output gets the same bytes as if the copies
+// ran one after another. Returns the first error in list order.
+Status runCopies(const InputFile &input,
+                 const std::vector<PendingCopy> &copies);
+
 std::string errnoMessage(int error);
 
 } // namespace offbundle

@@ -65,10 +65,6 @@ Error missingBundlesError(const std::vector<std::string_view> &missing) {
   return makeError(message);
 }
 
-Status copyRange(OutputFile &output, const InputFile &input, ByteRange range) {
-  return output.copyFrom(input, range.offset, range.size);
-}
-
 } // namespace
 
 Status bundleFiles(const BundlerConfig &config) {
@@ -135,6 +131,9 @@ Status unbundleFiles(const BundlerConfig &config) {
   }
 
   OutputTransaction transaction;
+  // Payloads are copied after the walk, all at once, so that outputs can be
+  // filled in parallel.
+  std::vector<PendingCopy> copies;
   bool foundHostBundle = false;
   while (!worklist.empty()) {
     auto next = (*reader)->nextEntry();
@@ -164,8 +163,7 @@ Status unbundleFiles(const BundlerConfig &config) {
     auto range = (*reader)->readEntry();
     if (!range)
       return range.takeError();
-    if (Status status = copyRange(**output, input, *range); !status.ok())
-      return status;
+    copies.push_back({*output, range->offset, range->size});
     worklist.erase(std::string(match->first));
     if (codeObject.hasHostKind())
       foundHostBundle = true;
@@ -189,10 +187,10 @@ Status unbundleFiles(const BundlerConfig &config) {
       if (!output)
         return output.takeError();
       if (requested[targetIndex].hasHostKind())
-        if (Status status = (*output)->copyFrom(input, 0, input.size());
-            !status.ok())
-          return status;
+        copies.push_back({*output, 0, input.size()});
     }
+    if (Status status = runCopies(input, copies); !status.ok())
+      return status;
     return transaction.commit();
   }
 
@@ -205,6 +203,8 @@ Status unbundleFiles(const BundlerConfig &config) {
     if (!output)
       return output.takeError();
   }
+  if (Status status = runCopies(input, copies); !status.ok())
+    return status;
   return transaction.commit();
 }
 

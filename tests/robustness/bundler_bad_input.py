@@ -20,6 +20,13 @@ Cases either MUST fail (the input is definitely broken) or MAY fail (the input
 is damaged but possibly still readable, e.g. a flipped payload byte): a
 MAY-fail case passes when the run either succeeds or fails cleanly.
 
+Some outputs can only be made unwritable with the help of permissions: a
+read-only folder (which root ignores, so those cases are skipped with a note
+when permission bits do not bite) and another user's file in a sticky folder
+(which needs root to set up; the tool then runs as "nobody", so it must be
+executable by that user). Skipped cases are listed by reason and counted
+neither as passed nor as failed.
+
 Random cases come from a fixed seed, so a failing case name can be rerun with
 --only NAME --keep to inspect its scratch folder.
 
@@ -29,13 +36,13 @@ Usage: bundler_bad_input.py --tool PATH [--seed S] [--random-cases N]
 
 import argparse
 import os
+import pwd
 import random
 import re
 import resource
 import shlex
 import shutil
 import signal
-import stat
 import struct
 import subprocess
 import sys
@@ -153,7 +160,7 @@ PRE_EXISTING = b"pre-existing output bytes that a failed run must keep\n"
 class Case:
     def __init__(self, name, files, args, expect, outputs=(),
                  slice_source=None, needs_read_only=False, stdin=None,
-                 file_size_limit=None):
+                 file_size_limit=None, setup=None, argv0=None):
         self.name = name
         self.files = files  # relative path -> bytes | Dir | ReadOnlyFile
         self.args = args  # arguments after argv0
@@ -167,6 +174,12 @@ class Case:
         self.needs_read_only = needs_read_only
         self.stdin = stdin
         self.file_size_limit = file_size_limit
+        # Called with the scratch folder after the files exist, for
+        # ownership changes; such cases run the tool as an unprivileged user
+        # and need root to set up (they are skipped otherwise).
+        self.setup = setup
+        # Run with this argv[0] instead of the tool's path.
+        self.argv0 = argv0
 
 
 def with_outputs(files, outputs):
@@ -303,14 +316,16 @@ def binary_header_field_cases():
     cases.append(list_case("binary 20000 entries [list]", "bc",
                            binary_bundle(many_ids, [b"x"] * len(many_ids)),
                            MAY_FAIL))
-    # A compressed-bundle magic with nothing behind it.
+    # A compressed-bundle magic with nothing behind it, and a truncated ELF
+    # for -type=o. Listing may treat either as "not a bundle" and print
+    # nothing, as LLVM does; unbundling finds no host entry in them.
     cases += both_modes("compressed bundle magic only", "bc", b"CCOB",
-                        MUST_FAIL)
+                        MAY_FAIL, MUST_FAIL)
     cases += both_modes("compressed bundle truncated header", "bc",
-                        b"CCOB\x03\x00\x01\x00\xff\xff", MUST_FAIL)
-    # -type=o with a truncated ELF header is not a readable bundle.
+                        b"CCOB\x03\x00\x01\x00\xff\xff", MAY_FAIL, MUST_FAIL)
     cases += both_modes("object type with truncated ELF", "o",
-                        b"\x7fELF\x02\x01\x01" + b"\0" * 9, MUST_FAIL)
+                        b"\x7fELF\x02\x01\x01" + b"\0" * 9, MAY_FAIL,
+                        MUST_FAIL)
     return cases
 
 
@@ -544,7 +559,49 @@ def unwritable_output_cases():
                 [f"-type={file_type}", "-unbundle", "-input=in.bundle",
                  f"-targets={TARGETS}"] + [f"-output={o}" for o in outputs],
                 MUST_FAIL, needs_read_only=needs_read_only))
+
+    # A failure found only when renaming the finished temporaries into
+    # place: in a sticky folder (like /tmp) a user may create files but not
+    # replace another user's file, even one with mode 0666. Every earlier
+    # check passes, so outputs renamed before the refused one must not have
+    # been replaced yet. Which output is renamed first depends on the tool,
+    # so the refused output takes each position in turn.
+    for position in range(3):
+        outputs = ["mine/out1", "mine/out2", "mine/out3"]
+        outputs[position] = "shared/others-file"
+        files = with_outputs({"in.bundle": VALID_BINARY}, outputs)
+        cases.append(Case(
+            f"unbundle output {position + 1} of 3 refused at rename (another "
+            f"user's file in a sticky folder)", files,
+            ["-type=bc", "-unbundle", "-input=in.bundle",
+             f"-targets={TARGETS}"] + [f"-output={o}" for o in outputs],
+            MUST_FAIL, setup=hand_to_unprivileged_user_except_shared))
     return cases
+
+
+def unprivileged_ids():
+    try:
+        entry = pwd.getpwnam("nobody")
+        return entry.pw_uid, entry.pw_gid
+    except KeyError:
+        return 65534, 65534
+
+
+def hand_to_unprivileged_user_except_shared(root):
+    """Gives the case folder to the unprivileged user, except "shared": a
+    root-owned sticky folder holding a root-owned, world-writable file."""
+    uid, gid = unprivileged_ids()
+    os.chmod(root, 0o755)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            os.chown(os.path.join(folder, name), uid, gid)
+    os.chown(root, uid, gid)
+    shared = os.path.join(root, "shared")
+    os.chown(shared, 0, 0)
+    os.chmod(shared, 0o1777)
+    others = os.path.join(shared, "others-file")
+    os.chown(others, 0, 0)
+    os.chmod(others, 0o666)
 
 
 def bad_input_file_cases():
@@ -611,6 +668,11 @@ def preserved_output_cases():
         bundle_args("bc", INPUT_NAMES, "out.bundle",
                     targets=f"{HOST},{HOST},{GFX906}"), MUST_FAIL))
     # A corrupt bundle read from standard input.
+    # The error line must name the program as it was invoked.
+    cases.append(Case(
+        "error line names the program by its argv[0]", {},
+        ["-type=bc", "-list", "-input=no-such-input"], MUST_FAIL,
+        argv0="renamed-bundler"))
     cases.append(Case(
         "list corrupt bundle from standard input", {},
         ["-type=bc", "-list", "-input=-"], MUST_FAIL, stdin=last_cut))
@@ -704,7 +766,7 @@ def describe(data, limit=240):
     return text + (f"... ({len(data)} bytes)" if len(data) > limit else "")
 
 
-def judge(case, tool, result, timeout, before, after):
+def judge(case, argv0, result, timeout, before, after):
     """The list of broken promises (empty when the case passes)."""
     if result is None:
         return [f"hang: no exit within {timeout} s"]
@@ -727,7 +789,7 @@ def judge(case, tool, result, timeout, before, after):
     changed = sorted(p for p in set(before) | set(after)
                      if before.get(p) != after.get(p))
     if rc == 1:
-        pattern = re.escape(tool.encode()) + rb": error: [^\n]*\S[^\n]*\n"
+        pattern = re.escape(argv0.encode()) + rb": error: [^\n]*\S[^\n]*\n"
         if stderr.count(b"\n") != 1 or not re.fullmatch(pattern, stderr):
             problems.append("stderr is not exactly one '<argv0>: error: ...' "
                             f"line: {describe(stderr)}")
@@ -756,15 +818,27 @@ def judge(case, tool, result, timeout, before, after):
 
 
 def run_case(case, tool, scratch, timeout, read_only_works, keep):
-    """Runs one case; returns None when it is skipped."""
+    """Runs one case; returns a skip reason (a string) when it cannot run
+    here, else the list of problems."""
     if case.needs_read_only and not read_only_works:
-        return None
+        return ("rely on permission bits denying writes, which this user "
+                "bypasses (e.g. root)")
+    if case.setup is not None and os.geteuid() != 0:
+        return "need root to give files to another user"
     root = tempfile.mkdtemp(dir=scratch)
     materialize(root, case.files)
+    if case.setup is not None:
+        case.setup(root)
     before = snapshot(root)
-    argv = [tool] + case.args
+    argv0 = case.argv0 if case.argv0 is not None else tool
+    argv = [argv0] + case.args
 
-    def limit_file_size():
+    def prepare_child():
+        if case.setup is not None:
+            uid, gid = unprivileged_ids()
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
         if case.file_size_limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE,
                                (case.file_size_limit, case.file_size_limit))
@@ -774,13 +848,20 @@ def run_case(case, tool, scratch, timeout, read_only_works, keep):
 
     try:
         result = subprocess.run(
-            argv, cwd=root, input=case.stdin if case.stdin is not None else b"",
+            argv, executable=tool, cwd=root,
+            input=case.stdin if case.stdin is not None else b"",
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-            preexec_fn=limit_file_size)
+            preexec_fn=prepare_child)
     except subprocess.TimeoutExpired:
         result = None
+    except OSError as error:
+        # The tool could not even be started (e.g. not executable by the
+        # unprivileged user): a broken test setup, reported as a failure.
+        unlock(root)
+        shutil.rmtree(root, ignore_errors=True)
+        return [f"could not start the tool: {error}"]
     after = snapshot(root)
-    problems = judge(case, tool, result, timeout, before, after)
+    problems = judge(case, argv0, result, timeout, before, after)
     if not keep:
         unlock(root)
         shutil.rmtree(root, ignore_errors=True)
@@ -811,6 +892,9 @@ def main():
         cases = [c for c in cases if args.only in c.name]
 
     scratch = tempfile.mkdtemp(prefix="bundler-bad-input-")
+    if os.geteuid() == 0:
+        # Cases run as an unprivileged user must reach their folders.
+        os.chmod(scratch, 0o711)
     read_only_works = permission_bits_deny_writes(scratch)
     passed = failed = 0
     skipped = []
@@ -818,12 +902,13 @@ def main():
         for case in cases:
             problems = run_case(case, tool, scratch, args.timeout,
                                 read_only_works, args.keep)
-            if problems is None:
-                skipped.append(case.name)
+            if isinstance(problems, str):
+                skipped.append((case.name, problems))
             elif problems:
                 failed += 1
                 print(f"FAIL {case.name}: {'; '.join(problems)}")
-                print(f"     command: {shlex.join([tool] + case.args)}")
+                argv0 = case.argv0 if case.argv0 is not None else tool
+                print(f"     command: {shlex.join([argv0] + case.args)}")
             else:
                 passed += 1
     finally:
@@ -831,10 +916,12 @@ def main():
             print(f"scratch folder kept: {scratch}")
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-    if skipped:
-        print(f"note: skipped {len(skipped)} cases that rely on permission "
-              "bits denying writes (running with privileges that bypass "
-              "them, e.g. as root)")
+    reasons = {}
+    for name, reason in skipped:
+        reasons.setdefault(reason, []).append(name)
+    for reason, names in reasons.items():
+        print(f"note: skipped {len(names)} cases that {reason}: "
+              f"{names[0]}{', ...' if len(names) > 1 else ''}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
