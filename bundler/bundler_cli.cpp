@@ -96,13 +96,33 @@ CommandLineSyntax bundlerSyntax() {
   return syntax;
 }
 
+// Messages quote entry IDs and paths, which may hold any byte; a newline
+// there would split the one error line into several.
+std::string escapeControlCharacters(const std::string &text) {
+  std::string escaped;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      escaped += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      escaped += "\\x";
+      escaped += kHex[c >> 4];
+      escaped += kHex[c & 15];
+    } else {
+      escaped += static_cast<char>(c);
+    }
+  }
+  return escaped;
+}
+
 // Collects what the tool prints and how it ends.
 class Reporter {
 public:
   explicit Reporter(std::string argv0) : argv0_(std::move(argv0)) {}
 
   ToolOutcome fail(const std::string &message) {
-    outcome_.standardError += argv0_ + ": error: " + message + "\n";
+    outcome_.standardError +=
+        argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
     outcome_.exitCode = 1;
     return outcome_;
   }

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <new>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <thread>
@@ -36,6 +37,16 @@ std::string directoryOf(const std::string &path) {
   if (slash == 0)
     return "/";
   return path.substr(0, slash);
+}
+
+// Half the machine's memory: inputs that are not regular files are read
+// into memory, and the output of an operation may need as much again.
+uint64_t streamedInputLimit() {
+  long pages = ::sysconf(_SC_PHYS_PAGES);
+  long pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return uint64_t{1} << 32;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
 }
 
 std::string baseNameOf(const std::string &path) {
@@ -74,6 +85,9 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
 
   // Pipes, terminals and devices: read what they give us into memory. Such
   // inputs have no usable file offsets, so the descriptor is not offered.
+  // A stream that never ends (/dev/zero) must not exhaust memory: refuse
+  // what could not be held alongside its own output.
+  const uint64_t limit = streamedInputLimit();
   std::string buffer;
   char chunk[1 << 16];
   for (;;) {
@@ -85,7 +99,15 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
     }
     if (n == 0)
       break;
-    buffer.append(chunk, static_cast<size_t>(n));
+    if (buffer.size() + static_cast<uint64_t>(n) > limit)
+      return fileError(path, "input does not end within " +
+                                 std::to_string(limit) +
+                                 " bytes; give a regular file instead");
+    try {
+      buffer.append(chunk, static_cast<size_t>(n));
+    } catch (const std::bad_alloc &) {
+      return fileError(path, "not enough memory to read the input");
+    }
   }
   input->buffer_ = std::move(buffer);
   input->data_ = input->buffer_.data();
@@ -126,6 +148,18 @@ Status OutputFile::write(std::string_view bytes) {
 }
 
 Status OutputFile::writeZeros(uint64_t count) {
+  // Into a fresh temporary file, long runs of zeros are skipped over: the
+  // gap reads back as zeros and costs neither time nor disk (a large
+  // -bundle-align would otherwise write gigabytes).
+  constexpr uint64_t kSkipThreshold = 1 << 16;
+  if (!toStdout_ && !tempPath_.empty() && count >= kSkipThreshold) {
+    if (Status status = flush(); !status.ok())
+      return status;
+    if (::lseek(fd_, static_cast<off_t>(count), SEEK_CUR) < 0)
+      return fileError(path_, errnoMessage(errno));
+    written_ += count;
+    return Status::success();
+  }
   static constexpr char kZeros[4096] = {};
   while (count > 0) {
     uint64_t step = count < sizeof kZeros ? count : sizeof kZeros;
@@ -259,29 +293,79 @@ Status runCopies(const InputFile &input,
 
 Status OutputTransaction::commit() {
   for (auto &output : outputs_) {
-    if (output->toStdout_)
+    if (output->toStdout_ || output->fd_ < 0)
       continue;
     if (Status status = output->flush(); !status.ok())
       return status;
+    // Padding may have been skipped over rather than written (see
+    // writeZeros); setting the length materialises it as a hole.
+    if (!output->tempPath_.empty() &&
+        ::ftruncate(output->fd_, static_cast<off_t>(output->written_)) != 0)
+      return fileError(output->path_, errnoMessage(errno));
     if (::close(output->fd_) != 0)
       return fileError(output->path_, errnoMessage(errno));
     output->fd_ = -1;
   }
+
+  // Renames cannot happen all at once. An existing destination is therefore
+  // swapped with its temporary (RENAME_EXCHANGE), which keeps the old bytes
+  // under the temporary's name until every output is in place; if a later
+  // step fails, the earlier ones are swapped back and every output is as it
+  // was.
+  struct Placed {
+    OutputFile *output;
+    bool swapped; // the temporary now holds the old contents
+  };
+  std::vector<Placed> placed;
+  auto undo = [&placed] {
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
+      const std::string &destination = it->output->destination_;
+      const std::string &temporary = it->output->tempPath_;
+      if (it->swapped)
+        ::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, destination.c_str(),
+                    RENAME_EXCHANGE);
+      else
+        ::unlink(destination.c_str());
+    }
+  };
   for (auto &output : outputs_) {
-    if (output->toStdout_) {
-      if (Status status = writeAll(STDOUT_FILENO, output->stdoutBytes_.data(),
-                                   output->stdoutBytes_.size(), "-");
-          !status.ok())
-        return status;
+    if (output->toStdout_ || output->tempPath_.empty())
+      continue;
+    const char *temporary = output->tempPath_.c_str();
+    const char *destination = output->destination_.c_str();
+    if (::renameat2(AT_FDCWD, temporary, AT_FDCWD, destination,
+                    RENAME_EXCHANGE) == 0) {
+      placed.push_back({output.get(), true});
       continue;
     }
-    if (output->tempPath_.empty())
+    // No destination yet, or a file system that cannot swap: a plain rename
+    // (which, over an existing file, cannot be undone).
+    if ((errno == ENOENT || errno == EINVAL || errno == ENOSYS) &&
+        ::rename(temporary, destination) == 0) {
+      placed.push_back({output.get(), false});
       continue;
-    if (::rename(output->tempPath_.c_str(), output->destination_.c_str()) != 0)
-      return fileError(output->path_, errnoMessage(errno));
-    output->tempPath_.clear();
+    }
+    int error = errno;
+    undo();
+    return fileError(output->path_, errnoMessage(error));
+  }
+  for (const Placed &entry : placed) {
+    // What remains under a swapped temporary's name is the old contents.
+    if (entry.swapped)
+      ::unlink(entry.output->tempPath_.c_str());
+    entry.output->tempPath_.clear();
   }
   committed_ = true;
+
+  // Standard output cannot be taken back, so it comes last.
+  for (auto &output : outputs_) {
+    if (!output->toStdout_)
+      continue;
+    if (Status status = writeAll(STDOUT_FILENO, output->stdoutBytes_.data(),
+                                 output->stdoutBytes_.size(), "-");
+        !status.ok())
+      return status;
+  }
   return Status::success();
 }
 

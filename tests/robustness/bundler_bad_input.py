@@ -160,7 +160,8 @@ PRE_EXISTING = b"pre-existing output bytes that a failed run must keep\n"
 class Case:
     def __init__(self, name, files, args, expect, outputs=(),
                  slice_source=None, needs_read_only=False, stdin=None,
-                 file_size_limit=None, setup=None, argv0=None):
+                 file_size_limit=None, setup=None, argv0=None,
+                 memory_limit=None):
         self.name = name
         self.files = files  # relative path -> bytes | Dir | ReadOnlyFile
         self.args = args  # arguments after argv0
@@ -172,8 +173,11 @@ class Case:
         self.slice_source = slice_source
         # Relies on permission bits denying writes (which root ignores).
         self.needs_read_only = needs_read_only
-        self.stdin = stdin
+        self.stdin = stdin  # bytes, or the path of a file to read from
         self.file_size_limit = file_size_limit
+        # Address-space limit in bytes, so that an input without end makes
+        # the tool run out of memory quickly instead of exhausting the host.
+        self.memory_limit = memory_limit
         # Called with the scratch folder after the files exist, for
         # ownership changes; such cases run the tool as an unprivileged user
         # and need root to set up (they are skipped otherwise).
@@ -385,18 +389,23 @@ def random_binary_cases(rng, count):
 
 def text_cases(rng):
     cases = []
-    for file_type in ["i", "d", "ll"]:
-        c = TEXT_COMMENTS[file_type]
-        valid = text_bundle(c, STORED_IDS, PAYLOADS)
+    # An entry with no end marker, in every text type: LLVM's reader walks
+    # off the end of the buffer here (-list loops, -unbundle writes memory
+    # that follows the input).
+    for file_type, c in TEXT_COMMENTS.items():
         t = f"text -type={file_type}"
-
-        # LLVM's reader walks off the end of the buffer here.
         no_end = start_marker(c, STORED_IDS[0]).encode() + b"payload, no end\n"
         cases += both_modes(f"{t} start marker without end marker", file_type,
                             no_end, MUST_FAIL)
         cases.append(unbundle_case(
             f"{t} start marker without end marker, only that entry "
             f"[unbundle]", file_type, no_end, MUST_FAIL, targets=HOST))
+
+    # The other shapes for one type per comment style.
+    for file_type in ["i", "d", "ll"]:
+        c = TEXT_COMMENTS[file_type]
+        valid = text_bundle(c, STORED_IDS, PAYLOADS)
+        t = f"text -type={file_type}"
 
         middle_broken = (text_bundle(c, STORED_IDS[:1], PAYLOADS[:1]) +
                          start_marker(c, GFX906).encode() + PAYLOADS[1] +
@@ -560,22 +569,23 @@ def unwritable_output_cases():
                  f"-targets={TARGETS}"] + [f"-output={o}" for o in outputs],
                 MUST_FAIL, needs_read_only=needs_read_only))
 
-    # A failure found only when renaming the finished temporaries into
-    # place: in a sticky folder (like /tmp) a user may create files but not
-    # replace another user's file, even one with mode 0666. Every earlier
-    # check passes, so outputs renamed before the refused one must not have
-    # been replaced yet. Which output is renamed first depends on the tool,
-    # so the refused output takes each position in turn.
+    # Another user's world-writable file in a sticky folder (like /tmp): it
+    # may be written in place (as LLVM does), but not replaced by renaming a
+    # temporary onto it. A tool that renames finds that out only at the very
+    # end, after every earlier check passed; it may then fail, but outputs it
+    # renamed before must not have been replaced already. Which output is
+    # renamed first depends on the tool, so the file takes each position.
     for position in range(3):
         outputs = ["mine/out1", "mine/out2", "mine/out3"]
         outputs[position] = "shared/others-file"
         files = with_outputs({"in.bundle": VALID_BINARY}, outputs)
         cases.append(Case(
-            f"unbundle output {position + 1} of 3 refused at rename (another "
-            f"user's file in a sticky folder)", files,
+            f"unbundle output {position + 1} of 3 is another user's writable "
+            f"file in a sticky folder", files,
             ["-type=bc", "-unbundle", "-input=in.bundle",
              f"-targets={TARGETS}"] + [f"-output={o}" for o in outputs],
-            MUST_FAIL, setup=hand_to_unprivileged_user_except_shared))
+            MAY_FAIL, outputs=outputs, slice_source="in.bundle",
+            setup=hand_to_unprivileged_user_except_shared))
     return cases
 
 
@@ -684,12 +694,50 @@ def preserved_output_cases():
     return cases
 
 
+def device_cases():
+    """Inputs without end and outputs that refuse every write."""
+    cases = []
+    if os.path.exists("/dev/zero"):
+        # Not a regular file, so the tool cannot know its size up front; an
+        # input that never ends must be refused, not read until memory runs
+        # out and the process aborts. The 512 MiB address-space limit only
+        # keeps a failing tool from exhausting the host (it would also stop
+        # a sanitizer build from starting, so run these on plain builds).
+        limit = 512 << 20
+        cases.append(Case("list an endless input (/dev/zero)", {},
+                          ["-type=bc", "-list", "-input=/dev/zero"],
+                          MUST_FAIL, memory_limit=limit))
+        cases.append(Case(
+            "unbundle an endless standard input keeps outputs",
+            {"out1": PRE_EXISTING},
+            ["-type=bc", "-unbundle", "-input=-", f"-targets={HOST}",
+             "-output=out1"], MUST_FAIL, stdin="/dev/zero",
+            memory_limit=limit))
+    if os.path.exists("/dev/full"):
+        # Every write to /dev/full fails with "no space left on device".
+        cases.append(Case(
+            "bundle into /dev/full", dict(INPUT_FILES),
+            bundle_args("bc", INPUT_NAMES, "/dev/full"), MUST_FAIL))
+        for position in range(2):
+            outputs = ["out1", "out2"]
+            outputs[position] = "/dev/full"
+            cases.append(Case(
+                f"unbundle with output {position + 1} of 2 /dev/full keeps "
+                f"the other", with_outputs({"in.bundle": VALID_BINARY},
+                                           ["out1", "out2"]),
+                ["-type=bc", "-unbundle", "-input=in.bundle",
+                 f"-targets={HOST},{GFX906}"] +
+                [f"-output={o}" for o in outputs], MUST_FAIL))
+    return cases
+
+
 def all_cases(seed, random_count):
     rng = random.Random(seed)
     return (binary_truncation_cases() + binary_header_field_cases() +
             random_binary_cases(rng, random_count) + text_cases(rng) +
             alignment_cases() + unwritable_output_cases() +
-            bad_input_file_cases() + preserved_output_cases())
+            bad_input_file_cases() + preserved_output_cases() +
+            device_cases())
 
 # ---------------------------------------------------------------------------
 # Running and judging
@@ -839,6 +887,9 @@ def run_case(case, tool, scratch, timeout, read_only_works, keep):
             os.setgroups([])
             os.setgid(gid)
             os.setuid(uid)
+        if case.memory_limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS,
+                               (case.memory_limit, case.memory_limit))
         if case.file_size_limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE,
                                (case.file_size_limit, case.file_size_limit))
@@ -847,11 +898,18 @@ def run_case(case, tool, scratch, timeout, read_only_works, keep):
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
     try:
-        result = subprocess.run(
-            argv, executable=tool, cwd=root,
-            input=case.stdin if case.stdin is not None else b"",
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-            preexec_fn=prepare_child)
+        if isinstance(case.stdin, str):
+            with open(case.stdin, "rb") as stdin:
+                result = subprocess.run(
+                    argv, executable=tool, cwd=root, stdin=stdin,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    timeout=timeout, preexec_fn=prepare_child)
+        else:
+            result = subprocess.run(
+                argv, executable=tool, cwd=root,
+                input=case.stdin if case.stdin is not None else b"",
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                timeout=timeout, preexec_fn=prepare_child)
     except subprocess.TimeoutExpired:
         result = None
     except OSError as error:
