@@ -1,7 +1,10 @@
 #include "bundler/bundler_cli.h"
 
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
+#include <type_traits>
 #include <unordered_set>
 
 #include "bundler/command_line.h"
@@ -133,6 +136,9 @@ public:
     outcome_.standardError += line + "\n";
   }
   void print(const std::string &text) { outcome_.standardOutput += text; }
+  void printDiagnostics(const std::string &text) {
+    outcome_.standardError += text;
+  }
   ToolOutcome finish(int exitCode) {
     outcome_.exitCode = exitCode;
     return outcome_;
@@ -142,6 +148,71 @@ private:
   std::string argv0_;
   ToolOutcome outcome_;
 };
+
+// StringRef::getAsInteger with radix 10: optional '-', then only digits.
+template <typename Integer>
+std::optional<Integer> parseDecimal(const std::string &text) {
+  size_t digitsAt = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (digitsAt == text.size())
+    return std::nullopt;
+  if (digitsAt == 1 && !std::is_signed_v<Integer>)
+    return std::nullopt;
+  __int128 value = 0;
+  for (size_t i = digitsAt; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9')
+      return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+    if (value > (__int128{1} << 64))
+      return std::nullopt;
+  }
+  if (digitsAt == 1)
+    value = -value;
+  if (value < std::numeric_limits<Integer>::min() ||
+      value > std::numeric_limits<Integer>::max())
+    return std::nullopt;
+  return static_cast<Integer>(value);
+}
+
+// LLVM's bundler reads these variables when it builds its configuration,
+// before it checks the command line; its warnings are plain lines.
+void applyEnvironment(BundlerConfig &config, Reporter &report) {
+  auto variable = [](const char *name) -> std::optional<std::string> {
+    const char *value = std::getenv(name);
+    if (value == nullptr)
+      return std::nullopt;
+    return std::string(value);
+  };
+  if (variable("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") == "1")
+    return;
+  if (auto verbose = variable("OFFLOAD_BUNDLER_VERBOSE"))
+    config.verbose = *verbose == "1";
+  if (auto compress = variable("OFFLOAD_BUNDLER_COMPRESS"))
+    config.compress = *compress == "1";
+  if (auto level = variable("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) {
+    if (auto parsed = parseDecimal<int>(*level))
+      config.compressionLevel = *parsed;
+    else
+      report.printDiagnostics(
+          "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: " +
+          *level + ". Ignoring it.\n");
+  }
+  if (auto version = variable("COMPRESSED_BUNDLE_FORMAT_VERSION")) {
+    const std::string fallback = std::to_string(config.compressedBundleVersion);
+    if (auto parsed = parseDecimal<uint16_t>(*version)) {
+      if (*parsed >= 2 && *parsed <= 3)
+        config.compressedBundleVersion = *parsed;
+      else
+        report.printDiagnostics(
+            "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: " +
+            *version + ". Valid values are 2 or 3. Using default version " +
+            fallback + ".\n");
+    } else {
+      report.printDiagnostics(
+          "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: " +
+          *version + ". Using default version " + fallback + ".\n");
+    }
+  }
+}
 
 // The checks LLVM's tool makes on the targets, in its order, producing the
 // normalised target names the operations use.
@@ -249,6 +320,7 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   }
 
   BundlerConfig config;
+  applyEnvironment(config, report);
   config.filesType = parsed.last("type").value_or("");
   config.allowMissingBundles = parsed.flag("allow-missing-bundles");
   config.checkInputArchive = parsed.flag("check-input-archive");
@@ -260,6 +332,8 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
     config.compress = parsed.flag("compress");
   if (parsed.specified("verbose"))
     config.verbose = parsed.flag("verbose");
+  if (auto level = parsed.last("compression-level"))
+    config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
 
   const bool unbundle = parsed.flag("unbundle");
   const bool list = parsed.flag("list");
@@ -295,9 +369,10 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
       return report.fail("-outputs option is invalid for -list");
     if (!targets.empty())
       return report.fail("-targets option is invalid for -list");
-    std::string listing;
-    Status listed = listBundleIds(config, listing);
-    report.print(listing);
+    OperationReport printed;
+    Status listed = listBundleIds(config, printed);
+    report.print(printed.standardOutput);
+    report.printDiagnostics(printed.diagnostics);
     if (!listed.ok())
       return report.fail(listed.error().message);
     return report.finish(0);
@@ -335,13 +410,16 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
     return report.fail(*problem);
 
   Status done = Status::success();
+  OperationReport printed;
   if (unbundle) {
     if (config.filesType == "a")
       return report.fail("archives (-type=a) are not supported yet");
-    done = unbundleFiles(config);
+    done = unbundleFiles(config, printed);
   } else {
-    done = bundleFiles(config);
+    done = bundleFiles(config, printed);
   }
+  report.print(printed.standardOutput);
+  report.printDiagnostics(printed.diagnostics);
   if (!done.ok())
     return report.fail(done.error().message);
   return report.finish(0);

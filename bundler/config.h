@@ -23,6 +23,9 @@ struct BundlerConfig {
   bool hipOpenmpCompatible = false;
   bool compress = false;
   bool verbose = false;
+  // Compressed bundles: zstd at this level, in this format version (2 or 3).
+  int compressionLevel = 3;
+  uint16_t compressedBundleVersion = 3;
 
   // Index of the host target in targetNames, if any.
   static constexpr unsigned kNoHost = ~0u;

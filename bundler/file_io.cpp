@@ -117,6 +117,16 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
   return input;
 }
 
+std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
+                                                 std::string bytes) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = path;
+  input->buffer_ = std::move(bytes);
+  input->data_ = input->buffer_.data();
+  input->size_ = input->buffer_.size();
+  return input;
+}
+
 InputFile::~InputFile() {
   if (mapped_)
     ::munmap(const_cast<void *>(data_), size_);
@@ -134,8 +144,8 @@ Status OutputFile::flush() {
 
 Status OutputFile::write(std::string_view bytes) {
   written_ += bytes.size();
-  if (toStdout_) {
-    stdoutBytes_.append(bytes);
+  if (inMemory_) {
+    memoryBytes_.append(bytes);
     return Status::success();
   }
   if (pending_.size() + bytes.size() <= kPendingLimit) {
@@ -147,12 +157,35 @@ Status OutputFile::write(std::string_view bytes) {
   return writeAll(fd_, bytes.data(), bytes.size(), path_);
 }
 
+Status OutputFile::overwrite(uint64_t offset, std::string_view bytes) {
+  if (offset > written_ || bytes.size() > written_ - offset)
+    return fileError(path_, "internal error: overwrite past the end");
+  if (inMemory_) {
+    memoryBytes_.replace(offset, bytes.size(), bytes);
+    return Status::success();
+  }
+  if (Status status = flush(); !status.ok())
+    return status;
+  while (!bytes.empty()) {
+    ssize_t n =
+        ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path_, errnoMessage(errno));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::success();
+}
+
 Status OutputFile::writeZeros(uint64_t count) {
   // Into a fresh temporary file, long runs of zeros are skipped over: the
   // gap reads back as zeros and costs neither time nor disk (a large
   // -bundle-align would otherwise write gigabytes).
   constexpr uint64_t kSkipThreshold = 1 << 16;
-  if (!toStdout_ && !tempPath_.empty() && count >= kSkipThreshold) {
+  if (!inMemory_ && !tempPath_.empty() && count >= kSkipThreshold) {
     if (Status status = flush(); !status.ok())
       return status;
     if (::lseek(fd_, static_cast<off_t>(count), SEEK_CUR) < 0)
@@ -175,7 +208,7 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   if (length == 0)
     return Status::success();
   // Small pieces and in-memory inputs go through the ordinary write path.
-  if (toStdout_ || input.fd() < 0 || length < kPendingLimit)
+  if (inMemory_ || input.fd() < 0 || length < kPendingLimit)
     return write(input.contents().substr(offset, length));
   if (Status status = flush(); !status.ok())
     return status;
@@ -213,11 +246,20 @@ OutputTransaction::~OutputTransaction() {
   }
 }
 
+OutputFile *OutputTransaction::createInMemory() {
+  auto output = std::make_unique<OutputFile>();
+  output->path_ = "<memory>";
+  output->inMemory_ = true;
+  output->memoryOnly_ = true;
+  outputs_.push_back(std::move(output));
+  return outputs_.back().get();
+}
+
 Result<OutputFile *> OutputTransaction::create(const std::string &path) {
   auto output = std::make_unique<OutputFile>();
   output->path_ = path;
   if (path == "-") {
-    output->toStdout_ = true;
+    output->inMemory_ = true;
     outputs_.push_back(std::move(output));
     return outputs_.back().get();
   }
@@ -293,7 +335,7 @@ Status runCopies(const InputFile &input,
 
 Status OutputTransaction::commit() {
   for (auto &output : outputs_) {
-    if (output->toStdout_ || output->fd_ < 0)
+    if (output->inMemory_ || output->fd_ < 0)
       continue;
     if (Status status = output->flush(); !status.ok())
       return status;
@@ -329,7 +371,7 @@ Status OutputTransaction::commit() {
     }
   };
   for (auto &output : outputs_) {
-    if (output->toStdout_ || output->tempPath_.empty())
+    if (output->inMemory_ || output->tempPath_.empty())
       continue;
     const char *temporary = output->tempPath_.c_str();
     const char *destination = output->destination_.c_str();
@@ -359,10 +401,10 @@ Status OutputTransaction::commit() {
 
   // Standard output cannot be taken back, so it comes last.
   for (auto &output : outputs_) {
-    if (!output->toStdout_)
+    if (!output->inMemory_ || output->memoryOnly_)
       continue;
-    if (Status status = writeAll(STDOUT_FILENO, output->stdoutBytes_.data(),
-                                 output->stdoutBytes_.size(), "-");
+    if (Status status = writeAll(STDOUT_FILENO, output->memoryBytes_.data(),
+                                 output->memoryBytes_.size(), "-");
         !status.ok())
       return status;
   }

@@ -21,6 +21,10 @@ class InputFile {
 public:
   // "-" reads standard input.
   static Result<std::unique_ptr<InputFile>> open(const std::string &path);
+  // Bytes produced in memory (a decompressed bundle), named after the file
+  // they came from.
+  static std::unique_ptr<InputFile> fromMemory(const std::string &path,
+                                               std::string bytes);
   ~InputFile();
   InputFile(const InputFile &) = delete;
   InputFile &operator=(const InputFile &) = delete;
@@ -53,7 +57,11 @@ public:
   Status writeZeros(uint64_t count);
   // Copies [offset, offset + length) of an input, in the kernel when it can.
   Status copyFrom(const InputFile &input, uint64_t offset, uint64_t length);
+  // Replaces bytes already written, counted from the start of the output.
+  Status overwrite(uint64_t offset, std::string_view bytes);
   uint64_t bytesWritten() const { return written_; }
+  // What an in-memory output holds (see OutputTransaction::createInMemory).
+  std::string_view memoryContents() const { return memoryBytes_; }
   const std::string &path() const { return path_; }
 
 private:
@@ -63,9 +71,12 @@ private:
   std::string tempPath_;    // where the bytes go until commit; "" if direct
   std::string destination_; // the file the temporary replaces on commit
   int fd_ = -1;
-  bool toStdout_ = false;
+  // Bytes kept in memory: for standard output (written on commit) or for a
+  // buffer the caller reads back (memoryOnly_).
+  bool inMemory_ = false;
+  bool memoryOnly_ = false;
   std::string pending_; // small writes gathered before a system call
-  std::string stdoutBytes_;
+  std::string memoryBytes_;
   uint64_t written_ = 0;
   unsigned mode_ = 0644;
 };
@@ -80,6 +91,9 @@ public:
 
   // Opens a new output for the path ("-" means standard output).
   Result<OutputFile *> create(const std::string &path);
+  // An output that only collects bytes in memory, for a later step (the
+  // uncompressed bundle that -compress compresses).
+  OutputFile *createInMemory();
   // Renames every temporary into place, in creation order.
   Status commit();
 

@@ -1,5 +1,6 @@
 #include "bundler/operations.h"
 
+#include <chrono>
 #include <memory>
 #include <set>
 #include <vector>
@@ -7,23 +8,12 @@
 #include "bundler/file_io.h"
 #include "bundler/offload_target.h"
 #include "bundler/string_map.h"
+#include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/text_bundle.h"
 
 namespace offbundle {
 namespace {
-
-constexpr std::string_view kCompressedBundleMagic = "CCOB";
-
-bool isCompressedBundle(std::string_view contents) {
-  return contents.substr(0, kCompressedBundleMagic.size()) ==
-         kCompressedBundleMagic;
-}
-
-Error unsupportedCompressed(const InputFile &input) {
-  return fileError(input.path(),
-                   "compressed bundles (CCOB) are not supported yet");
-}
 
 Error unsupportedObject(const std::string &path) {
   return fileError(path,
@@ -47,6 +37,48 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
   return std::unique_ptr<BundleReader>(std::move(*reader));
 }
 
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The bundles an input holds: the input itself, or, for compressed input,
+// each compressed bundle laid end to end in it, decompressed.
+Result<std::vector<std::unique_ptr<InputFile>>>
+decodeInput(std::unique_ptr<InputFile> input, bool verbose,
+            OperationReport &report) {
+  std::vector<std::unique_ptr<InputFile>> bundles;
+  std::string_view contents = input->contents();
+  // LLVM takes anything shorter than the common header as uncompressed.
+  if (contents.size() < kCompressedBundleCommonHeaderSize ||
+      !hasCompressedBundleMagic(contents)) {
+    if (verbose && contents.size() >= kCompressedBundleCommonHeaderSize)
+      report.diagnostics += "Uncompressed bundle.\n";
+    bundles.push_back(std::move(input));
+    return bundles;
+  }
+  auto failed = [](const Error &error) {
+    return makeError("Failed to decompress input: " + error.message);
+  };
+  auto spans = splitConcatenatedCompressedBundles(contents);
+  if (!spans)
+    return failed(spans.error());
+  for (const CompressedBundleSpan &span : *spans) {
+    auto start = std::chrono::steady_clock::now();
+    auto decompressed = decompressBundle(span.bytes);
+    if (!decompressed)
+      return failed(decompressed.error());
+    if (verbose)
+      report.diagnostics += formatDecompressionReport(
+          decompressed->header,
+          decompressed->compressedExtent - decompressed->header.headerSize,
+          secondsSince(start), decompressed->header.hash);
+    bundles.push_back(
+        InputFile::fromMemory(input->path(), std::move(decompressed->bytes)));
+  }
+  return bundles;
+}
+
 // "Can't find bundles for A, B, and C", with the IDs sorted.
 Error missingBundlesError(const std::vector<std::string_view> &missing) {
   std::set<std::string_view> sorted(missing.begin(), missing.end());
@@ -65,9 +97,24 @@ Error missingBundlesError(const std::vector<std::string_view> &missing) {
   return makeError(message);
 }
 
+// Lets the compressor write straight into the output file.
+class OutputSink final : public CompressedBundleSink {
+public:
+  explicit OutputSink(OutputFile &output) : output_(output) {}
+  Status append(std::string_view bytes) override {
+    return output_.write(bytes);
+  }
+  Status overwrite(uint64_t offset, std::string_view bytes) override {
+    return output_.overwrite(offset, bytes);
+  }
+
+private:
+  OutputFile &output_;
+};
+
 } // namespace
 
-Status bundleFiles(const BundlerConfig &config) {
+Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   std::vector<std::unique_ptr<InputFile>> inputs;
   for (const std::string &name : config.inputFileNames) {
     auto input = InputFile::open(name);
@@ -78,8 +125,6 @@ Status bundleFiles(const BundlerConfig &config) {
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
-  if (config.compress)
-    return makeError("compressed bundles (CCOB) are not supported yet");
 
   // The host input decides whether -type=o makes a fat object; with only HIP
   // targets the first input stands in for it.
@@ -97,28 +142,46 @@ Status bundleFiles(const BundlerConfig &config) {
   auto output = transaction.create(config.outputFileNames.front());
   if (!output)
     return output.takeError();
+  // A compressed bundle compresses the whole uncompressed one, which is
+  // therefore assembled in memory first.
+  OutputFile &bundle =
+      config.compress ? *transaction.createInMemory() : **output;
   Status written =
       choice->kind == ContainerKind::Text
-          ? writeTextBundle(**output, choice->comment, entries)
-          : writeBinaryBundle(**output, entries, config.bundleAlignment);
+          ? writeTextBundle(bundle, choice->comment, entries)
+          : writeBinaryBundle(bundle, entries, config.bundleAlignment);
   if (!written.ok())
     return written;
+
+  if (config.compress) {
+    CompressionOptions options;
+    options.method = CompressionMethod::Zstd;
+    options.level = config.compressionLevel;
+    options.version = config.compressedBundleVersion;
+    OutputSink sink(**output);
+    auto start = std::chrono::steady_clock::now();
+    auto header = compressBundleTo(bundle.memoryContents(), options, sink);
+    if (!header)
+      return header.takeError();
+    if (config.verbose)
+      report.diagnostics += formatCompressionReport(
+          *header, (*output)->bytesWritten() - header->headerSize,
+          options.level, secondsSince(start));
+  }
   return transaction.commit();
 }
 
-Status unbundleFiles(const BundlerConfig &config) {
+Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   auto opened = InputFile::open(config.inputFileNames.front());
   if (!opened)
     return opened.takeError();
-  const InputFile &input = **opened;
-  if (isCompressedBundle(input.contents()))
-    return unsupportedCompressed(input);
+  auto decoded = decodeInput(std::move(*opened), config.verbose, report);
+  if (!decoded)
+    return decoded.takeError();
+  std::vector<std::unique_ptr<InputFile>> &bundles = *decoded;
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
-  auto reader = openReader(*choice, input);
-  if (!reader)
-    return reader.takeError();
 
   // Requested targets, in LLVM's StringMap order, each with its output.
   LlvmOrderedStringMap<size_t> worklist;
@@ -133,40 +196,48 @@ Status unbundleFiles(const BundlerConfig &config) {
   OutputTransaction transaction;
   // Payloads are copied after the walk, all at once, so that outputs can be
   // filled in parallel.
-  std::vector<PendingCopy> copies;
+  std::vector<std::pair<const InputFile *, PendingCopy>> copies;
   bool foundHostBundle = false;
-  while (!worklist.empty()) {
-    auto next = (*reader)->nextEntry();
-    if (!next)
-      return next.takeError();
-    if (!*next)
-      break;
-    std::string_view entryId = **next;
-    if (!isWellFormedBundleId(entryId))
-      return makeError("invalid bundle id read from the bundle");
-    OffloadTarget codeObject = OffloadTarget::parse(entryId);
-
-    std::optional<std::pair<std::string_view, size_t>> match;
-    for (const auto &[key, targetIndex] : worklist.entries()) {
-      if (isCodeObjectCompatible(codeObject, requested[*targetIndex],
-                                 config.hipOpenmpCompatible)) {
-        match.emplace(key, *targetIndex);
+  // Several compressed bundles may lie end to end; each requested target is
+  // looked for in one bundle after another.
+  for (const auto &bundle : bundles) {
+    auto reader = openReader(*choice, *bundle);
+    if (!reader)
+      return reader.takeError();
+    while (!worklist.empty()) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return next.takeError();
+      if (!*next)
         break;
-      }
-    }
-    if (!match)
-      continue;
+      std::string_view entryId = **next;
+      if (!isWellFormedBundleId(entryId))
+        return makeError("invalid bundle id read from the bundle");
+      OffloadTarget codeObject = OffloadTarget::parse(entryId);
 
-    auto output = transaction.create(config.outputFileNames.at(match->second));
-    if (!output)
-      return output.takeError();
-    auto range = (*reader)->readEntry();
-    if (!range)
-      return range.takeError();
-    copies.push_back({*output, range->offset, range->size});
-    worklist.erase(std::string(match->first));
-    if (codeObject.hasHostKind())
-      foundHostBundle = true;
+      std::optional<std::pair<std::string_view, size_t>> match;
+      for (const auto &[key, targetIndex] : worklist.entries()) {
+        if (isCodeObjectCompatible(codeObject, requested[*targetIndex],
+                                   config.hipOpenmpCompatible)) {
+          match.emplace(key, *targetIndex);
+          break;
+        }
+      }
+      if (!match)
+        continue;
+
+      auto output =
+          transaction.create(config.outputFileNames.at(match->second));
+      if (!output)
+        return output.takeError();
+      auto range = (*reader)->readEntry();
+      if (!range)
+        return range.takeError();
+      copies.push_back({bundle.get(), {*output, range->offset, range->size}});
+      worklist.erase(std::string(match->first));
+      if (codeObject.hasHostKind())
+        foundHostBundle = true;
+    }
   }
 
   std::vector<std::pair<std::string_view, size_t>> remaining;
@@ -180,58 +251,68 @@ Status unbundleFiles(const BundlerConfig &config) {
     return missingBundlesError(missing);
   }
 
-  // No entry matched at all: the input is taken to be a plain host file.
   if (remaining.size() == config.targetNames.size()) {
+    // No entry matched at all: the input is taken to be a plain host file
+    // (after decompression, when it was compressed).
     for (const auto &[key, targetIndex] : remaining) {
       auto output = transaction.create(config.outputFileNames.at(targetIndex));
       if (!output)
         return output.takeError();
       if (requested[targetIndex].hasHostKind())
-        copies.push_back({*output, 0, input.size()});
+        for (const auto &bundle : bundles)
+          copies.push_back({bundle.get(), {*output, 0, bundle->size()}});
     }
-    if (Status status = runCopies(input, copies); !status.ok())
+  } else {
+    if (!(foundHostBundle || config.hostInputIndex == BundlerConfig::kNoHost ||
+          config.allowMissingBundles))
+      return makeError("Can't find bundle for the host target");
+    for (const auto &[key, targetIndex] : remaining) {
+      auto output = transaction.create(config.outputFileNames.at(targetIndex));
+      if (!output)
+        return output.takeError();
+    }
+  }
+
+  // Copies from each bundle run together; one output may take pieces from
+  // several bundles only in the host case above, where they run in order.
+  for (const auto &bundle : bundles) {
+    std::vector<PendingCopy> fromThisBundle;
+    for (const auto &[source, copy] : copies)
+      if (source == bundle.get())
+        fromThisBundle.push_back(copy);
+    if (Status status = runCopies(*bundle, fromThisBundle); !status.ok())
       return status;
-    return transaction.commit();
   }
-
-  if (!(foundHostBundle || config.hostInputIndex == BundlerConfig::kNoHost ||
-        config.allowMissingBundles))
-    return makeError("Can't find bundle for the host target");
-
-  for (const auto &[key, targetIndex] : remaining) {
-    auto output = transaction.create(config.outputFileNames.at(targetIndex));
-    if (!output)
-      return output.takeError();
-  }
-  if (Status status = runCopies(input, copies); !status.ok())
-    return status;
   return transaction.commit();
 }
 
-Status listBundleIds(const BundlerConfig &config, std::string &listing) {
+Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   auto opened = InputFile::open(config.inputFileNames.front());
   if (!opened)
     return opened.takeError();
-  const InputFile &input = **opened;
-  if (isCompressedBundle(input.contents()))
-    return unsupportedCompressed(input);
+  auto decoded = decodeInput(std::move(*opened), config.verbose, report);
+  if (!decoded)
+    return decoded.takeError();
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
-  auto reader = openReader(*choice, input);
-  if (!reader)
-    return reader.takeError();
-  for (;;) {
-    auto next = (*reader)->nextEntry();
-    if (!next)
-      return next.takeError();
-    if (!*next)
-      return Status::success();
-    listing += **next;
-    listing += '\n';
-    if (Status status = (*reader)->skipEntry(); !status.ok())
-      return status;
+  for (const auto &bundle : *decoded) {
+    auto reader = openReader(*choice, *bundle);
+    if (!reader)
+      return reader.takeError();
+    for (;;) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return next.takeError();
+      if (!*next)
+        break;
+      report.standardOutput += **next;
+      report.standardOutput += '\n';
+      if (Status status = (*reader)->skipEntry(); !status.ok())
+        return status;
+    }
   }
+  return Status::success();
 }
 
 } // namespace offbundle

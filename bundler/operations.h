@@ -9,14 +9,21 @@
 
 namespace offbundle {
 
+// What an operation prints, kept apart from its outputs. On error it holds
+// what was printed before the error, as LLVM prints as it goes.
+struct OperationReport {
+  std::string standardOutput;
+  // -verbose reports and other notes for standard error.
+  std::string diagnostics;
+};
+
 // Bundles config.inputFileNames (one per target) into the single output.
-Status bundleFiles(const BundlerConfig &config);
+Status bundleFiles(const BundlerConfig &config, OperationReport &report);
 
 // Unbundles the single input into one output per target.
-Status unbundleFiles(const BundlerConfig &config);
+Status unbundleFiles(const BundlerConfig &config, OperationReport &report);
 
-// Appends one line per entry ID of the single input to `listing`. On error,
-// `listing` holds what was listed before it, as LLVM prints as it goes.
-Status listBundleIds(const BundlerConfig &config, std::string &listing);
+// Prints one line per entry ID of the single input.
+Status listBundleIds(const BundlerConfig &config, OperationReport &report);
 
 } // namespace offbundle

@@ -15,7 +15,12 @@
 #                 ours >= 3x faster, ours peak RSS < 32 MiB
 #   5. unbundleN  unbundling all five targets from that bundle
 #                 ours >= 3x faster, ours peak RSS < 32 MiB
-# Scenarios 1-5 also check that both tools produce byte-identical output
+#   6. compress   bundling with -compress (zstd, level 3, long distance
+#                 matching): ours >= 2x faster, peak RSS < 1.5x the
+#                 uncompressed bundle
+#   7. cunbundle1 unbundling one target from the compressed bundle: >= 2x
+#   8. clist      -list of the compressed bundle: >= 2x
+# Every scenario also checks that both tools produce byte-identical output
 # (stdout of -list, output files otherwise); a mismatch is always an error.
 #
 # Measurement:
@@ -183,6 +188,10 @@ inputs=(-input=host.bin -input=dev0.bin -input=dev1.bin -input=dev2.bin -input=d
 "$reference" -type=bc "-targets=$host_target,${device_targets[0]}" \
   -input=host.bin -input=tiny-dev.bin -output=tiny.bc
 "$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -output=bundle.bc
+"$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -compress -output=bundle.ccob
+# The compressed-bundle memory target is relative to the uncompressed size.
+bundle_mib=$(awk -v b="$(stat -c %s bundle.bc)" 'BEGIN { printf "%.1f", b / 1048576 }')
+compress_rss_limit=$(awk -v m="$bundle_mib" 'BEGIN { printf "%.1f", m * 1.5 }')
 
 # ---------------------------------------------------------------------------
 # Measurement helpers.
@@ -302,13 +311,28 @@ for i in 0 1 2 3 4; do
   same_file unbundleN "all$i.ours" "all$i.ref"
 done
 
+run_scenario compress "$runs" "ours.ccob ref.ccob" -- \
+  "$ours" -type=bc "-targets=$all_targets" "${inputs[@]}" -compress -output=ours.ccob -- \
+  "$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -compress -output=ref.ccob
+same_file compress ours.ccob ref.ccob
+
+run_scenario cunbundle1 "$runs" "cone.ours cone.ref" -- \
+  "$ours" -type=bc -unbundle "-targets=$one_target" -input=bundle.ccob -output=cone.ours -- \
+  "$reference" -type=bc -unbundle "-targets=$one_target" -input=bundle.ccob -output=cone.ref
+same_file cunbundle1 cone.ours cone.ref
+same_file cunbundle1 cone.ours dev1.bin
+
+run_scenario clist "$runs" "" -- \
+  "$ours" -type=bc -list -input=bundle.ccob -- \
+  "$reference" -type=bc -list -input=bundle.ccob
+
 # ---------------------------------------------------------------------------
 # Report.
 
 # Scenario index -> targets: minimum speedup, maximum peak RSS of ours in MiB
 # ("" = no target).
-min_speedup=(10 30 3 3 3)
-max_rss=(8 "" 32 32 32)
+min_speedup=(10 30 3 3 3 2 2 2)
+max_rss=(8 "" 32 32 32 "$compress_rss_limit" "" "")
 
 echo
 echo "clang-offload-bundler benchmark: ${image_mib} MiB device images x 4, $runs runs" \

@@ -74,13 +74,15 @@ REQUEST_VARIANTS = [
 
 
 class Case:
-    def __init__(self, name, argv, files):
+    def __init__(self, name, argv, files, env=None):
         self.name = name
         self.argv = argv
         self.files = files  # name -> bytes
+        self.env = env or {}  # extra environment variables
 
     def describe(self):
-        return f"{self.name}: {TOOL_NAME} {shlex.join(self.argv)}"
+        settings = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
+        return f"{self.name}: {settings}{TOOL_NAME} {shlex.join(self.argv)}"
 
 
 def run_tool(executable, argv, folder, env):
@@ -112,7 +114,8 @@ def run_case(case, ours, reference, env, scratch):
         for name, data in case.files.items():
             with open(os.path.join(folder, name), "wb") as handle:
                 handle.write(data)
-        code, out, err = run_tool(executable, case.argv, folder, env)
+        code, out, err = run_tool(executable, case.argv, folder,
+                                  dict(env, **case.env))
         results.append((code, out, err, snapshot(folder)))
     ref, got = results
     problems = []
@@ -187,8 +190,15 @@ def generated_cases(rng, count, reference, env, scratch):
             argv.append(f"-input={name}")
         if not is_text and rng.random() < 0.5:
             argv.append(f"-bundle-align={rng.choice([1, 2, 3, 8, 64, 4096])}")
+        settings = {}
+        if rng.random() < 0.35:
+            argv.append("-compress")
+            if rng.random() < 0.5:
+                argv.append(f"-compression-level={rng.choice([-5, 0, 1, 3, 9, 19])}")
+            if rng.random() < 0.3:
+                settings["COMPRESSED_BUNDLE_FORMAT_VERSION"] = rng.choice(["2", "3"])
         rng.shuffle(argv)
-        bundle_case = Case(f"bundle-{number}", argv, files)
+        bundle_case = Case(f"bundle-{number}", argv, files, settings)
         cases.append(bundle_case)
 
         # Make the bundle with the reference, so the next cases read what
@@ -199,7 +209,7 @@ def generated_cases(rng, count, reference, env, scratch):
         for name, data in files.items():
             with open(os.path.join(folder, name), "wb") as handle:
                 handle.write(data)
-        code, _, _ = run_tool(reference, argv, folder, env)
+        code, _, _ = run_tool(reference, argv, folder, dict(env, **settings))
         if code != 0 or not os.path.exists(os.path.join(folder, "bundle")):
             continue
         with open(os.path.join(folder, "bundle"), "rb") as handle:
@@ -265,7 +275,8 @@ def crafted_list_cases(rng, count):
 
 
 def corpus_cases(path):
-    """Hand-picked quirks: one case per line, 'name | argv | file=text ...'."""
+    """Hand-picked quirks: one case per line,
+    'name | argv | file=text ... | env:NAME=value ...'."""
     cases = []
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, 1):
@@ -275,10 +286,16 @@ def corpus_cases(path):
             parts = [p.strip() for p in line.split(" | ")]
             name, argv = parts[0], shlex.split(parts[1])
             files = {}
+            settings = {}
             for spec in parts[2:]:
+                if spec.startswith("env:"):
+                    variable, _, value = spec[4:].partition("=")
+                    settings[variable] = value
+                    continue
                 file_name, _, text = spec.partition("=")
                 files[file_name] = text.encode().decode("unicode_escape").encode("latin-1")
-            cases.append(Case(f"corpus:{line_number}:{name}", argv, files))
+            cases.append(Case(f"corpus:{line_number}:{name}", argv, files,
+                              settings))
     return cases
 
 

@@ -1,0 +1,84 @@
+// The zstd and zlib back ends of compressed bundles, behind one small
+// interface so that the bundle code does not depend on either library.
+//
+// Compression hands out the compressed bytes piece by piece as they are
+// produced, so they can go straight to their destination. Decompression is
+// incremental: the caller decides how much output space to offer, which lets
+// it grow memory with the data really produced and stop as soon as the output
+// passes the size the header announced.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+// Worst-case compressed size of `inputSize` bytes, or 0 when the codec cannot
+// compress that much in one frame.
+size_t zstdCompressedSizeBound(size_t inputSize);
+size_t zlibCompressedSizeBound(size_t inputSize);
+
+// Receives compressed bytes in order; an error stops the compression.
+using CompressedChunkConsumer = std::function<Status(std::string_view)>;
+
+// Compress `input` into the same bytes as ZSTD_compress2 with long distance
+// matching at `level` (what LLVM calls), or as zlib's compress2 at `level`.
+Status compressWithZstd(std::string_view input, int level,
+                        const CompressedChunkConsumer &consume);
+Status compressWithZlib(std::string_view input, int level,
+                        const CompressedChunkConsumer &consume);
+
+// Where a decoder writes: data[position, size) is free, and position moves
+// forward as output is produced.
+struct DecodeOutput {
+  char *data = nullptr;
+  size_t size = 0;
+  size_t position = 0;
+};
+
+class StreamDecoder {
+public:
+  virtual ~StreamDecoder() = default;
+
+  // Decodes more input into `output`. Every call either makes progress or
+  // fails; errors carry the codec's own text (the one LLVM reports). Must not
+  // be called once finished().
+  virtual Status decode(DecodeOutput &output) = 0;
+
+  // Whether all streams have ended and all their output has been delivered.
+  virtual bool finished() const = 0;
+
+  // The codec's text for output that does not fit the expected size, as LLVM
+  // reports it.
+  virtual std::string_view outputTooLargeMessage() const = 0;
+
+  // The error of the one-shot call LLVM makes (ZSTD_decompress or
+  // uncompress) on the whole input with `capacity` bytes of room at
+  // `scratch`, or nothing when that call succeeds. Streaming decoders check
+  // corrupt input in another order than one-shot calls do; replaying the
+  // call after a failure gives LLVM's exact words.
+  virtual std::optional<std::string> oneShotError(char *scratch,
+                                                  size_t capacity) const = 0;
+};
+
+// A decoder for all zstd frames in `input`, reported like ZSTD_decompress.
+// With `fixedOutput`, every call gets the same DecodeOutput (data and size
+// unchanged, position only moved by the decoder) holding room for the whole
+// expected output; zstd then decodes straight into it instead of keeping its
+// own window copy. `expectedSize` also bounds the window zstd may allocate.
+Result<std::unique_ptr<StreamDecoder>> makeZstdDecoder(std::string_view input,
+                                                       uint64_t expectedSize,
+                                                       bool fixedOutput);
+
+// A decoder for one zlib stream at the start of `input`; like zlib's
+// uncompress, bytes after the end of the stream are ignored.
+Result<std::unique_ptr<StreamDecoder>> makeZlibDecoder(std::string_view input);
+
+} // namespace offbundle

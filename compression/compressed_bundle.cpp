@@ -1,0 +1,544 @@
+#include "compression/compressed_bundle.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <new>
+#include <stdexcept>
+
+#include "compression/codecs.h"
+#include "compression/md5.h"
+
+namespace offbundle {
+
+namespace {
+
+constexpr std::string_view kMagic = "CCOB";
+
+// LLVM 22's messages.
+constexpr const char *kHeaderTooSmall =
+    "Compressed bundle header size too small";
+constexpr const char *kUnknownMethod = "Unknown compressing method";
+// LLVM prefixes every codec error with this.
+constexpr std::string_view kCodecErrorPrefix =
+    "Could not decompress embedded file contents: ";
+
+// Where the common fields sit; the fields of each version follow them.
+constexpr size_t kVersionOffset = 4;
+constexpr size_t kMethodOffset = 6;
+constexpr size_t kLargestHeaderSize = 32;
+
+// Hashing on a second thread pays off only once the data takes longer to
+// hash than a thread takes to start.
+constexpr size_t kBackgroundHashThreshold = size_t{1} << 20;
+
+// How far decompression trusts the uncompressed size in the header before
+// data proves it. A claim within this ratio of the compressed size (or below
+// the floor) gets its whole output buffer at once; any larger claim grows the
+// buffer as output really appears, starting from a few times the input.
+constexpr uint64_t kTrustedExpansionRatio = 64;
+constexpr uint64_t kTrustedOutputFloor = uint64_t{1} << 20;
+constexpr uint64_t kUntrustedInitialRatio = 4;
+
+// Output offered to a decoder per call when the buffer grows, so that
+// hashing can follow decoding closely.
+constexpr size_t kDecodeOutputStep = size_t{4} << 20;
+
+// Room for output that should not exist: any byte decoded into it means the
+// data is larger than the header says.
+constexpr size_t kOverflowProbeSize = 64;
+
+uint64_t readLittleEndian(std::string_view bytes, size_t offset, size_t width) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < width; ++i)
+    value |= uint64_t{static_cast<unsigned char>(bytes[offset + i])} << (8 * i);
+  return value;
+}
+
+void writeLittleEndian(std::string &bytes, size_t offset, size_t width,
+                       uint64_t value) {
+  for (size_t i = 0; i < width; ++i)
+    bytes[offset + i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
+const char *methodName(CompressionMethod method) {
+  return method == CompressionMethod::Zlib ? "zlib" : "zstd";
+}
+
+// Thousands separated by commas, as LLVM prints sizes.
+std::string withThousandsSeparators(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string separated;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0)
+      separated += ',';
+    separated += digits[i];
+  }
+  return separated;
+}
+
+template <typename... Arguments>
+std::string formatted(const char *format, Arguments... arguments) {
+  char buffer[512];
+  int written = std::snprintf(buffer, sizeof(buffer), format, arguments...);
+  // snprintf reports the length it wanted, which may exceed the buffer.
+  size_t length =
+      std::min(static_cast<size_t>(std::max(written, 0)), sizeof(buffer) - 1);
+  return std::string(buffer, length);
+}
+
+// LLVM's format_hex(value, 16): "0x" and at least 14 lowercase digits.
+std::string llvmHex(uint64_t value) {
+  return formatted("0x%014" PRIx64, value);
+}
+
+std::string fullHex(uint64_t value) {
+  return formatted("0x%016" PRIx64, value);
+}
+
+// Bytes the bundle at the start of `bytes` occupies, header included.
+Result<size_t> compressedExtent(const CompressedBundleHeader &header,
+                                std::string_view bytes) {
+  if (!header.totalFileSize)
+    return bytes.size();
+  uint64_t total = *header.totalFileSize;
+  if (total < header.headerSize)
+    return makeError("Compressed bundle total file size " +
+                     std::to_string(total) + " is smaller than its " +
+                     std::to_string(header.headerSize) + "-byte header");
+  if (total > bytes.size())
+    return makeError("Compressed bundle total file size " +
+                     std::to_string(total) + " exceeds the " +
+                     std::to_string(bytes.size()) + " bytes available");
+  return static_cast<size_t>(total);
+}
+
+Result<std::unique_ptr<StreamDecoder>>
+makeDecoder(CompressionMethod method, std::string_view compressedData,
+            uint64_t expectedSize, bool fixedOutput) {
+  if (method == CompressionMethod::Zlib)
+    return makeZlibDecoder(compressedData);
+  return makeZstdDecoder(compressedData, expectedSize, fixedOutput);
+}
+
+Error codecError(const Error &error) {
+  return makeError(std::string(kCodecErrorPrefix) + error.message);
+}
+
+// The error for a decoding failure: LLVM's own words when the output buffer
+// has the room LLVM's one-shot call would have had (the usual case), the
+// streaming decoder's otherwise.
+Error decodingError(const Error &streamingError, StreamDecoder &decoder,
+                    std::string &output, uint64_t expectedSize,
+                    BackgroundMd5 &hasher) {
+  if (output.size() == expectedSize) {
+    // The replay writes into the buffer the hasher reads.
+    hasher.waitUntilCaughtUp();
+    std::optional<std::string> oneShot =
+        decoder.oneShotError(output.data(), output.size());
+    if (oneShot)
+      return codecError(makeError(*oneShot));
+  }
+  return codecError(streamingError);
+}
+
+// Decodes all of `compressedData` into `output`, which ends up exactly
+// `expectedSize` bytes long or the call fails. Each piece of output is handed
+// to `hasher` as soon as it exists.
+Status decodeExactly(CompressionMethod method, std::string_view compressedData,
+                     uint64_t expectedSize, std::string &output,
+                     BackgroundMd5 &hasher) {
+  uint64_t trustedSize =
+      std::max(kTrustedOutputFloor,
+               uint64_t{compressedData.size()} * kTrustedExpansionRatio);
+  bool claimTrusted = expectedSize <= trustedSize;
+  uint64_t initialSize =
+      claimTrusted
+          ? expectedSize
+          : std::min(expectedSize, std::max(kTrustedOutputFloor,
+                                            uint64_t{compressedData.size()} *
+                                                kUntrustedInitialRatio));
+  // With the whole buffer in place from the start, zstd decodes straight into
+  // it instead of through a window copy of its own. zlib gains nothing: its
+  // window is 32 KiB.
+  bool fixedOutput = claimTrusted && method == CompressionMethod::Zstd;
+
+  Result<std::unique_ptr<StreamDecoder>> decoderOrError =
+      makeDecoder(method, compressedData, expectedSize, fixedOutput);
+  if (!decoderOrError)
+    return codecError(decoderOrError.error());
+  StreamDecoder &decoder = **decoderOrError;
+
+  output.resize(static_cast<size_t>(initialSize));
+  size_t produced = 0;
+  while (!decoder.finished()) {
+    if (!fixedOutput && produced == output.size()) {
+      if (produced == expectedSize) {
+        // The buffer holds all the header promised; the stream may still end
+        // without more output, but any further byte is one too many.
+        char probe[kOverflowProbeSize];
+        DecodeOutput probeOutput{probe, sizeof(probe), 0};
+        Status status = decoder.decode(probeOutput);
+        if (!status.ok())
+          return decodingError(status.error(), decoder, output, expectedSize,
+                               hasher);
+        if (probeOutput.position != 0)
+          return decodingError(
+              makeError(std::string(decoder.outputTooLargeMessage())), decoder,
+              output, expectedSize, hasher);
+        continue;
+      }
+      // The buffer may move: the hasher must be done reading it.
+      hasher.waitUntilCaughtUp();
+      uint64_t grownSize = std::min<uint64_t>(
+          expectedSize,
+          std::max<uint64_t>(uint64_t{output.size()} * 2, kTrustedOutputFloor));
+      output.resize(static_cast<size_t>(grownSize));
+    }
+    DecodeOutput step{
+        output.data(),
+        fixedOutput ? output.size()
+                    : std::min(output.size(), produced + kDecodeOutputStep),
+        produced};
+    Status status = decoder.decode(step);
+    if (!status.ok())
+      return decodingError(status.error(), decoder, output, expectedSize,
+                           hasher);
+    produced = step.position;
+    hasher.publish(output.data(), produced);
+  }
+  if (produced != expectedSize)
+    return makeError("Decompressed size " + std::to_string(produced) +
+                     " does not match the size in the header, " +
+                     std::to_string(expectedSize));
+  return Status::success();
+}
+
+} // namespace
+
+bool hasCompressedBundleMagic(std::string_view bytes) {
+  return bytes.substr(0, kMagic.size()) == kMagic;
+}
+
+size_t compressedBundleHeaderSize(uint16_t version) {
+  switch (version) {
+  case 1:
+    return 20;
+  case 2:
+    return 24;
+  case 3:
+    return 32;
+  default:
+    return 0;
+  }
+}
+
+Result<CompressedBundleHeader>
+parseCompressedBundleHeader(std::string_view bytes) {
+  if (!hasCompressedBundleMagic(bytes))
+    return makeError("Not a compressed bundle: no 'CCOB' magic");
+  if (bytes.size() < kCompressedBundleCommonHeaderSize)
+    return makeError(kHeaderTooSmall);
+  CompressedBundleHeader header;
+  header.version =
+      static_cast<uint16_t>(readLittleEndian(bytes, kVersionOffset, 2));
+  uint16_t method =
+      static_cast<uint16_t>(readLittleEndian(bytes, kMethodOffset, 2));
+  header.headerSize = compressedBundleHeaderSize(header.version);
+  // LLVM means to answer "Unknown compressed bundle version" here, but it
+  // computes the required size first and, for an unknown version, that size
+  // is undefined; LLVM 22.1.8 as built reports every unknown version (0, 4,
+  // 9, 65535, with inputs up to 1 MB) as a header too small. Its words are
+  // reproduced.
+  if (header.headerSize == 0 || bytes.size() < header.headerSize)
+    return makeError(kHeaderTooSmall);
+  size_t offset = kCompressedBundleCommonHeaderSize;
+  switch (header.version) {
+  case 1:
+    header.uncompressedSize = readLittleEndian(bytes, offset, 4);
+    header.hash = readLittleEndian(bytes, offset + 4, 8);
+    break;
+  case 2:
+    header.totalFileSize = readLittleEndian(bytes, offset, 4);
+    header.uncompressedSize = readLittleEndian(bytes, offset + 4, 4);
+    header.hash = readLittleEndian(bytes, offset + 8, 8);
+    break;
+  default:
+    header.totalFileSize = readLittleEndian(bytes, offset, 8);
+    header.uncompressedSize = readLittleEndian(bytes, offset + 8, 8);
+    header.hash = readLittleEndian(bytes, offset + 16, 8);
+    break;
+  }
+  if (method != static_cast<uint16_t>(CompressionMethod::Zlib) &&
+      method != static_cast<uint16_t>(CompressionMethod::Zstd))
+    return makeError(kUnknownMethod);
+  header.method = static_cast<CompressionMethod>(method);
+  return header;
+}
+
+namespace {
+
+Result<CompressedBundleHeader>
+compressIntoSink(std::string_view uncompressedBundle,
+                 const CompressionOptions &options,
+                 CompressedBundleSink &sink) {
+  CompressedBundleHeader header;
+  header.version = options.version;
+  header.method = options.method;
+  header.headerSize = compressedBundleHeaderSize(options.version);
+  header.uncompressedSize = uncompressedBundle.size();
+  if (header.headerSize == 0)
+    return makeError("Unsupported compressed bundle version " +
+                     std::to_string(options.version));
+  if (options.method != CompressionMethod::Zlib &&
+      options.method != CompressionMethod::Zstd)
+    return makeError(kUnknownMethod);
+  // Versions 1 and 2 store sizes in 32 bits; LLVM refuses (for version 2)
+  // rather than truncate.
+  constexpr uint64_t kLargest32BitSize = std::numeric_limits<uint32_t>::max();
+  std::string versionLimit =
+      " exceeds version " + std::to_string(options.version) + " limit";
+  if (options.version < 3 && header.uncompressedSize > kLargest32BitSize)
+    return makeError("Uncompressed size" + versionLimit);
+
+  Status started = sink.append(std::string(header.headerSize, '\0'));
+  if (!started.ok())
+    return started.takeError();
+
+  // The input is hashed while it compresses.
+  BackgroundMd5 hasher(uncompressedBundle.size() >= kBackgroundHashThreshold);
+  hasher.publish(uncompressedBundle.data(), uncompressedBundle.size());
+  uint64_t compressedSize = 0;
+  CompressedChunkConsumer consume = [&](std::string_view chunk) {
+    compressedSize += chunk.size();
+    return sink.append(chunk);
+  };
+  Status compressed =
+      options.method == CompressionMethod::Zstd
+          ? compressWithZstd(uncompressedBundle, options.level, consume)
+          : compressWithZlib(uncompressedBundle, options.level, consume);
+  header.hash = hasher.finish();
+  if (!compressed.ok())
+    return compressed.takeError();
+
+  uint64_t totalFileSize = header.headerSize + compressedSize;
+  if (options.version < 3 && totalFileSize > kLargest32BitSize)
+    return makeError("Total file size" + versionLimit);
+  if (options.version >= 2)
+    header.totalFileSize = totalFileSize;
+
+  std::string headerBytes(header.headerSize, '\0');
+  headerBytes.replace(0, kMagic.size(), kMagic);
+  writeLittleEndian(headerBytes, kVersionOffset, 2, header.version);
+  writeLittleEndian(headerBytes, kMethodOffset, 2,
+                    static_cast<uint16_t>(header.method));
+  size_t offset = kCompressedBundleCommonHeaderSize;
+  switch (header.version) {
+  case 1:
+    writeLittleEndian(headerBytes, offset, 4, header.uncompressedSize);
+    writeLittleEndian(headerBytes, offset + 4, 8, header.hash);
+    break;
+  case 2:
+    writeLittleEndian(headerBytes, offset, 4, totalFileSize);
+    writeLittleEndian(headerBytes, offset + 4, 4, header.uncompressedSize);
+    writeLittleEndian(headerBytes, offset + 8, 8, header.hash);
+    break;
+  default:
+    writeLittleEndian(headerBytes, offset, 8, totalFileSize);
+    writeLittleEndian(headerBytes, offset + 8, 8, header.uncompressedSize);
+    writeLittleEndian(headerBytes, offset + 16, 8, header.hash);
+    break;
+  }
+  Status finished = sink.overwrite(0, headerBytes);
+  if (!finished.ok())
+    return finished.takeError();
+  return header;
+}
+
+} // namespace
+
+Result<CompressedBundleHeader>
+compressBundleTo(std::string_view uncompressedBundle,
+                 const CompressionOptions &options,
+                 CompressedBundleSink &sink) {
+  try {
+    return compressIntoSink(uncompressedBundle, options, sink);
+  } catch (const std::bad_alloc &) {
+    return makeError("Compression failed: out of memory");
+  } catch (const std::length_error &) {
+    return makeError("Compression failed: out of memory");
+  }
+}
+
+Result<std::string> compressBundle(std::string_view uncompressedBundle,
+                                   const CompressionOptions &options) {
+  // Collects the bundle in a string reserved for the worst case up front:
+  // that costs address space only, the pages being touched as compressed
+  // bytes arrive, and the string never has to move (which would copy it).
+  class StringSink final : public CompressedBundleSink {
+  public:
+    explicit StringSink(std::string &bytes) : bytes_(bytes) {}
+    Status append(std::string_view bytes) override {
+      bytes_.append(bytes);
+      return Status::success();
+    }
+    Status overwrite(uint64_t offset, std::string_view bytes) override {
+      bytes_.replace(static_cast<size_t>(offset), bytes.size(), bytes);
+      return Status::success();
+    }
+
+  private:
+    std::string &bytes_;
+  };
+
+  size_t bound = options.method == CompressionMethod::Zlib
+                     ? zlibCompressedSizeBound(uncompressedBundle.size())
+                     : zstdCompressedSizeBound(uncompressedBundle.size());
+  if (bound == 0)
+    return makeError("Compression failed: input too large");
+  try {
+    std::string bundle;
+    bundle.reserve(kLargestHeaderSize + bound);
+    StringSink sink(bundle);
+    Result<CompressedBundleHeader> header =
+        compressBundleTo(uncompressedBundle, options, sink);
+    if (!header)
+      return header.takeError();
+    return bundle;
+  } catch (const std::bad_alloc &) {
+    return makeError("Compression failed: out of memory");
+  } catch (const std::length_error &) {
+    return makeError("Compression failed: out of memory");
+  }
+}
+
+Result<DecompressedBundle> decompressBundle(std::string_view bytes) {
+  Result<CompressedBundleHeader> headerOrError =
+      parseCompressedBundleHeader(bytes);
+  if (!headerOrError)
+    return headerOrError.takeError();
+  DecompressedBundle result;
+  result.header = *headerOrError;
+  Result<size_t> extentOrError = compressedExtent(result.header, bytes);
+  if (!extentOrError)
+    return extentOrError.takeError();
+  result.compressedExtent = *extentOrError;
+  std::string_view compressedData =
+      bytes.substr(result.header.headerSize,
+                   result.compressedExtent - result.header.headerSize);
+  uint64_t expectedSize = result.header.uncompressedSize;
+  if (expectedSize > result.bytes.max_size())
+    return makeError("Decompressed size " + std::to_string(expectedSize) +
+                     " is too large for this machine");
+
+  try {
+    // Declared after result.bytes so that it stops reading before the buffer
+    // goes away on every path.
+    BackgroundMd5 hasher(expectedSize >= kBackgroundHashThreshold);
+    Status decoded = decodeExactly(result.header.method, compressedData,
+                                   expectedSize, result.bytes, hasher);
+    if (!decoded.ok())
+      return decoded.takeError();
+    uint64_t computedHash = hasher.finish();
+    if (computedHash != result.header.hash)
+      return makeError("Hash mismatch: stored " + fullHex(result.header.hash) +
+                       ", computed " + fullHex(computedHash));
+  } catch (const std::bad_alloc &) {
+    return makeError("Decompression failed: out of memory");
+  } catch (const std::length_error &) {
+    return makeError("Decompression failed: out of memory");
+  }
+  return result;
+}
+
+Result<std::vector<CompressedBundleSpan>>
+splitConcatenatedCompressedBundles(std::string_view bytes) {
+  std::vector<CompressedBundleSpan> spans;
+  size_t offset = 0;
+  while (offset < bytes.size()) {
+    std::string_view rest = bytes.substr(offset);
+    // Messages about later bundles say where they are; those about the first
+    // stay LLVM's own words.
+    std::string where = offset == 0 ? ""
+                                    : "Compressed bundle at offset " +
+                                          std::to_string(offset) + ": ";
+    if (!hasCompressedBundleMagic(rest))
+      return makeError(where + "Not a compressed bundle: no 'CCOB' magic");
+    Result<CompressedBundleHeader> header = parseCompressedBundleHeader(rest);
+    if (!header)
+      return makeError(where + header.error().message);
+    Result<size_t> extent = compressedExtent(*header, rest);
+    if (!extent)
+      return makeError(where + extent.error().message);
+    spans.push_back({offset, *header, rest.substr(0, *extent)});
+    offset += *extent;
+  }
+  return spans;
+}
+
+std::string formatCompressionReport(const CompressedBundleHeader &header,
+                                    uint64_t compressedDataSize, int level,
+                                    double seconds) {
+  uint64_t totalFileSize = header.headerSize + compressedDataSize;
+  double rate = static_cast<double>(header.uncompressedSize) /
+                static_cast<double>(compressedDataSize);
+  double megabytesPerSecond =
+      (static_cast<double>(header.uncompressedSize) / (1024.0 * 1024.0)) /
+      seconds;
+  std::string report;
+  report +=
+      "Compressed bundle format version: " + std::to_string(header.version) +
+      "\n";
+  report += "Total file size (including headers): " +
+            withThousandsSeparators(totalFileSize) + " bytes\n";
+  report += std::string("Compression method used: ") +
+            methodName(header.method) + "\n";
+  report += "Compression level: " + std::to_string(level) + "\n";
+  report += "Binary size before compression: " +
+            withThousandsSeparators(header.uncompressedSize) + " bytes\n";
+  report += "Binary size after compression: " +
+            withThousandsSeparators(compressedDataSize) + " bytes\n";
+  report += "Compression rate: " + formatted("%.2f", rate) + "\n";
+  report += "Compression ratio: " + formatted("%.2f%%", 100.0 / rate) + "\n";
+  report +=
+      "Compression speed: " + formatted("%.2f MB/s", megabytesPerSecond) + "\n";
+  report += "Truncated MD5 hash: " + llvmHex(header.hash) + "\n";
+  return report;
+}
+
+std::string formatDecompressionReport(const CompressedBundleHeader &header,
+                                      uint64_t compressedDataSize,
+                                      double seconds,
+                                      uint64_t recalculatedHash) {
+  double rate = static_cast<double>(header.uncompressedSize) /
+                static_cast<double>(compressedDataSize);
+  double megabytesPerSecond =
+      (static_cast<double>(header.uncompressedSize) / (1024.0 * 1024.0)) /
+      seconds;
+  std::string report;
+  report +=
+      "Compressed bundle format version: " + std::to_string(header.version) +
+      "\n";
+  if (header.totalFileSize)
+    report += "Total file size (from header): " +
+              withThousandsSeparators(*header.totalFileSize) + " bytes\n";
+  report +=
+      std::string("Decompression method: ") + methodName(header.method) + "\n";
+  report += "Size before decompression: " +
+            withThousandsSeparators(compressedDataSize) + " bytes\n";
+  report += "Size after decompression: " +
+            withThousandsSeparators(header.uncompressedSize) + " bytes\n";
+  report += "Compression rate: " + formatted("%.2f", rate) + "\n";
+  report += "Compression ratio: " + formatted("%.2f%%", 100.0 / rate) + "\n";
+  report +=
+      "Decompression speed: " + formatted("%.2f MB/s", megabytesPerSecond) +
+      "\n";
+  report += "Stored hash: " + llvmHex(header.hash) + "\n";
+  report += "Recalculated hash: " + llvmHex(recalculatedHash) + "\n";
+  report += std::string("Hashes match: ") +
+            (header.hash == recalculatedHash ? "Yes" : "No") + "\n";
+  return report;
+}
+
+} // namespace offbundle

@@ -1,0 +1,167 @@
+// Compressed offload bundles ("CCOB"), as written by clang-offload-bundler
+// -compress. A compressed bundle wraps a whole uncompressed bundle (text or
+// binary) behind a packed little-endian header:
+//
+//   all versions   "CCOB"                      4 bytes
+//                  version                     u16
+//                  method (0 zlib, 1 zstd)     u16
+//   version 1      uncompressed size           u32
+//                  hash                        u64      (20-byte header)
+//   version 2      total file size             u32
+//                  uncompressed size           u32
+//                  hash                        u64      (24-byte header)
+//   version 3      total file size             u64
+//                  uncompressed size           u64
+//                  hash                        u64      (32-byte header)
+//
+// followed by one zlib stream or zstd frames. The total file size includes the
+// header, so version 2 and 3 bundles can be concatenated; a version 1 bundle's
+// data runs to the end of the input. The hash is the first 8 bytes of the MD5
+// digest of the uncompressed bytes, read little-endian (LLVM's
+// MD5Result::low()).
+//
+// Compression reproduces LLVM 22's output byte for byte (zstd with long
+// distance matching, or zlib's compress2), hashing on a second core while the
+// first compresses. Decompression does better than LLVM: it never reserves
+// an implausible size because a header claims it, and it refuses output whose
+// size or hash differ from the header instead of passing it on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+// Values of LLVM's llvm::compression::Format, as stored in the header.
+enum class CompressionMethod : uint16_t { Zlib = 0, Zstd = 1 };
+
+// LLVM 22's default levels: zstd is preferred (level 3 suffices with long
+// distance matching); zlib's default is used only when zstd is unavailable.
+inline constexpr int kDefaultZstdLevel = 3;
+inline constexpr int kDefaultZlibLevel = 6;
+// The version LLVM 22 writes unless COMPRESSED_BUNDLE_FORMAT_VERSION says 2.
+inline constexpr uint16_t kDefaultCompressedBundleVersion = 3;
+
+// Magic, version and method: the bytes every version shares. LLVM treats an
+// input shorter than this as uncompressed even when it starts with "CCOB".
+inline constexpr size_t kCompressedBundleCommonHeaderSize = 8;
+
+// Whether the bytes start with "CCOB".
+bool hasCompressedBundleMagic(std::string_view bytes);
+
+struct CompressedBundleHeader {
+  uint16_t version = 0;
+  CompressionMethod method = CompressionMethod::Zstd;
+  // Header plus compressed data; absent in version 1.
+  std::optional<uint64_t> totalFileSize;
+  uint64_t uncompressedSize = 0;
+  uint64_t hash = 0;
+  // 20, 24 or 32 bytes depending on the version.
+  size_t headerSize = 0;
+};
+
+// Header size of a known version, 0 for any other.
+size_t compressedBundleHeaderSize(uint16_t version);
+
+// Reads the header at the start of `bytes` (which must start with "CCOB").
+// Checks the version, then that the bytes hold that version's header, then the
+// method, with LLVM 22's messages. Does not check the sizes against the input.
+Result<CompressedBundleHeader>
+parseCompressedBundleHeader(std::string_view bytes);
+
+// The hash stored in the header: MD5 of `data`, first 8 digest bytes read
+// little-endian.
+uint64_t truncatedMd5(std::string_view data);
+
+struct CompressionOptions {
+  CompressionMethod method = CompressionMethod::Zstd;
+  // Passed to the codec unchanged (zstd clamps out-of-range levels; zlib
+  // accepts -1 to 9). LLVM's zlib default is kDefaultZlibLevel.
+  int level = kDefaultZstdLevel;
+  // 2 or 3 as LLVM writes; 1 is accepted too so that old-style bundles can be
+  // produced (LLVM 22 no longer writes them).
+  uint16_t version = kDefaultCompressedBundleVersion;
+};
+
+// Where compressBundleTo puts a compressed bundle: an output file, typically,
+// so that the compressed bytes never have to be held in memory.
+class CompressedBundleSink {
+public:
+  virtual ~CompressedBundleSink() = default;
+  // Adds bytes after everything appended so far.
+  virtual Status append(std::string_view bytes) = 0;
+  // Replaces bytes already appended, `offset` counted from the first one.
+  virtual Status overwrite(uint64_t offset, std::string_view bytes) = 0;
+};
+
+// Streams a compressed bundle into `sink`: zeros where the header goes, the
+// compressed data as it is produced, then the header over the zeros (its
+// sizes and hash are known only at the end). The bytes are identical to LLVM
+// 22's -compress output for the same method, level and version. On error the
+// sink holds an unfinished bundle. Returns the header written.
+Result<CompressedBundleHeader>
+compressBundleTo(std::string_view uncompressedBundle,
+                 const CompressionOptions &options, CompressedBundleSink &sink);
+
+// The same bundle in memory. The string may keep unused capacity, never
+// touched, so it costs address space but no memory.
+Result<std::string> compressBundle(std::string_view uncompressedBundle,
+                                   const CompressionOptions &options);
+
+struct DecompressedBundle {
+  std::string bytes;
+  CompressedBundleHeader header;
+  // Bytes of the input this bundle occupies, header included: the total file
+  // size for versions 2 and 3, the whole input for version 1.
+  size_t compressedExtent = 0;
+};
+
+// Decompresses the bundle at the start of `bytes`, which may continue past it
+// (concatenated bundles). Refuses a total file size outside the input, output
+// larger or smaller than the header's uncompressed size and a hash that does
+// not match. Corrupt data is reported in LLVM's words ("Could not decompress
+// embedded file contents: <codec error>").
+//
+// The header's uncompressed size is reserved up front only when it is
+// plausible: at most 64 times the compressed data, or 1 MiB. A larger claim
+// is grown into as output really appears, so a header claiming 2^62 bytes
+// costs nothing.
+Result<DecompressedBundle> decompressBundle(std::string_view bytes);
+
+// One compressed bundle found in a concatenation.
+struct CompressedBundleSpan {
+  size_t offset = 0;
+  CompressedBundleHeader header;
+  // The whole bundle, header included.
+  std::string_view bytes;
+};
+
+// The compressed bundles laid end to end in `bytes`, each bundle's extent
+// taken from its header (a version 1 bundle can only be the last one). Data
+// that does not start with "CCOB" where a bundle should start is refused.
+// Empty input gives an empty list.
+Result<std::vector<CompressedBundleSpan>>
+splitConcatenatedCompressedBundles(std::string_view bytes);
+
+// The lines LLVM 22 prints to stderr with -verbose after compressing.
+// `compressedDataSize` excludes the header; `seconds` is the compression
+// time.
+std::string formatCompressionReport(const CompressedBundleHeader &header,
+                                    uint64_t compressedDataSize, int level,
+                                    double seconds);
+
+// The lines LLVM 22 prints to stderr with -verbose after decompressing
+// (LLVM prints them only when decompression succeeds). `compressedDataSize`
+// excludes the header; `seconds` is the decompression time.
+std::string formatDecompressionReport(const CompressedBundleHeader &header,
+                                      uint64_t compressedDataSize,
+                                      double seconds,
+                                      uint64_t recalculatedHash);
+
+} // namespace offbundle
