@@ -207,6 +207,27 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
                             uint64_t length) {
   if (length == 0)
     return Status::success();
+  if (inMemory_ && input.fd() >= 0) {
+    // Read straight into the buffer rather than through the input's
+    // mapping, whose pages would otherwise count as a second copy.
+    size_t start = memoryBytes_.size();
+    memoryBytes_.resize(start + length);
+    uint64_t done = 0;
+    while (done < length) {
+      ssize_t n = ::pread(input.fd(), &memoryBytes_[start + done],
+                          length - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        memoryBytes_.resize(start);
+        return fileError(input.path(), n < 0 ? errnoMessage(errno)
+                                             : "file shrank while reading");
+      }
+      done += static_cast<uint64_t>(n);
+    }
+    written_ += length;
+    return Status::success();
+  }
   // Small pieces and in-memory inputs go through the ordinary write path.
   if (inMemory_ || input.fd() < 0 || length < kPendingLimit)
     return write(input.contents().substr(offset, length));

@@ -57,6 +57,12 @@ public:
   Status writeZeros(uint64_t count);
   // Copies [offset, offset + length) of an input, in the kernel when it can.
   Status copyFrom(const InputFile &input, uint64_t offset, uint64_t length);
+  // Room for this many bytes in an in-memory output, so that growing it
+  // never copies (and never holds two copies at once).
+  void reserveMemory(uint64_t bytes) {
+    if (inMemory_)
+      memoryBytes_.reserve(static_cast<size_t>(bytes));
+  }
   // Replaces bytes already written, counted from the start of the output.
   Status overwrite(uint64_t offset, std::string_view bytes);
   uint64_t bytesWritten() const { return written_; }

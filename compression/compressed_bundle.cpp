@@ -452,6 +452,40 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes) {
   return result;
 }
 
+Result<std::string> decompressBundlePrefix(std::string_view bytes,
+                                           uint64_t wanted) {
+  Result<CompressedBundleHeader> header = parseCompressedBundleHeader(bytes);
+  if (!header)
+    return header.takeError();
+  Result<size_t> extent = compressedExtent(*header, bytes);
+  if (!extent)
+    return extent.takeError();
+  std::string_view compressedData =
+      bytes.substr(header->headerSize, *extent - header->headerSize);
+  const uint64_t limit = std::min(wanted, header->uncompressedSize);
+  Result<std::unique_ptr<StreamDecoder>> decoder =
+      makeDecoder(header->method, compressedData, header->uncompressedSize,
+                  /*fixedOutput=*/false);
+  if (!decoder)
+    return codecError(decoder.error());
+  std::string prefix;
+  try {
+    prefix.resize(static_cast<size_t>(limit));
+  } catch (const std::exception &) {
+    return makeError("Decompression failed: out of memory");
+  }
+  size_t produced = 0;
+  while (produced < limit && !(*decoder)->finished()) {
+    DecodeOutput step{prefix.data(), prefix.size(), produced};
+    Status status = (*decoder)->decode(step);
+    if (!status.ok())
+      return codecError(status.error());
+    produced = step.position;
+  }
+  prefix.resize(produced);
+  return prefix;
+}
+
 Result<std::vector<CompressedBundleSpan>>
 splitConcatenatedCompressedBundles(std::string_view bytes) {
   std::vector<CompressedBundleSpan> spans;

@@ -134,6 +134,13 @@ struct DecompressedBundle {
 // costs nothing.
 Result<DecompressedBundle> decompressBundle(std::string_view bytes);
 
+// The first `wanted` bytes of the uncompressed bundle at the start of
+// `bytes` (fewer if the bundle is shorter), decompressing no further. Checks
+// the header and what it decodes, but cannot check the hash, which covers
+// the whole bundle: for reading a bundle's header only (-list).
+Result<std::string> decompressBundlePrefix(std::string_view bytes,
+                                           uint64_t wanted);
+
 // One compressed bundle found in a concatenation.
 struct CompressedBundleSpan {
   size_t offset = 0;

@@ -30,32 +30,62 @@ bool hasBinaryBundleMagic(std::string_view contents) {
   return contents.substr(0, kBundleMagic.size()) == kBundleMagic;
 }
 
+std::optional<uint64_t> binaryBundleHeaderSize(std::string_view prefix) {
+  if (prefix.size() < kBundleMagic.size())
+    return std::nullopt;
+  if (!hasBinaryBundleMagic(prefix))
+    return 0;
+  uint64_t pos = kBundleMagic.size();
+  if (prefix.size() - pos < 8)
+    return std::nullopt;
+  uint64_t count = readLittle64(prefix, pos);
+  pos += 8;
+  for (uint64_t index = 0; index < count; ++index) {
+    if (prefix.size() - pos < kEntryFixedSize)
+      return std::nullopt;
+    uint64_t idLength = readLittle64(prefix, pos + 16);
+    pos += kEntryFixedSize;
+    if (idLength > prefix.size() - pos)
+      return std::nullopt;
+    pos += idLength;
+  }
+  return pos;
+}
+
 Result<std::unique_ptr<BinaryBundleReader>>
 BinaryBundleReader::open(std::string_view contents) {
+  return openHeader(contents, contents.size());
+}
+
+Result<std::unique_ptr<BinaryBundleReader>>
+BinaryBundleReader::openHeader(std::string_view contents, uint64_t totalSize) {
   auto reader = std::unique_ptr<BinaryBundleReader>(new BinaryBundleReader());
   if (!hasBinaryBundleMagic(contents))
     return reader;
 
-  const uint64_t fileSize = contents.size();
+  // Header fields are read from `contents`; entries must lie within the
+  // whole bundle, which may be longer than what we were given of it.
+  const uint64_t available = contents.size();
+  const uint64_t fileSize = totalSize;
   uint64_t pos = kBundleMagic.size();
-  if (fileSize - pos < 8)
+  if (available - pos < 8)
     return malformed("the entry count is cut off");
   uint64_t count = readLittle64(contents, pos);
   pos += 8;
   // Every entry needs at least its three integers: a count the file cannot
   // hold is refused before anything is allocated for it.
-  if (count > (fileSize - pos) / kEntryFixedSize)
+  if (count > (available - pos) / kEntryFixedSize)
     return malformed("entry count " + std::to_string(count) +
-                     " does not fit in a file of " + std::to_string(fileSize) +
+                     " does not fit in a file of " + std::to_string(available) +
                      " bytes");
   for (uint64_t index = 0; index < count; ++index) {
-    if (fileSize - pos < kEntryFixedSize)
+    if (available - pos < kEntryFixedSize)
       return malformed("entry " + std::to_string(index + 1) + " is cut off");
     uint64_t offset = readLittle64(contents, pos);
     uint64_t size = readLittle64(contents, pos + 8);
     uint64_t idLength = readLittle64(contents, pos + 16);
     pos += kEntryFixedSize;
-    if (idLength > fileSize - pos)
+    if (idLength > available - pos)
       return malformed("the ID of entry " + std::to_string(index + 1) +
                        " runs past the end of the file");
     std::string_view id = contents.substr(pos, idLength);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,11 +28,22 @@ namespace offbundle {
 // Whether the bytes start with the binary bundle magic.
 bool hasBinaryBundleMagic(std::string_view contents);
 
+// How many leading bytes of a binary bundle its header takes, judged from
+// the bundle's first bytes; nullopt while `prefix` is too short to tell.
+// 0 when the bytes are not a binary bundle.
+std::optional<uint64_t> binaryBundleHeaderSize(std::string_view prefix);
+
 class BinaryBundleReader final : public BundleReader {
 public:
   // Input without the magic is not a bundle: a reader with no entries.
   static Result<std::unique_ptr<BinaryBundleReader>>
   open(std::string_view contents);
+  // The same for the first bytes of a bundle of `totalSize` bytes, which
+  // must hold the whole header (see binaryBundleHeaderSize): entries are
+  // checked against totalSize. Lets -list read a compressed bundle's header
+  // without decompressing its payloads.
+  static Result<std::unique_ptr<BinaryBundleReader>>
+  openHeader(std::string_view prefix, uint64_t totalSize);
 
   Result<std::optional<std::string_view>> nextEntry() override;
   Result<ByteRange> readEntry() override;
