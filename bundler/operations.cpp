@@ -319,6 +319,14 @@ Result<bool> listCompressedHeaders(const InputFile &input,
       // A fat object inside is read whole, by the ordinary path.
       if (looksLikeObjectFile(*prefix))
         return false;
+      // When the stream ended early, its size is known and must be the one
+      // the header claims (the hash, over everything, is checked only when
+      // the whole bundle is decompressed).
+      if (complete && prefix->size() != span.header.uncompressedSize)
+        return makeError("Failed to decompress input: Decompressed size " +
+                         std::to_string(prefix->size()) +
+                         " does not match the size in the header, " +
+                         std::to_string(span.header.uncompressedSize));
       std::optional<uint64_t> headerSize = binaryBundleHeaderSize(*prefix);
       if (!headerSize && !complete)
         continue;

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake g++ make pkg-config
   libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
+  # MD5 comes from LLVM Support's static archive, which needs libtinfo.a.
+  llvm-14-dev libncurses-dev
   python3
   # The reference tools the differential tests and benchmarks compare with.
   clang-22 llvm-22 lld-22
