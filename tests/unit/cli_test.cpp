@@ -136,6 +136,19 @@ TEST(TargetChecks, TwoSpellingsOfOneTargetAreDuplicates) {
             "allowed\n");
 }
 
+TEST(TargetChecks, TwoSpellingsOfOneTargetAreDuplicatesWhenUnbundling) {
+  // LLVM sends both entries to the second output and never creates the
+  // first one.
+  ToolOutcome outcome =
+      run({"-type=bc", "-unbundle", "-input=a", "-output=o", "-output=p",
+           "-targets=hip-amdgcn-amd-amdhsa-unknown-gfx906,hip-amdgcn-amd-"
+           "amdhsa--gfx906"});
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: error: Duplicate targets are not "
+            "allowed\n");
+}
+
 TEST(TargetChecks, HostCountIsChecked) {
   EXPECT_EQ(run({"-type=bc", "-input=a", "-output=o",
                  "-targets=openmp-amdgcn-amd-amdhsa--gfx906"})
