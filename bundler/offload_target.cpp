@@ -3,24 +3,15 @@
 #include <vector>
 
 #include "bundler/offload_arch.h"
+#include "bundler/string_split.h"
 #include "bundler/target_id.h"
 
 namespace offbundle {
 namespace {
 
-// StringRef::split(Parts, '-', MaxSplit=5): at most six parts, the last one
-// keeping any further dashes.
+// An entry ID has at most six parts, the last keeping any further dashes.
 std::vector<std::string_view> splitBundleId(std::string_view id) {
-  std::vector<std::string_view> parts;
-  while (parts.size() < 5) {
-    std::size_t dash = id.find('-');
-    if (dash == std::string_view::npos)
-      break;
-    parts.push_back(id.substr(0, dash));
-    id.remove_prefix(dash + 1);
-  }
-  parts.push_back(id);
-  return parts;
+  return splitOnDash(id, 6);
 }
 
 bool startsWithHipIgnoringCase(std::string_view kind) {

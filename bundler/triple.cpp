@@ -5,6 +5,8 @@
 // suffix, because there the first hit wins.
 #include "bundler/triple.h"
 
+#include "bundler/string_split.h"
+
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -304,22 +306,6 @@ std::string_view clampedSubstr(std::string_view text, std::size_t start,
 }
 
 bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Splits at every '-', keeping empty pieces; with maxPieces the last piece
-// keeps the remaining dashes (StringRef::split with a MaxSplit).
-std::vector<std::string_view> splitOnDash(std::string_view text,
-                                          std::size_t maxPieces = SIZE_MAX) {
-  std::vector<std::string_view> pieces;
-  while (pieces.size() + 1 < maxPieces) {
-    std::size_t dash = text.find('-');
-    if (dash == std::string_view::npos)
-      break;
-    pieces.push_back(text.substr(0, dash));
-    text.remove_prefix(dash + 1);
-  }
-  pieces.push_back(text);
-  return pieces;
-}
 
 // A name table entry: the spelling and the field value it parses to.
 template <typename Value> struct NameEntry {

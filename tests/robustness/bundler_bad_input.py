@@ -30,11 +30,23 @@ neither as passed nor as failed.
 Random cases come from a fixed seed, so a failing case name can be rerun with
 --only NAME --keep to inspect its scratch folder.
 
+Compressed bundles ("CCOB") are decompressed before they are read, so
+what a successful unbundle writes is checked against the real payloads
+rather than the input file. These cases run under a 1 GiB address-space
+limit, which turns trusting a hostile size claim or a decompression bomb
+into a quick allocation failure (that must be reported cleanly) instead of
+an exhausted host. The valid zstd bundles they start from are made by a
+reference bundler (LLVM 22's by default, else the tool under test); zlib
+ones are made here.
+
 Usage: bundler_bad_input.py --tool PATH [--seed S] [--random-cases N]
-                            [--timeout SECONDS] [--only SUBSTRING] [--keep]
+                            [--random-compressed-cases N]
+                            [--reference PATH] [--timeout SECONDS]
+                            [--only SUBSTRING] [--keep]
 """
 
 import argparse
+import hashlib
 import os
 import pwd
 import random
@@ -47,6 +59,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 # ---------------------------------------------------------------------------
 # Bundle formats
@@ -65,6 +78,9 @@ TEXT_COMMENTS = {"i": "//", "ii": "//", "cui": "//", "hipi": "//",
                  "d": "#", "s": "#", "ll": ";"}
 
 U64_MAX = 2**64 - 1
+
+# Makes the valid zstd compressed bundles (see make_compressed_samples).
+REFERENCE_BUNDLER = "/usr/lib/llvm-22/bin/clang-offload-bundler"
 
 
 def u64(value):
@@ -161,7 +177,7 @@ class Case:
     def __init__(self, name, files, args, expect, outputs=(),
                  slice_source=None, needs_read_only=False, stdin=None,
                  file_size_limit=None, setup=None, argv0=None,
-                 memory_limit=None):
+                 memory_limit=None, payload_sources=None, timeout=None):
         self.name = name
         self.files = files  # relative path -> bytes | Dir | ReadOnlyFile
         self.args = args  # arguments after argv0
@@ -171,6 +187,12 @@ class Case:
         # When set, every output of a successful run must be a byte slice of
         # this input: anything else came from outside the input.
         self.slice_source = slice_source
+        # When set (a list of bytes), every output of a successful run must
+        # be a byte slice of one of these: for compressed input, whose file
+        # bytes are not what a correct unbundle writes.
+        self.payload_sources = payload_sources
+        # Seconds before the run counts as a hang, when not the default.
+        self.timeout = timeout
         # Relies on permission bits denying writes (which root ignores).
         self.needs_read_only = needs_read_only
         self.stdin = stdin  # bytes, or the path of a file to read from
@@ -731,13 +753,533 @@ def device_cases():
     return cases
 
 
-def all_cases(seed, random_count):
+# ---------------------------------------------------------------------------
+# Compressed bundles ("CCOB")
+#
+# A compressed bundle is a header (magic, u16 version, u16 method, then the
+# sizes and hash of its version) and one zlib stream or zstd frames holding a
+# whole uncompressed bundle. The hash is the first 8 bytes of the MD5 of the
+# uncompressed bytes, little-endian; version 2 and 3 headers give the total
+# size (header included), so such bundles may be concatenated, while a
+# version 1 bundle runs to the end of the input.
+#
+# What the tool writes when unbundling is decompressed, not a slice of the
+# input file, so a successful run is checked against the real payloads
+# instead: any other output was decoded from damaged data that the header's
+# size and hash should have caught.
+
+CCOB_MAGIC = b"CCOB"
+ZLIB, ZSTD = 0, 1
+CCOB_HEADER_SIZES = {1: 20, 2: 24, 3: 32}
+# (offset, width) of each header field, by version.
+CCOB_FIELDS = {
+    1: {"version": (4, 2), "method": (6, 2), "uncompressed size": (8, 4),
+        "hash": (12, 8)},
+    2: {"version": (4, 2), "method": (6, 2), "total size": (8, 4),
+        "uncompressed size": (12, 4), "hash": (16, 8)},
+    3: {"version": (4, 2), "method": (6, 2), "total size": (8, 8),
+        "uncompressed size": (16, 8), "hash": (24, 8)},
+}
+# Every compressed case runs under this address-space limit: a reader that
+# trusts a header's size claim, or a decompression bomb, then fails to
+# allocate within a second instead of exhausting the host. A tool that does
+# not catch that failure dies of SIGABRT, which the judge reports as a crash.
+COMPRESSED_MEMORY_LIMIT = 1 << 30
+# The uncompressed content of the text (-type=ll) sample.
+TEXT_LL_BUNDLE = text_bundle(TEXT_COMMENTS["ll"], STORED_IDS, PAYLOADS)
+# Payloads of a second bundle, so that concatenated bundles are told apart.
+OTHER_PAYLOADS = [b"second-host-payload\n", b"second-gfx906\n", b"2nd-908\n"]
+OTHER_BINARY = binary_bundle([i.encode() for i in STORED_IDS], OTHER_PAYLOADS)
+
+
+def truncated_md5(data):
+    """The header's hash: MD5's first 8 bytes, read little-endian."""
+    return struct.unpack("<Q", hashlib.md5(data).digest()[:8])[0]
+
+
+def put_uint(data, position, width, value):
+    """data with the little-endian field at position replaced (the value is
+    cut to the field's width, as a writer storing it would)."""
+    value &= (1 << (8 * width)) - 1
+    return (data[:position] + value.to_bytes(width, "little") +
+            data[position + width:])
+
+
+def ccob_header(version, method, uncompressed_size, hash_value,
+                total_size=None):
+    """A header from literal values, however inconsistent."""
+    header = CCOB_MAGIC + bytes(CCOB_HEADER_SIZES[version] - 4)
+    values = {"version": version, "method": method,
+              "total size": total_size, "uncompressed size":
+              uncompressed_size, "hash": hash_value}
+    for field, (position, width) in CCOB_FIELDS[version].items():
+        header = put_uint(header, position, width, values[field])
+    return header
+
+
+def compressed_bundle(version, method, compressed, content):
+    """A well-formed header for `content` in front of its compressed data."""
+    return ccob_header(version, method, len(content), truncated_md5(content),
+                       CCOB_HEADER_SIZES[version] + len(compressed)
+                       ) + compressed
+
+
+def zlib_bundle(version, content):
+    return compressed_bundle(version, ZLIB, zlib.compress(content, 6),
+                             content)
+
+
+def set_ccob_field(data, version, field, value):
+    position, width = CCOB_FIELDS[version][field]
+    return put_uint(data, position, width, value)
+
+
+def zstd_frame(blocks, content_size=None, window_log=17):
+    """A zstd frame written by hand, for shapes no compressor emits: blocks
+    are ("raw", bytes) or ("rle", byte, count) (count at most 128 KiB); the
+    frame content size is stored only when given."""
+    descriptor = 0
+    content_size_field = b""
+    if content_size is not None:
+        descriptor |= 3 << 6  # an 8-byte frame content size
+        content_size_field = u64(content_size)
+    # Not single-segment, so a window descriptor follows (mantissa 0).
+    out = [struct.pack("<I", 0xFD2FB528), bytes([descriptor]),
+           bytes([(window_log - 10) << 3]), content_size_field]
+    for index, block in enumerate(blocks):
+        last = 1 if index == len(blocks) - 1 else 0
+        if block[0] == "raw":
+            out += [(last | len(block[1]) << 3).to_bytes(3, "little"),
+                    block[1]]
+        else:
+            _, byte, count = block
+            out += [(last | 1 << 1 | count << 3).to_bytes(3, "little"),
+                    bytes([byte])]
+    return b"".join(out)
+
+
+class CompressedSample:
+    """A valid compressed bundle and what it decompresses to."""
+
+    def __init__(self, label, file_type, version, method, data, content,
+                 payloads=PAYLOADS):
+        self.label = label
+        self.file_type = file_type
+        self.version = version
+        self.method = method
+        self.data = data
+        self.content = content
+        self.payloads = list(payloads)
+        self.header_size = CCOB_HEADER_SIZES[version]
+
+
+def check_sample(sample):
+    """Refuses to test with a sample whose header does not describe the
+    content the suite expects (a wrong maker would make every verdict
+    meaningless)."""
+    data = sample.data
+    fields = {field: int.from_bytes(data[pos:pos + width], "little")
+              for field, (pos, width) in CCOB_FIELDS[sample.version].items()}
+    expected = {"version": sample.version, "method": sample.method,
+                "uncompressed size": len(sample.content),
+                "hash": truncated_md5(sample.content)}
+    if "total size" in fields:
+        expected["total size"] = len(data)
+    if not data.startswith(CCOB_MAGIC) or fields != expected:
+        sys.exit(f"error: the {sample.label} bundle made for the compressed "
+                 f"cases has header {fields}, expected {expected}")
+
+
+def make_compressed_samples(maker):
+    """The valid bundles the compressed cases start from: zstd ones made by
+    `maker` (a clang-offload-bundler -compress), zlib ones made here."""
+    folder = tempfile.mkdtemp(prefix="bundler-bad-input-ccob-")
+    samples = []
+    try:
+        for name, payload in INPUT_FILES.items():
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(payload)
+        for label, file_type, version, content in [
+                ("zstd v3", "bc", 3, VALID_BINARY),
+                ("zstd v2", "bc", 2, VALID_BINARY),
+                ("zstd v3 text", "ll", 3, TEXT_LL_BUNDLE)]:
+            env = dict(os.environ)
+            env.pop("COMPRESSED_BUNDLE_FORMAT_VERSION", None)
+            if version == 2:
+                env["COMPRESSED_BUNDLE_FORMAT_VERSION"] = "2"
+            output = os.path.join(folder, f"{label}.ccob".replace(" ", "-"))
+            result = subprocess.run(
+                [maker] + bundle_args(file_type, INPUT_NAMES, output,
+                                      extra=["-compress"]),
+                cwd=folder, env=env, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, timeout=60)
+            if result.returncode != 0:
+                sys.exit(f"error: {maker} could not make the {label} bundle: "
+                         f"{result.stderr.decode(errors='replace')}")
+            with open(output, "rb") as f:
+                samples.append(CompressedSample(label, file_type, version,
+                                                ZSTD, f.read(), content))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    for version in (1, 2, 3):
+        samples.append(CompressedSample(f"zlib v{version}", "bc", version,
+                                        ZLIB, zlib_bundle(version,
+                                                          VALID_BINARY),
+                                        VALID_BINARY))
+    for sample in samples:
+        check_sample(sample)
+    return {sample.label: sample for sample in samples}
+
+
+def compressed_modes(name, file_type, data, list_expect, unbundle_expect,
+                     payloads=PAYLOADS, targets=TARGETS, timeout=None):
+    """both_modes for compressed input: under the memory limit, and with
+    outputs judged against the real payloads."""
+    cases = [list_case(f"{name} [list]", file_type, data, list_expect),
+             unbundle_case(f"{name} [unbundle]", file_type, data,
+                           unbundle_expect, targets=targets)]
+    for case in cases:
+        case.memory_limit = COMPRESSED_MEMORY_LIMIT
+        case.slice_source = None
+        case.payload_sources = list(payloads)
+        case.timeout = timeout
+    return cases
+
+
+def sample_modes(name, sample, data, list_expect, unbundle_expect):
+    return compressed_modes(f"compressed {sample.label} {name}",
+                            sample.file_type, data, list_expect,
+                            unbundle_expect, payloads=sample.payloads)
+
+
+def compressed_truncation_cases(samples):
+    """Small bundles cut at every length, through header and data."""
+    cases = []
+    for label in ["zstd v3", "zlib v1"]:
+        sample = samples[label]
+        for length in range(len(sample.data)):
+            if length < 8:
+                # Shorter than magic, version and method: LLVM reads such
+                # input as uncompressed, which is then no bundle at all.
+                where, list_expect = "common header", MAY_FAIL
+            elif length < sample.header_size:
+                where, list_expect = "header", MUST_FAIL
+            elif sample.version >= 2:
+                # The header's total size says what is missing.
+                where, list_expect = "data", MUST_FAIL
+            else:
+                # Version 1 has no total size, and -list may decode just the
+                # inner bundle's header from the part still there.
+                where, list_expect = "data", MAY_FAIL
+            cases += sample_modes(f"truncated to {length} bytes ({where})",
+                                  sample, sample.data[:length], list_expect,
+                                  MUST_FAIL)
+    return cases
+
+
+def compressed_header_claim_cases(samples):
+    """Hostile values in each header field of each kind of sample."""
+    cases = []
+    for sample in samples.values():
+        version, data = sample.version, sample.data
+        width = CCOB_FIELDS[version]["uncompressed size"][1]
+        # A size claim that is wrong must be refused by -unbundle; -list
+        # decodes only the inner bundle's header and need not notice.
+        for label, size in [("0", 0), ("1", 1), ("2^32-1", 2**32 - 1),
+                            ("2^62", 2**62), ("2^64-1", U64_MAX),
+                            ("one less", len(sample.content) - 1),
+                            ("one more", len(sample.content) + 1)]:
+            if size >= 1 << (8 * width):
+                continue  # does not fit a version 1 or 2 header
+            cases += sample_modes(
+                f"uncompressed size {label}", sample,
+                set_ccob_field(data, version, "uncompressed size", size),
+                MAY_FAIL, MUST_FAIL)
+        if version >= 2:
+            width = CCOB_FIELDS[version]["total size"][1]
+            for label, size in [("0", 0),
+                                ("header size - 1", sample.header_size - 1),
+                                ("header size (no data)", sample.header_size),
+                                ("file size + 1", len(data) + 1),
+                                ("2^32-1", 2**32 - 1), ("2^64-1", U64_MAX)]:
+                if size >= 1 << (8 * width):
+                    continue
+                cases += sample_modes(
+                    f"total size {label}", sample,
+                    set_ccob_field(data, version, "total size", size),
+                    MUST_FAIL, MUST_FAIL)
+        # Whatever -list does, a hash that does not match what decompresses
+        # must stop -unbundle.
+        real_hash = truncated_md5(sample.content)
+        for label, value in [("low bit flipped", real_hash ^ 1),
+                             ("high bit flipped", real_hash ^ (1 << 63)),
+                             ("0", 0)]:
+            cases += sample_modes(
+                f"hash {label}", sample,
+                set_ccob_field(data, version, "hash", value),
+                MAY_FAIL, MUST_FAIL)
+        for label, value in [("0", 0), ("4", 4), ("0xffff", 0xffff)]:
+            cases += sample_modes(
+                f"version {label}", sample,
+                set_ccob_field(data, version, "version", value),
+                MUST_FAIL, MUST_FAIL)
+        # The other codec's decoder rejects the data's very first bytes.
+        for label, value in [("2", 2), ("0xffff", 0xffff),
+                             ("the other codec", ZLIB + ZSTD - sample.method)]:
+            cases += sample_modes(
+                f"method {label}", sample,
+                set_ccob_field(data, version, "method", value),
+                MUST_FAIL, MUST_FAIL)
+    return cases
+
+
+def expected_after_header_damage(sample, data):
+    """(list, unbundle) expectations for a same-length corruption of a
+    sample, judged by which bytes changed."""
+    original = sample.data
+    changed = [i for i in range(len(data)) if data[i] != original[i]]
+    if any(i >= sample.header_size for i in changed):
+        # Damaged data may still decode to the same bytes; if it does not,
+        # the hash catches it, which the payload check verifies.
+        return MAY_FAIL, MAY_FAIL
+    # Every header field is determined by the data, so any header change
+    # makes the bundle one that -unbundle must refuse.
+    fields = CCOB_FIELDS[sample.version]
+
+    def value(field):
+        position, width = fields[field]
+        return int.from_bytes(data[position:position + width], "little")
+
+    if any(i < 4 for i in changed):
+        # Without the magic the input is read as uncompressed: -list may
+        # find no bundle and print nothing.
+        return MAY_FAIL, MUST_FAIL
+    if value("version") not in CCOB_HEADER_SIZES:
+        return MUST_FAIL, MUST_FAIL
+    if value("version") != sample.version:
+        # Another known version reads the bytes in another layout.
+        return MAY_FAIL, MUST_FAIL
+    if value("method") != sample.method:
+        return MUST_FAIL, MUST_FAIL
+    if "total size" in fields and not (
+            sample.header_size <= value("total size") <= len(data)):
+        return MUST_FAIL, MUST_FAIL
+    return MAY_FAIL, MUST_FAIL
+
+
+CCOB_INTERESTING = [0, 1, 2, 3, 4, 0xff, 0x7fff, 0xffff, 2**31, 2**32 - 1,
+                    2**32, 2**62, 2**63, U64_MAX]
+
+
+def corrupt_compressed(rng, sample):
+    """One random same-length corruption: bit flips or byte overwrites
+    anywhere, or aimed at the header's fields."""
+    data = bytearray(sample.data)
+    kind = rng.choice(["bit flips", "byte overwrites", "header bit flips",
+                       "header byte overwrites", "header field value"])
+
+    def position():
+        if kind.startswith("header"):
+            return rng.randrange(4, sample.header_size)
+        return rng.randrange(len(data))
+
+    if kind.endswith("bit flips"):
+        for _ in range(rng.randint(1, 4)):
+            data[position()] ^= 1 << rng.randrange(8)
+    elif kind.endswith("byte overwrites"):
+        for _ in range(rng.randint(1, 3)):
+            data[position()] = rng.choice(
+                [0x00, 0xff, 0x7f, 0x80, rng.randrange(256)])
+    else:
+        field = rng.choice(sorted(CCOB_FIELDS[sample.version]))
+        kind = f"{field} set"
+        value = rng.choice(CCOB_INTERESTING + [
+            len(sample.data) + rng.randint(-3, 3),
+            len(sample.content) + rng.randint(-3, 3), rng.getrandbits(64)])
+        data = bytearray(set_ccob_field(bytes(data), sample.version, field,
+                                        value))
+    return kind, bytes(data)
+
+
+def random_compressed_cases(rng, samples, count):
+    cases = []
+    labels = sorted(samples)
+    for number in range(count):
+        sample = samples[labels[number % len(labels)]]
+        kind, data = corrupt_compressed(rng, sample)
+        if data == sample.data:
+            continue  # e.g. a field set to the value it had
+        list_expect, unbundle_expect = expected_after_header_damage(sample,
+                                                                    data)
+        cases += sample_modes(f"random #{number} ({kind})", sample, data,
+                              list_expect, unbundle_expect)
+    return cases
+
+
+def concatenated_compressed_cases(samples):
+    """Bundles laid end to end, whole or not. A reader may take only the
+    first bundle, all of them or refuse the lot, but what it writes must be
+    some bundle's real payloads."""
+    zstd3, zstd2 = samples["zstd v3"].data, samples["zstd v2"].data
+    text = samples["zstd v3 text"].data
+    zlib1 = samples["zlib v1"].data
+    other_zlib3 = zlib_bundle(3, OTHER_BINARY)
+    other_zlib2 = zlib_bundle(2, OTHER_BINARY)
+    both = PAYLOADS + OTHER_PAYLOADS
+    shapes = [
+        ("zstd v3 then zstd v2", "bc", zstd3 + zstd2, PAYLOADS),
+        ("zlib v3 then zlib v2 of other payloads", "bc",
+         samples["zlib v3"].data + other_zlib2, both),
+        ("zstd v2 then zlib v3 of other payloads", "bc",
+         zstd2 + other_zlib3, both),
+        ("text zstd v3 twice", "ll", text + text, PAYLOADS),
+        ("zstd v3 then garbage", "bc", zstd3 + b"garbage, not a bundle",
+         PAYLOADS),
+        # Zero padding, as an alignment in a containing file would leave.
+        ("zstd v3 then 8 zero bytes", "bc", zstd3 + bytes(8), PAYLOADS),
+        ("zstd v3 then a lone magic", "bc", zstd3 + CCOB_MAGIC, PAYLOADS),
+        ("zstd v3 then a partial header", "bc", zstd3 + zstd2[:10],
+         PAYLOADS),
+        ("zstd v3 then a truncated zstd v2", "bc", zstd3 + zstd2[:50],
+         PAYLOADS),
+        ("zlib v3 then a truncated zlib v3 of other payloads", "bc",
+         samples["zlib v3"].data + other_zlib3[:-5], both),
+        # A version 1 bundle has no total size: its data runs to the end,
+        # so whatever follows is trailing bytes of its zlib stream.
+        ("zlib v1 then zstd v3", "bc", zlib1 + zstd3, PAYLOADS),
+        ("zlib v1 then zlib v3 of other payloads", "bc",
+         zlib1 + other_zlib3, both),
+        ("zstd v3 then zlib v1 of other payloads", "bc",
+         zstd3 + zlib_bundle(1, OTHER_BINARY), both),
+    ]
+    cases = []
+    for label, file_type, data, payloads in shapes:
+        cases += compressed_modes(f"concatenated {label}", file_type, data,
+                                  MAY_FAIL, MAY_FAIL, payloads=payloads)
+
+    # Many tiny bundles, each with its own host payload: one pass over them
+    # must stay quick (no quadratic rescan, no per-bundle reservation).
+    host_id = STORED_IDS[0].encode()
+    tiny_payloads = [f"tiny host payload {n}\n".encode() for n in range(200)]
+    tiny = b"".join(zlib_bundle(2 + n % 2, binary_bundle([host_id], [p]))
+                    for n, p in enumerate(tiny_payloads))
+    cases += compressed_modes("concatenated 200 tiny zlib v2/v3 bundles",
+                              "bc", tiny, MAY_FAIL, MAY_FAIL,
+                              payloads=tiny_payloads, targets=HOST)
+    cases += compressed_modes("concatenated 200 zstd v3 bundles", "bc",
+                              zstd3 * 200, MAY_FAIL, MAY_FAIL)
+    return cases
+
+
+BOMB_SIZE = 1 << 30
+ZERO_CHUNK = bytes(1 << 20)
+
+
+def padded_content_hash(size):
+    """Hash of VALID_BINARY padded with zeros to `size` bytes, without
+    holding those bytes."""
+    digest = hashlib.md5(VALID_BINARY)
+    left = size - len(VALID_BINARY)
+    while left:
+        step = min(left, len(ZERO_CHUNK))
+        digest.update(memoryview(ZERO_CHUNK)[:step])
+        left -= step
+    return struct.unpack("<Q", digest.digest()[:8])[0]
+
+
+def padded_zlib_data(size):
+    compressor = zlib.compressobj(9)
+    parts = [compressor.compress(VALID_BINARY)]
+    left = size - len(VALID_BINARY)
+    while left:
+        step = min(left, len(ZERO_CHUNK))
+        parts.append(compressor.compress(memoryview(ZERO_CHUNK)[:step]))
+        left -= step
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
+def padded_zstd_frame(size, content_size):
+    """VALID_BINARY as a raw block, then zeros as 128 KiB RLE blocks: about
+    4 bytes per 128 KiB, far beyond what zlib's format allows."""
+    blocks = [("raw", VALID_BINARY)]
+    left = size - len(VALID_BINARY)
+    while left:
+        step = min(left, 128 << 10)
+        blocks.append(("rle", 0, step))
+        left -= step
+    return zstd_frame(blocks, content_size=content_size)
+
+
+def bomb_header(method, data, claimed_size, hash_value):
+    return ccob_header(3, method, claimed_size, hash_value,
+                       CCOB_HEADER_SIZES[3] + len(data)) + data
+
+
+def decompression_bomb_cases():
+    """Small inputs that decompress to a lot, or claim to.
+
+    The content is the valid three-entry bundle padded with zeros (trailing
+    bytes a binary bundle ignores), so a tool that does decompress it all
+    can list and unbundle it; under the 1 GiB address-space limit it cannot
+    hold 1 GiB twice, so it has to stream or fail cleanly."""
+    cases = []
+    bomb_hash = padded_content_hash(BOMB_SIZE)
+    # zlib's format caps its ratio near 1032:1, so this is about 1 MiB.
+    zlib_bomb = bomb_header(ZLIB, padded_zlib_data(BOMB_SIZE), BOMB_SIZE,
+                            bomb_hash)
+    zstd_bomb = bomb_header(ZSTD, padded_zstd_frame(BOMB_SIZE, BOMB_SIZE),
+                            BOMB_SIZE, bomb_hash)
+    # Decoding and hashing 1 GiB honestly takes a few seconds.
+    for label, data in [("zlib", zlib_bomb), ("zstd", zstd_bomb)]:
+        cases += compressed_modes(
+            f"compressed {label} v3 decompressing to 1 GiB, claimed exactly",
+            "bc", data, MAY_FAIL, MAY_FAIL, timeout=60)
+
+    # 1 MiB of content under a header claiming 2^40 bytes: -unbundle must
+    # notice the shortfall (with the default timeout: quickly, so without
+    # touching 2^40 bytes of anything). -list decodes only the inner header.
+    small = 1 << 20
+    small_hash = padded_content_hash(small)
+    for label, method, data in [
+            ("zlib", ZLIB, padded_zlib_data(small)),
+            ("zstd", ZSTD, padded_zstd_frame(small, small))]:
+        cases += compressed_modes(
+            f"compressed {label} v3 holding 1 MiB, claiming 2^40 bytes",
+            "bc", bomb_header(method, data, 1 << 40, small_hash),
+            MAY_FAIL, MUST_FAIL)
+    # The zstd frame itself lies: its content size field claims 2^40 bytes
+    # while the bundle header tells the truth, so a decoder sizing its
+    # output from the frame is caught out.
+    cases += compressed_modes(
+        "compressed zstd v3 frame content size claiming 2^40 bytes", "bc",
+        bomb_header(ZSTD, padded_zstd_frame(small, 1 << 40), small,
+                    small_hash), MAY_FAIL, MUST_FAIL)
+    # A frame without content size declaring a 2 GiB window: a decoder
+    # allowing it must still fail cleanly when the window does not fit.
+    big_window = zstd_frame([("raw", VALID_BINARY)], window_log=31)
+    cases += compressed_modes(
+        "compressed zstd v3 frame declaring a 2 GiB window", "bc",
+        compressed_bundle(3, ZSTD, big_window, VALID_BINARY), MAY_FAIL,
+        MAY_FAIL)
+    return cases
+
+
+def all_cases(seed, random_count, bundle_maker, compressed_random_count):
     rng = random.Random(seed)
+    # A separate generator, so the compressed cases do not shift the others.
+    compressed_rng = random.Random(f"{seed} compressed")
+    samples = make_compressed_samples(bundle_maker)
     return (binary_truncation_cases() + binary_header_field_cases() +
             random_binary_cases(rng, random_count) + text_cases(rng) +
             alignment_cases() + unwritable_output_cases() +
             bad_input_file_cases() + preserved_output_cases() +
-            device_cases())
+            device_cases() + compressed_truncation_cases(samples) +
+            compressed_header_claim_cases(samples) +
+            random_compressed_cases(compressed_rng, samples,
+                                    compressed_random_count) +
+            concatenated_compressed_cases(samples) +
+            decompression_bomb_cases())
 
 # ---------------------------------------------------------------------------
 # Running and judging
@@ -862,6 +1404,16 @@ def judge(case, argv0, result, timeout, before, after):
                     problems.append(
                         f"output {output} holds bytes that are not a slice of "
                         f"the input: {describe(entry[1], 80)}")
+        if case.payload_sources is not None:
+            for output in case.outputs:
+                entry = after.get(output)
+                if entry is None or entry[0] != "file":
+                    problems.append(f"successful run left no file {output}")
+                elif not any(entry[1] in source
+                             for source in case.payload_sources):
+                    problems.append(
+                        f"output {output} holds bytes that are not a slice of "
+                        f"any real payload: {describe(entry[1], 80)}")
     return problems
 
 
@@ -873,6 +1425,8 @@ def run_case(case, tool, scratch, timeout, read_only_works, keep):
                 "bypasses (e.g. root)")
     if case.setup is not None and os.geteuid() != 0:
         return "need root to give files to another user"
+    if case.timeout is not None:
+        timeout = case.timeout
     root = tempfile.mkdtemp(dir=scratch)
     materialize(root, case.files)
     if case.setup is not None:
@@ -934,6 +1488,14 @@ def main():
     parser.add_argument("--random-cases", type=int, default=300,
                         help="randomly corrupted binary bundles (each run "
                         "with -list and -unbundle)")
+    parser.add_argument("--random-compressed-cases", type=int, default=300,
+                        help="randomly corrupted compressed bundles (each "
+                        "run with -list and -unbundle)")
+    parser.add_argument("--reference", default=REFERENCE_BUNDLER,
+                        help="the clang-offload-bundler that makes the valid "
+                        "zstd compressed bundles the compressed cases start "
+                        "from (default: LLVM 22's when installed, else "
+                        "--tool)")
     parser.add_argument("--timeout", type=float, default=5.0,
                         help="seconds before a run counts as a hang")
     parser.add_argument("--only", help="run cases whose name contains this")
@@ -945,7 +1507,13 @@ def main():
     if not os.access(tool, os.X_OK):
         parser.error(f"{tool} is not an executable")
 
-    cases = all_cases(args.seed, args.random_cases)
+    maker = args.reference
+    if not maker or not os.access(maker, os.X_OK):
+        print(f"note: no reference bundler at {maker}; the tool under test "
+              f"makes the valid compressed bundles")
+        maker = tool
+    cases = all_cases(args.seed, args.random_cases, os.path.abspath(maker),
+                      args.random_compressed_cases)
     if args.only:
         cases = [c for c in cases if args.only in c.name]
 
