@@ -311,29 +311,39 @@ Result<bool> listCompressedHeaders(const InputFile &input,
   for (const CompressedBundleSpan &span : *spans) {
     constexpr uint64_t kFirstPrefix = 1 << 16;
     for (uint64_t wanted = kFirstPrefix;; wanted *= 4) {
-      auto prefix = decompressBundlePrefix(span.bytes, wanted);
-      if (!prefix)
-        return makeError("Failed to decompress input: " +
-                         prefix.error().message);
-      bool complete = prefix->size() < wanted;
+      // Once the prefix would be the whole bundle, decompress it whole,
+      // which also checks its size and hash.
+      const bool whole = wanted >= span.header.uncompressedSize;
+      std::string prefix;
+      if (whole) {
+        auto decompressed = decompressBundle(span.bytes);
+        if (!decompressed)
+          return makeError("Failed to decompress input: " +
+                           decompressed.error().message);
+        prefix = std::move(decompressed->bytes);
+      } else {
+        auto partial = decompressBundlePrefix(span.bytes, wanted);
+        if (!partial)
+          return makeError("Failed to decompress input: " +
+                           partial.error().message);
+        prefix = std::move(*partial);
+        // The stream ended before the size the header claims.
+        if (prefix.size() < wanted)
+          return makeError("Failed to decompress input: Decompressed size " +
+                           std::to_string(prefix.size()) +
+                           " does not match the size in the header, " +
+                           std::to_string(span.header.uncompressedSize));
+      }
       // A fat object inside is read whole, by the ordinary path.
-      if (looksLikeObjectFile(*prefix))
+      if (looksLikeObjectFile(prefix))
         return false;
-      // When the stream ended early, its size is known and must be the one
-      // the header claims (the hash, over everything, is checked only when
-      // the whole bundle is decompressed).
-      if (complete && prefix->size() != span.header.uncompressedSize)
-        return makeError("Failed to decompress input: Decompressed size " +
-                         std::to_string(prefix->size()) +
-                         " does not match the size in the header, " +
-                         std::to_string(span.header.uncompressedSize));
-      std::optional<uint64_t> headerSize = binaryBundleHeaderSize(*prefix);
-      if (!headerSize && !complete)
+      std::optional<uint64_t> headerSize = binaryBundleHeaderSize(prefix);
+      if (!headerSize && !whole)
         continue;
       // A header that claims more than the bundle holds is refused by the
       // reader, as for an uncompressed bundle.
       auto reader =
-          BinaryBundleReader::openHeader(*prefix, span.header.uncompressedSize);
+          BinaryBundleReader::openHeader(prefix, span.header.uncompressedSize);
       if (!reader)
         return fileError(input.path(), reader.error().message);
       for (std::string_view id : (*reader)->entryIds()) {

@@ -1,0 +1,1841 @@
+// ELF reading and llvm-objcopy-compatible rewriting; see elf_object.h.
+//
+// The rewriter models what llvm-objcopy 22 does for the two commands the
+// bundler runs, step by step, because every step is visible in the output:
+//
+//  1. Reading. Each section gets a role from its type and flags: non-alloc
+//     string tables are rebuilt from scratch (so one nobody refers to shrinks
+//     to a single zero byte), the symbol table, relocation and group sections
+//     are decoded and re-encoded, everything else is copied as it is.
+//  2. Removing sections (none when bundling, but the step still runs and
+//     drops empty groups), with what depends on them: relocation sections of
+//     removed sections, groups left empty, symbols defined in them.
+//  3. Ordering symbols: locals first, keeping their relative order.
+//  4. Adding the bundle sections at the end and setting their flags.
+//  5. Finalizing: section names and symbol names go into tail-merged string
+//     tables, sizes of rebuilt tables are recomputed, and sections are laid
+//     out after the ELF header in the order of their old file offsets (new
+//     sections last), each at its alignment; the section header table
+//     follows, aligned to the address size.
+#include "formats/elf_object.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace offbundle {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// ELF constants (from the gABI and the processor supplements).
+
+constexpr uint8_t kElfClass32 = 1;
+constexpr uint8_t kElfClass64 = 2;
+constexpr uint8_t kElfDataLittle = 1;
+constexpr uint8_t kElfDataBig = 2;
+
+constexpr uint16_t kFileTypeExecutable = 2;
+constexpr uint16_t kFileTypeShared = 3;
+
+constexpr uint16_t kMachineMips = 8;
+constexpr uint16_t kMachineX86_64 = 62;
+constexpr uint16_t kMachineHexagon = 164;
+constexpr uint16_t kMachineAmdgpu = 224;
+
+constexpr uint32_t kTypeProgBits = 1;
+constexpr uint32_t kTypeSymbolTable = 2;
+constexpr uint32_t kTypeStringTable = 3;
+constexpr uint32_t kTypeRela = 4;
+constexpr uint32_t kTypeRel = 9;
+constexpr uint32_t kTypeDynamicSymbols = 11;
+constexpr uint32_t kTypeGroup = 17;
+constexpr uint32_t kTypeSymbolIndexTable = 18;
+constexpr uint32_t kTypeCrel = 0x40000014;
+
+constexpr uint64_t kFlagAlloc = 0x2;
+constexpr uint64_t kFlagInfoLink = 0x40;
+constexpr uint64_t kFlagLinkOrder = 0x80;
+constexpr uint64_t kFlagGroup = 0x200;
+constexpr uint64_t kFlagTls = 0x400;
+constexpr uint64_t kFlagCompressed = 0x800;
+constexpr uint64_t kFlagMaskOs = 0x0ff00000;
+constexpr uint64_t kFlagMaskProcessor = 0xf0000000;
+constexpr uint64_t kFlagX86_64Large = 0x10000000;
+
+constexpr uint32_t kGroupComdat = 1;
+constexpr uint8_t kBindingLocal = 0;
+
+constexpr uint32_t kSectionIndexUndefined = 0;
+constexpr uint32_t kSectionIndexLoReserve = 0xff00;
+constexpr uint32_t kSectionIndexAbsolute = 0xfff1;
+constexpr uint32_t kSectionIndexCommon = 0xfff2;
+constexpr uint32_t kSectionIndexExtended = 0xffff;
+
+// ---------------------------------------------------------------------------
+// Fixed-size integers in either byte order.
+
+class ByteOrder {
+public:
+  explicit ByteOrder(bool little) : little_(little) {}
+
+  uint64_t read(const char *at, size_t width) const {
+    uint64_t value = 0;
+    for (size_t i = 0; i < width; ++i) {
+      uint64_t byte = static_cast<unsigned char>(at[i]);
+      value |= little_ ? byte << (8 * i) : byte << (8 * (width - 1 - i));
+    }
+    return value;
+  }
+  uint16_t read16(const char *at) const {
+    return static_cast<uint16_t>(read(at, 2));
+  }
+  uint32_t read32(const char *at) const {
+    return static_cast<uint32_t>(read(at, 4));
+  }
+  uint64_t read64(const char *at) const { return read(at, 8); }
+
+  void write(char *at, uint64_t value, size_t width) const {
+    for (size_t i = 0; i < width; ++i) {
+      size_t shift = little_ ? 8 * i : 8 * (width - 1 - i);
+      at[i] = static_cast<char>((value >> shift) & 0xff);
+    }
+  }
+
+private:
+  bool little_;
+};
+
+// Where the fields of the class-dependent structures live. ELF32 and ELF64
+// differ in field widths and, for symbols, in field order.
+struct ElfShape {
+  bool is64;
+  size_t wordSize;     // addresses, offsets and sizes
+  size_t headerSize;   // Elf_Ehdr
+  size_t programHeaderSize;
+  size_t sectionHeaderSize;
+  size_t symbolSize;
+  size_t relSize;
+  size_t relaSize;
+
+  static ElfShape of(bool is64) {
+    if (is64)
+      return {true, 8, 64, 56, 64, 24, 16, 24};
+    return {false, 4, 52, 32, 40, 16, 8, 12};
+  }
+};
+
+// Offsets of the ELF header fields after e_ident.
+struct HeaderFields {
+  size_t entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize,
+      shnum, shstrndx;
+  static HeaderFields of(bool is64) {
+    if (is64)
+      return {24, 32, 40, 48, 52, 54, 56, 58, 60, 62};
+    return {24, 28, 32, 36, 40, 42, 44, 46, 48, 50};
+  }
+};
+
+// Offsets of the section header fields.
+struct SectionHeaderFields {
+  size_t name, type, flags, addr, offset, size, link, info, addralign,
+      entsize;
+  static SectionHeaderFields of(bool is64) {
+    if (is64)
+      return {0, 4, 8, 16, 24, 32, 40, 44, 48, 56};
+    return {0, 4, 8, 12, 16, 20, 24, 28, 32, 36};
+  }
+};
+
+// Offsets of the symbol fields.
+struct SymbolFields {
+  size_t name, info, other, shndx, value, size;
+  static SymbolFields of(bool is64) {
+    if (is64)
+      return {0, 4, 5, 6, 8, 16};
+    return {0, 12, 13, 14, 4, 8};
+  }
+};
+
+std::string hex(uint64_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), kDigits[value & 15]);
+    value >>= 4;
+  } while (value != 0);
+  return "0x" + digits;
+}
+
+// Whether [offset, offset + size) lies within a file of fileSize bytes,
+// without overflowing.
+bool fitsInFile(uint64_t offset, uint64_t size, uint64_t fileSize) {
+  return offset <= fileSize && size <= fileSize - offset;
+}
+
+// Rounding up the way LLVM's alignTo does it, wrapping on overflow; the
+// callers check the results against limits that make wrapping impossible.
+uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+uint64_t alignUpSkewed(uint64_t value, uint64_t alignment, uint64_t skew) {
+  skew %= alignment;
+  return alignUp(value - skew, alignment) + skew;
+}
+
+std::string describeSection(const ElfSection &section, size_t index) {
+  std::string text = "section " + std::to_string(index);
+  if (!section.name.empty())
+    text += " ('" + std::string(section.name) + "')";
+  return text;
+}
+
+Error invalid(const std::string &what) {
+  return makeError("invalid ELF object: " + what);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Reading.
+
+bool isElf(std::string_view bytes) {
+  if (bytes.size() < 16 || bytes.substr(0, 4) != "\x7f"
+                                                 "ELF")
+    return false;
+  auto fileClass = static_cast<uint8_t>(bytes[4]);
+  auto encoding = static_cast<uint8_t>(bytes[5]);
+  return (fileClass == kElfClass32 || fileClass == kElfClass64) &&
+         (encoding == kElfDataLittle || encoding == kElfDataBig);
+}
+
+std::string_view ElfObject::contents(const ElfSection &section) const {
+  if (!section.hasContents())
+    return {};
+  // parseElfObject checked the range.
+  return bytes_.substr(section.offset, section.size);
+}
+
+Result<ElfObject> parseElfObject(std::string_view bytes) {
+  if (bytes.size() < 16 || bytes.substr(0, 4) != "\x7f"
+                                                 "ELF")
+    return makeError("not an ELF file");
+  auto fileClass = static_cast<uint8_t>(bytes[4]);
+  auto encoding = static_cast<uint8_t>(bytes[5]);
+  if (fileClass != kElfClass32 && fileClass != kElfClass64)
+    return invalid("unknown ELF class " + std::to_string(fileClass));
+  if (encoding != kElfDataLittle && encoding != kElfDataBig)
+    return invalid("unknown data encoding " + std::to_string(encoding));
+
+  const bool is64 = fileClass == kElfClass64;
+  const ElfShape shape = ElfShape::of(is64);
+  const ByteOrder order(encoding == kElfDataLittle);
+  const uint64_t fileSize = bytes.size();
+  if (fileSize < shape.headerSize)
+    return invalid("the file has " + std::to_string(fileSize) +
+                   " bytes, too few for an ELF header of " +
+                   std::to_string(shape.headerSize));
+
+  ElfObject object;
+  object.bytes_ = bytes;
+  ElfHeader &header = object.header_;
+  const char *base = bytes.data();
+  const HeaderFields fields = HeaderFields::of(is64);
+  header.is64Bit = is64;
+  header.isLittleEndian = encoding == kElfDataLittle;
+  header.osAbi = static_cast<uint8_t>(bytes[7]);
+  header.abiVersion = static_cast<uint8_t>(bytes[8]);
+  header.fileType = order.read16(base + 16);
+  header.machine = order.read16(base + 18);
+  header.version = order.read32(base + 20);
+  header.entry = order.read(base + fields.entry, shape.wordSize);
+  header.programHeaderOffset = order.read(base + fields.phoff, shape.wordSize);
+  header.sectionHeaderOffset = order.read(base + fields.shoff, shape.wordSize);
+  header.flags = order.read32(base + fields.flags);
+  header.programHeaderCount = order.read16(base + fields.phnum);
+  const uint16_t programHeaderEntrySize = order.read16(base + fields.phentsize);
+  const uint16_t sectionHeaderEntrySize = order.read16(base + fields.shentsize);
+  const uint16_t headerSectionCount = order.read16(base + fields.shnum);
+  const uint16_t headerNameTableIndex = order.read16(base + fields.shstrndx);
+
+  // The program header table only has to lie within the file.
+  if (header.programHeaderCount != 0 &&
+      programHeaderEntrySize != shape.programHeaderSize)
+    return invalid("program header entry size " +
+                   std::to_string(programHeaderEntrySize) + " is not " +
+                   std::to_string(shape.programHeaderSize));
+  const uint64_t programHeaderTableSize =
+      uint64_t(header.programHeaderCount) * shape.programHeaderSize;
+  if (!fitsInFile(header.programHeaderOffset, programHeaderTableSize,
+                  fileSize))
+    return invalid("the program header table at offset " +
+                   hex(header.programHeaderOffset) +
+                   " extends past the end of the file");
+
+  // The section header table. With 0xff00 sections or more, the count and
+  // the name table index live in the null entry.
+  const uint64_t tableOffset = header.sectionHeaderOffset;
+  uint64_t sectionCount = 0;
+  if (tableOffset != 0) {
+    if (sectionHeaderEntrySize != shape.sectionHeaderSize)
+      return invalid("section header entry size " +
+                     std::to_string(sectionHeaderEntrySize) + " is not " +
+                     std::to_string(shape.sectionHeaderSize));
+    if (!fitsInFile(tableOffset, shape.sectionHeaderSize, fileSize))
+      return invalid("the section header table at offset " +
+                     hex(tableOffset) + " extends past the end of the file");
+    const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
+    sectionCount = headerSectionCount;
+    if (sectionCount == 0)
+      sectionCount =
+          order.read(base + tableOffset + shdr.size, shape.wordSize);
+    if (sectionCount > (fileSize - tableOffset) / shape.sectionHeaderSize)
+      return invalid("the section header table at offset " +
+                     hex(tableOffset) + " with " +
+                     std::to_string(sectionCount) +
+                     " entries extends past the end of the file");
+  }
+  header.sectionCount = sectionCount;
+
+  uint32_t nameTableIndex = headerNameTableIndex;
+  if (nameTableIndex == kSectionIndexExtended) {
+    if (sectionCount == 0)
+      return invalid("the section name table index is in a section header "
+                     "table that does not exist");
+    const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
+    nameTableIndex = order.read32(base + tableOffset + shdr.link);
+  }
+  if (nameTableIndex != 0 && nameTableIndex >= sectionCount)
+    return invalid("the section name table index " +
+                   std::to_string(nameTableIndex) + " is out of range (" +
+                   std::to_string(sectionCount) + " sections)");
+  header.sectionNameTableIndex = nameTableIndex;
+
+  // Every header, then every section's place in the file.
+  const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
+  object.sections_.resize(sectionCount);
+  for (uint64_t index = 0; index < sectionCount; ++index) {
+    const char *entry = base + tableOffset + index * shape.sectionHeaderSize;
+    ElfSection &section = object.sections_[index];
+    section.nameOffset = order.read32(entry + shdr.name);
+    section.type = order.read32(entry + shdr.type);
+    section.flags = order.read(entry + shdr.flags, shape.wordSize);
+    section.address = order.read(entry + shdr.addr, shape.wordSize);
+    section.offset = order.read(entry + shdr.offset, shape.wordSize);
+    section.size = order.read(entry + shdr.size, shape.wordSize);
+    section.link = order.read32(entry + shdr.link);
+    section.info = order.read32(entry + shdr.info);
+    section.alignment = order.read(entry + shdr.addralign, shape.wordSize);
+    section.entrySize = order.read(entry + shdr.entsize, shape.wordSize);
+    // The null entry's fields have other meanings (see above).
+    if (index != 0 && section.hasContents() &&
+        !fitsInFile(section.offset, section.size, fileSize))
+      return invalid("section " + std::to_string(index) + " at offset " +
+                     hex(section.offset) + " with size " + hex(section.size) +
+                     " extends past the end of the file (" + hex(fileSize) +
+                     " bytes)");
+  }
+
+  std::string_view nameTable;
+  if (nameTableIndex != 0) {
+    const ElfSection &table = object.sections_[nameTableIndex];
+    if (table.type != kTypeStringTable)
+      return invalid("the section name table (section " +
+                     std::to_string(nameTableIndex) +
+                     ") is not a string table");
+    nameTable = bytes.substr(table.offset, table.size);
+    if (nameTable.empty() || nameTable.back() != '\0')
+      return invalid("the section name table (section " +
+                     std::to_string(nameTableIndex) +
+                     ") is empty or not null-terminated");
+  }
+  for (uint64_t index = 1; index < sectionCount; ++index) {
+    ElfSection &section = object.sections_[index];
+    if (section.nameOffset == 0)
+      continue;
+    if (section.nameOffset >= nameTable.size())
+      return invalid("section " + std::to_string(index) + " has name offset " +
+                     hex(section.nameOffset) +
+                     ", past the end of the section name table");
+    // Null-terminated within the table, as checked above.
+    const char *name = nameTable.data() + section.nameOffset;
+    section.name = std::string_view(name, std::strlen(name));
+  }
+
+  // No two pieces of the file may claim the same bytes: the ELF header, the
+  // two header tables and each section with contents.
+  struct Claim {
+    uint64_t begin, end;
+    std::string what;
+  };
+  std::vector<Claim> claims;
+  claims.push_back({0, shape.headerSize, "the ELF header"});
+  if (programHeaderTableSize != 0)
+    claims.push_back({header.programHeaderOffset,
+                      header.programHeaderOffset + programHeaderTableSize,
+                      "the program header table"});
+  if (sectionCount != 0)
+    claims.push_back(
+        {tableOffset, tableOffset + sectionCount * shape.sectionHeaderSize,
+         "the section header table"});
+  for (uint64_t index = 1; index < sectionCount; ++index) {
+    const ElfSection &section = object.sections_[index];
+    if (section.hasContents() && section.size != 0)
+      claims.push_back({section.offset, section.offset + section.size,
+                        describeSection(section, index)});
+  }
+  std::stable_sort(claims.begin(), claims.end(),
+                   [](const Claim &a, const Claim &b) {
+                     return a.begin < b.begin;
+                   });
+  // Sorted by start, a claim overlaps an earlier one exactly when it starts
+  // before the furthest end seen so far.
+  size_t furthest = 0;
+  for (size_t i = 1; i < claims.size(); ++i) {
+    if (claims[i].begin < claims[furthest].end)
+      return invalid(claims[i].what + " overlaps " + claims[furthest].what);
+    if (claims[i].end > claims[furthest].end)
+      furthest = i;
+  }
+  return object;
+}
+
+// ---------------------------------------------------------------------------
+// The rewriting model.
+
+namespace {
+
+// How llvm-objcopy treats a section, decided by its type and flags when the
+// file is read.
+enum class SectionRole {
+  Plain,             // bytes copied; sh_link follows the section it names
+  StringTable,       // non-alloc SHT_STRTAB: rebuilt from what uses it
+  SymbolTable,       // rebuilt
+  SymbolIndexTable,  // SHT_SYMTAB_SHNDX: rebuilt, or dropped when unneeded
+  Relocation,        // non-alloc REL/RELA/CREL: re-encoded
+  DynamicRelocation, // alloc REL/RELA/CREL: bytes copied
+  Group,             // rebuilt from its members
+  Compressed,        // SHF_COMPRESSED: bytes, sh_link and sh_info as they are
+  Added,             // a bundle section
+};
+
+constexpr int kNone = -1;
+constexpr uint64_t kNewSectionOffset = std::numeric_limits<uint64_t>::max();
+
+struct SymbolRecord {
+  std::string_view name;
+  uint64_t value = 0;
+  uint64_t size = 0;
+  uint8_t binding = 0;
+  uint8_t type = 0;
+  uint8_t other = 0;
+  int definedIn = kNone;         // section id
+  uint16_t reservedIndex = 0;    // st_shndx when not defined in a section
+  uint32_t outputIndex = 0;
+};
+
+struct SectionRecord {
+  SectionRole role = SectionRole::Plain;
+  std::string name;
+  uint32_t type = 0;
+  uint32_t originalType = 0;
+  uint64_t flags = 0;
+  uint64_t originalFlags = 0;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint64_t alignment = 1;
+  uint32_t entrySize = 0; // llvm-objcopy keeps only 32 bits of sh_entsize
+  uint64_t link = 0;
+  uint64_t info = 0;
+  uint64_t originalOffset = kNewSectionOffset;
+  std::string_view contents;  // copied bytes, or encoded relocations
+  bool zeroFilled = false;    // SHT_NOBITS turned into SHT_PROGBITS
+  int payloadIndex = kNone;   // for Added
+
+  // Plain and relocation sections: the section sh_link names.
+  int linkedSection = kNone;
+  bool linksSymbolTable = false; // Plain: sh_link named the symbol table
+  // Relocation sections: the section they apply to.
+  int targetSection = kNone;
+  // Groups: flag word, members, signature symbol (by input index).
+  uint32_t groupFlags = 0;
+  std::vector<int> groupMembers;
+  int groupSymbol = kNone;
+  // Whether a symbol was defined in this section when the file was read.
+  bool hasSymbol = false;
+
+  // Results of layout.
+  uint32_t index = 0;
+  uint64_t offset = 0;
+  uint64_t nameIndex = 0;
+};
+
+// llvm-objcopy's ELF string table: tail-merged, strings sorted by their
+// reversed bytes, in decreasing order, so that a string directly follows the
+// longer strings ending with it.
+class TailMergedStringTable {
+public:
+  void add(std::string_view text) { offsets_.try_emplace(text, 0); }
+
+  void finalize() {
+    std::vector<std::pair<const std::string_view, uint64_t> *> ordered;
+    ordered.reserve(offsets_.size());
+    for (auto &entry : offsets_)
+      ordered.push_back(&entry);
+    std::sort(ordered.begin(), ordered.end(), [](auto *a, auto *b) {
+      return reversedGreater(a->first, b->first);
+    });
+    size_ = 1; // the leading null byte
+    std::string_view previous;
+    for (auto *entry : ordered) {
+      std::string_view text = entry->first;
+      if (previous.size() >= text.size() &&
+          previous.substr(previous.size() - text.size()) == text) {
+        entry->second = size_ - text.size() - 1;
+        continue;
+      }
+      entry->second = size_;
+      size_ += text.size() + 1;
+      previous = text;
+    }
+    offsets_[std::string_view()] = 0;
+  }
+
+  uint64_t size() const { return size_; }
+  uint64_t offsetOf(std::string_view text) const {
+    auto found = offsets_.find(text);
+    return found == offsets_.end() ? 0 : found->second;
+  }
+  void writeTo(char *destination) const {
+    for (const auto &[text, offset] : offsets_)
+      if (!text.empty())
+        std::memcpy(destination + offset, text.data(), text.size());
+  }
+
+private:
+  // Compares from the last byte backwards; a string that runs out first is
+  // the smaller.
+  static bool reversedGreater(std::string_view a, std::string_view b) {
+    size_t common = std::min(a.size(), b.size());
+    for (size_t i = 1; i <= common; ++i) {
+      auto x = static_cast<unsigned char>(a[a.size() - i]);
+      auto y = static_cast<unsigned char>(b[b.size() - i]);
+      if (x != y)
+        return x > y;
+    }
+    return a.size() > b.size();
+  }
+
+  std::unordered_map<std::string_view, uint64_t> offsets_;
+  uint64_t size_ = 1;
+};
+
+// One relocation as llvm-objcopy holds it.
+struct Relocation {
+  uint64_t offset = 0;
+  uint64_t addend = 0;
+  uint32_t type = 0;
+  uint32_t symbol = 0; // input symbol index, 0 for none
+};
+
+// LEB128 as LLVM's DataExtractor reads it, with its overflow rules.
+class LebReader {
+public:
+  explicit LebReader(std::string_view bytes) : bytes_(bytes) {}
+  bool failed() const { return failed_; }
+
+  uint8_t byte() {
+    if (failed_ || position_ >= bytes_.size()) {
+      failed_ = true;
+      return 0;
+    }
+    return static_cast<uint8_t>(bytes_[position_++]);
+  }
+  uint64_t unsignedValue() {
+    uint64_t value = 0;
+    unsigned shift = 0;
+    uint8_t current;
+    do {
+      if (failed_ || position_ >= bytes_.size()) {
+        failed_ = true;
+        return 0;
+      }
+      current = static_cast<uint8_t>(bytes_[position_]);
+      uint64_t slice = current & 0x7f;
+      if ((shift >= 63) &&
+          ((shift == 63 && ((slice << shift) >> shift) != slice) ||
+           (shift > 63 && slice != 0))) {
+        failed_ = true;
+        return 0;
+      }
+      if (shift < 64)
+        value += slice << shift;
+      shift += 7;
+      ++position_;
+    } while (current >= 128);
+    return value;
+  }
+  int64_t signedValue() {
+    int64_t value = 0;
+    unsigned shift = 0;
+    uint8_t current;
+    do {
+      if (failed_ || position_ >= bytes_.size()) {
+        failed_ = true;
+        return 0;
+      }
+      current = static_cast<uint8_t>(bytes_[position_]);
+      uint64_t slice = current & 0x7f;
+      if ((shift >= 64 && slice != (value < 0 ? 0x7f : 0x00)) ||
+          (shift == 63 && slice != 0 && slice != 0x7f)) {
+        failed_ = true;
+        return 0;
+      }
+      if (shift < 64)
+        value = static_cast<int64_t>(static_cast<uint64_t>(value) |
+                                     (slice << shift));
+      shift += 7;
+      ++position_;
+    } while (current >= 128);
+    if (shift < 64 && (current & 0x40))
+      value = static_cast<int64_t>(static_cast<uint64_t>(value) |
+                                   (~uint64_t(0) << shift));
+    return value;
+  }
+
+private:
+  std::string_view bytes_;
+  size_t position_ = 0;
+  bool failed_ = false;
+};
+
+void appendUnsignedLeb(std::string &out, uint64_t value) {
+  do {
+    uint8_t byte = value & 0x7f;
+    value >>= 7;
+    if (value != 0)
+      byte |= 0x80;
+    out.push_back(static_cast<char>(byte));
+  } while (value != 0);
+}
+
+void appendSignedLeb(std::string &out, int64_t value) {
+  bool more;
+  do {
+    uint8_t byte = value & 0x7f;
+    value >>= 7; // arithmetic shift
+    more = !((value == 0 && (byte & 0x40) == 0) ||
+             (value == -1 && (byte & 0x40) != 0));
+    if (more)
+      byte |= 0x80;
+    out.push_back(static_cast<char>(byte));
+  } while (more);
+}
+
+// What the operation does besides rewriting.
+struct Edit {
+  bool removeBundleSections = false;
+  const std::vector<OffloadBundleSection> *added = nullptr;
+};
+
+} // namespace
+
+class ElfPlanBuilder {
+public:
+  ElfPlanBuilder(const ElfObject &object)
+      : object_(object), header_(object.header()),
+        shape_(ElfShape::of(header_.is64Bit)),
+        order_(header_.isLittleEndian) {}
+
+  Result<ElfWritePlan> run(const Edit &edit);
+
+private:
+  // Reading.
+  Status readSections();
+  Status readSymbols();
+  Status linkSections();
+  Status readRelocations(SectionRecord &section, int sectionId);
+  Status checkSectionIndex(uint64_t index, const std::string &what) const;
+  Result<std::vector<Relocation>> decodeRelocations(const SectionRecord &section) const;
+  Result<std::vector<Relocation>> decodeCrel(std::string_view bytes) const;
+  uint64_t packRelocationInfo(uint32_t symbol, uint32_t type) const;
+  std::pair<uint32_t, uint32_t> unpackRelocationInfo(uint64_t info) const;
+
+  // Editing.
+  Status removeSections(const std::function<bool(int)> &shouldRemove);
+  Status orderSymbolsLocalFirst();
+  Status checkGroupSymbols() const;
+  void addBundleSections(const std::vector<OffloadBundleSection> &added);
+
+  // Writing.
+  Result<ElfWritePlan> finalizeAndWrite();
+  std::string encodeCrel(const std::vector<Relocation> &relocations) const;
+  std::string encodeRelocations(const SectionRecord &section,
+                                const std::vector<Relocation> &relocations) const;
+
+  bool isRelocationRole(const SectionRecord &section) const {
+    return section.role == SectionRole::Relocation ||
+           section.role == SectionRole::DynamicRelocation;
+  }
+  bool isMips64Little() const {
+    return header_.machine == kMachineMips && header_.is64Bit &&
+           header_.isLittleEndian;
+  }
+  const std::string &nameOf(int sectionId) const {
+    return sections_[sectionId].name;
+  }
+
+  const ElfObject &object_;
+  const ElfHeader &header_;
+  const ElfShape shape_;
+  const ByteOrder order_;
+
+  // Every section ever known, by id: input section i has id i - 1; added
+  // ones follow. `live_` lists the ids of the output's sections in order.
+  std::vector<SectionRecord> sections_;
+  std::vector<int> live_;
+  int symbolTable_ = kNone;
+  int symbolNames_ = kNone; // the symbol table's string table
+  int symbolIndexTable_ = kNone;
+  int sectionNames_ = kNone;
+  bool writeSectionHeaders_ = true;
+
+  // Symbols by input index, and the input indices of those kept, in output
+  // order.
+  std::vector<SymbolRecord> symbols_;
+  std::vector<uint32_t> symbolOrder_;
+  bool symbolIndicesChanged_ = false;
+  // Relocations of each relocation section, by section id.
+  std::unordered_map<int, std::vector<Relocation>> relocations_;
+};
+
+Status ElfPlanBuilder::checkSectionIndex(uint64_t index,
+                                         const std::string &what) const {
+  if (index == 0 || index >= object_.sections().size())
+    return invalid(what);
+  return Status::success();
+}
+
+Status ElfPlanBuilder::readSections() {
+  if (header_.programHeaderCount != 0)
+    return makeError("ELF files with program headers are not supported, "
+                     "only relocatable objects");
+  const auto &input = object_.sections();
+  const size_t count = input.empty() ? 0 : input.size() - 1;
+  sections_.resize(count);
+  for (size_t index = 1; index < input.size(); ++index) {
+    const ElfSection &from = input[index];
+    SectionRecord &section = sections_[index - 1];
+    section.name = std::string(from.name);
+    section.type = section.originalType = from.type;
+    section.flags = section.originalFlags = from.flags;
+    section.address = from.address;
+    section.size = from.size;
+    section.alignment = from.alignment;
+    section.entrySize = static_cast<uint32_t>(from.entrySize);
+    section.link = from.link;
+    section.info = from.info;
+    section.originalOffset = from.offset;
+    section.contents = object_.contents(from);
+
+    const bool allocated = (from.flags & kFlagAlloc) != 0;
+    switch (from.type) {
+    case kTypeRel:
+    case kTypeRela:
+    case kTypeCrel:
+      section.role =
+          allocated ? SectionRole::DynamicRelocation : SectionRole::Relocation;
+      break;
+    case kTypeStringTable:
+      // An allocated string table is part of the memory image: kept as is.
+      section.role = allocated ? SectionRole::Plain : SectionRole::StringTable;
+      break;
+    case kTypeGroup:
+      section.role = SectionRole::Group;
+      break;
+    case kTypeSymbolTable:
+      if (symbolTable_ != kNone)
+        return invalid("more than one symbol table");
+      section.role = SectionRole::SymbolTable;
+      symbolTable_ = static_cast<int>(index - 1);
+      break;
+    case kTypeSymbolIndexTable:
+      if (symbolIndexTable_ != kNone)
+        return makeError("ELF files with more than one SHT_SYMTAB_SHNDX "
+                         "section are not supported");
+      section.role = SectionRole::SymbolIndexTable;
+      symbolIndexTable_ = static_cast<int>(index - 1);
+      break;
+    case kElfSectionTypeNoBits:
+      section.role = SectionRole::Plain;
+      break;
+    default:
+      section.role = (from.flags & kFlagCompressed) ? SectionRole::Compressed
+                                                    : SectionRole::Plain;
+      break;
+    }
+  }
+
+  // Without a section name table llvm-objcopy writes no section headers.
+  writeSectionHeaders_ = header_.sectionNameTableIndex != 0;
+  if (writeSectionHeaders_) {
+    sectionNames_ = static_cast<int>(header_.sectionNameTableIndex) - 1;
+    if (sections_[sectionNames_].role != SectionRole::StringTable)
+      return invalid("the section name table is an allocated section");
+  }
+
+  live_.resize(count);
+  for (size_t id = 0; id < count; ++id)
+    live_[id] = static_cast<int>(id);
+  return Status::success();
+}
+
+Status ElfPlanBuilder::readSymbols() {
+  if (symbolIndexTable_ != kNone) {
+    const SectionRecord &table = sections_[symbolIndexTable_];
+    if (table.link == 0 || table.link >= object_.sections().size() ||
+        sections_[table.link - 1].role != SectionRole::SymbolTable)
+      return invalid("the SHT_SYMTAB_SHNDX section '" + table.name +
+                     "' is not linked to the symbol table");
+    if (table.entrySize != 4 || table.size % 4 != 0)
+      return invalid("the SHT_SYMTAB_SHNDX section '" + table.name +
+                     "' has a bad entry size or size");
+  }
+  if (symbolTable_ == kNone)
+    return Status::success();
+
+  const SectionRecord &table = sections_[symbolTable_];
+  const std::string where = "the symbol table '" + table.name + "'";
+  if (table.link == 0 || table.link >= object_.sections().size() ||
+      sections_[table.link - 1].role != SectionRole::StringTable)
+    return invalid(where + " is not linked to a string table");
+  symbolNames_ = static_cast<int>(table.link) - 1;
+  const std::string_view names = sections_[symbolNames_].contents;
+  if (names.empty() || names.back() != '\0')
+    return invalid("the symbol name table '" + nameOf(symbolNames_) +
+                   "' is empty or not null-terminated");
+  if (table.entrySize != shape_.symbolSize)
+    return invalid(where + " has entry size " +
+                   std::to_string(table.entrySize) + ", not " +
+                   std::to_string(shape_.symbolSize));
+  if (table.size % shape_.symbolSize != 0)
+    return invalid(where + " has a size that is not a whole number of "
+                           "entries");
+
+  const size_t count = table.size / shape_.symbolSize;
+  std::string_view extendedIndices;
+  if (symbolIndexTable_ != kNone) {
+    extendedIndices = sections_[symbolIndexTable_].contents;
+    if (extendedIndices.size() / 4 != count)
+      return invalid("the SHT_SYMTAB_SHNDX section has " +
+                     std::to_string(extendedIndices.size() / 4) +
+                     " entries for " + std::to_string(count) + " symbols");
+  }
+
+  const SymbolFields fields = SymbolFields::of(header_.is64Bit);
+  symbols_.resize(count);
+  symbolOrder_.resize(count);
+  for (size_t index = 0; index < count; ++index) {
+    const char *entry = table.contents.data() + index * shape_.symbolSize;
+    SymbolRecord &symbol = symbols_[index];
+    uint32_t nameOffset = order_.read32(entry + fields.name);
+    if (nameOffset >= names.size())
+      return invalid("symbol " + std::to_string(index) + " has name offset " +
+                     hex(nameOffset) + ", past the end of the string table");
+    symbol.name = std::string_view(names.data() + nameOffset);
+    uint8_t info = static_cast<uint8_t>(entry[fields.info]);
+    symbol.binding = info >> 4;
+    symbol.type = info & 0xf;
+    symbol.other = static_cast<uint8_t>(entry[fields.other]);
+    symbol.value = order_.read(entry + fields.value, shape_.wordSize);
+    symbol.size = order_.read(entry + fields.size, shape_.wordSize);
+    uint16_t sectionIndex = order_.read16(entry + fields.shndx);
+    const std::string what =
+        "symbol " + std::to_string(index) + " ('" + std::string(symbol.name) +
+        "')";
+
+    if (sectionIndex == kSectionIndexExtended) {
+      if (symbolIndexTable_ == kNone)
+        return invalid(what + " has an extended section index but there is "
+                              "no SHT_SYMTAB_SHNDX section");
+      uint32_t realIndex = order_.read32(extendedIndices.data() + 4 * index);
+      if (Status status = checkSectionIndex(
+              realIndex, what + " has invalid section index " +
+                             std::to_string(realIndex));
+          !status.ok())
+        return status;
+      symbol.definedIn = static_cast<int>(realIndex) - 1;
+    } else if (sectionIndex >= kSectionIndexLoReserve) {
+      // The reserved indices llvm-objcopy knows how to carry over.
+      bool known = sectionIndex == kSectionIndexAbsolute ||
+                   sectionIndex == kSectionIndexCommon;
+      if (header_.machine == kMachineAmdgpu)
+        known = known || sectionIndex == 0xff00; // SHN_AMDGPU_LDS
+      else if (header_.machine == kMachineMips)
+        known = known || sectionIndex == 0xff00 || // SHN_MIPS_ACOMMON
+                sectionIndex == 0xff03 ||          // SHN_MIPS_SCOMMON
+                sectionIndex == 0xff04;            // SHN_MIPS_SUNDEFINED
+      else if (header_.machine == kMachineHexagon)
+        known = known || (sectionIndex >= 0xff00 && sectionIndex <= 0xff04);
+      if (!known)
+        return invalid(what + " has unsupported reserved section index " +
+                       hex(sectionIndex));
+      symbol.reservedIndex = sectionIndex;
+    } else if (sectionIndex != kSectionIndexUndefined) {
+      if (Status status = checkSectionIndex(
+              sectionIndex, what + " has invalid section index " +
+                                std::to_string(sectionIndex));
+          !status.ok())
+        return status;
+      symbol.definedIn = sectionIndex - 1;
+    }
+    if (symbol.definedIn != kNone)
+      sections_[symbol.definedIn].hasSymbol = true;
+    symbolOrder_[index] = static_cast<uint32_t>(index);
+  }
+  return Status::success();
+}
+
+std::pair<uint32_t, uint32_t>
+ElfPlanBuilder::unpackRelocationInfo(uint64_t info) const {
+  if (!header_.is64Bit)
+    return {static_cast<uint32_t>(info >> 8),
+            static_cast<uint32_t>(info & 0xff)};
+  if (isMips64Little()) {
+    // MIPS64 little-endian stores r_info as a little-endian symbol index
+    // followed by four type bytes in big-endian order.
+    info = (info << 32) | ((info >> 8) & 0xff000000) |
+           ((info >> 24) & 0x00ff0000) | ((info >> 40) & 0x0000ff00) |
+           ((info >> 56) & 0x000000ff);
+  }
+  return {static_cast<uint32_t>(info >> 32),
+          static_cast<uint32_t>(info & 0xffffffff)};
+}
+
+uint64_t ElfPlanBuilder::packRelocationInfo(uint32_t symbol,
+                                            uint32_t type) const {
+  if (!header_.is64Bit)
+    return static_cast<uint32_t>((symbol << 8) + (type & 0xff));
+  uint64_t info = (uint64_t(symbol) << 32) + type;
+  if (isMips64Little())
+    info = (info >> 32) | ((info & 0xff000000) << 8) |
+           ((info & 0x00ff0000) << 24) | ((info & 0x0000ff00) << 40) |
+           ((info & 0x000000ff) << 56);
+  return info;
+}
+
+Result<std::vector<Relocation>>
+ElfPlanBuilder::decodeCrel(std::string_view bytes) const {
+  // CREL: a ULEB128 header (count * 8 + addend flag + offset shift), then
+  // per relocation a flags byte with the start of the offset delta, and
+  // SLEB128 deltas of the symbol index, type and addend when they change.
+  LebReader reader(bytes);
+  const uint64_t header = reader.unsignedValue();
+  if (reader.failed())
+    return invalid("malformed CREL header");
+  const uint64_t count = header / 8;
+  const bool hasAddends = (header & 4) != 0;
+  if (!hasAddends)
+    return makeError("CREL relocations without addends are not supported");
+  const unsigned flagBits = 3;
+  const unsigned shift = header % 4;
+  if (count > bytes.size())
+    return invalid("CREL section claims " + std::to_string(count) +
+                   " relocations in " + std::to_string(bytes.size()) +
+                   " bytes");
+  const uint64_t wordMask =
+      header_.is64Bit ? ~uint64_t(0) : uint64_t(0xffffffff);
+  std::vector<Relocation> relocations;
+  relocations.reserve(count);
+  uint64_t offset = 0, addend = 0;
+  uint32_t symbol = 0, type = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint8_t first = reader.byte();
+    offset = (offset + (first >> flagBits)) & wordMask;
+    if (first >= 0x80)
+      offset = (offset + (reader.unsignedValue() << (7 - flagBits)) -
+                (0x80 >> flagBits)) &
+               wordMask;
+    if (first & 1)
+      symbol += static_cast<uint32_t>(reader.signedValue());
+    if (first & 2)
+      type += static_cast<uint32_t>(reader.signedValue());
+    if (first & 4)
+      addend = (addend + static_cast<uint64_t>(reader.signedValue())) &
+               wordMask;
+    if (reader.failed())
+      return invalid("malformed CREL relocation " + std::to_string(i));
+    Relocation relocation;
+    relocation.offset = (offset << shift) & wordMask;
+    // llvm-objcopy passes each entry through an Elf_Rela, whose r_info
+    // keeps only 24 bits of symbol and 8 of type in ELF32.
+    auto [packedSymbol, packedType] = unpackRelocationInfo(
+        header_.is64Bit ? (uint64_t(symbol) << 32) + type
+                        : static_cast<uint32_t>((symbol << 8) + (type & 0xff)));
+    relocation.symbol = packedSymbol;
+    relocation.type = packedType;
+    // An ELF32 addend is a signed 32-bit value, widened by sign.
+    relocation.addend =
+        header_.is64Bit ? addend
+                        : static_cast<uint64_t>(static_cast<int64_t>(
+                              static_cast<int32_t>(addend)));
+    relocations.push_back(relocation);
+  }
+  return relocations;
+}
+
+Result<std::vector<Relocation>>
+ElfPlanBuilder::decodeRelocations(const SectionRecord &section) const {
+  if (section.originalType == kTypeCrel)
+    return decodeCrel(section.contents);
+  const bool withAddend = section.originalType == kTypeRela;
+  const size_t entrySize = withAddend ? shape_.relaSize : shape_.relSize;
+  if (section.entrySize != entrySize || section.size % entrySize != 0)
+    return invalid("relocation section '" + section.name +
+                   "' has a bad entry size or size");
+  std::vector<Relocation> relocations(section.size / entrySize);
+  for (size_t i = 0; i < relocations.size(); ++i) {
+    const char *entry = section.contents.data() + i * entrySize;
+    Relocation &relocation = relocations[i];
+    relocation.offset = order_.read(entry, shape_.wordSize);
+    auto [symbol, type] =
+        unpackRelocationInfo(order_.read(entry + shape_.wordSize,
+                                         shape_.wordSize));
+    relocation.symbol = symbol;
+    relocation.type = type;
+    if (withAddend) {
+      uint64_t addend = order_.read(entry + 2 * shape_.wordSize,
+                                    shape_.wordSize);
+      relocation.addend =
+          header_.is64Bit ? addend
+                          : static_cast<uint64_t>(static_cast<int64_t>(
+                                static_cast<int32_t>(addend)));
+    }
+  }
+  return relocations;
+}
+
+Status ElfPlanBuilder::readRelocations(SectionRecord &section, int sectionId) {
+  Result<std::vector<Relocation>> decoded = decodeRelocations(section);
+  if (!decoded.ok())
+    return decoded.takeError();
+  for (const Relocation &relocation : *decoded) {
+    if (relocation.symbol == 0)
+      continue;
+    if (symbolTable_ == kNone)
+      return invalid("relocation section '" + section.name +
+                     "' refers to symbol " +
+                     std::to_string(relocation.symbol) +
+                     " but there is no symbol table");
+    if (relocation.symbol >= symbols_.size())
+      return invalid("relocation section '" + section.name +
+                     "' refers to symbol " +
+                     std::to_string(relocation.symbol) + " of " +
+                     std::to_string(symbols_.size()));
+  }
+  relocations_[sectionId] = std::move(*decoded);
+  return Status::success();
+}
+
+Status ElfPlanBuilder::linkSections() {
+  const uint64_t inputCount = object_.sections().size();
+  for (int id = 0; id < static_cast<int>(sections_.size()); ++id) {
+    SectionRecord &section = sections_[id];
+    const std::string where = "section '" + section.name + "'";
+    switch (section.role) {
+    case SectionRole::Plain:
+      if (section.link != 0) {
+        if (Status status = checkSectionIndex(
+                section.link, where + " links to invalid section " +
+                                  std::to_string(section.link));
+            !status.ok())
+          return status;
+        // A link to the symbol table survives only if no symbol moves.
+        if (sections_[section.link - 1].type == kTypeSymbolTable)
+          section.linksSymbolTable = true;
+        else
+          section.linkedSection = static_cast<int>(section.link) - 1;
+      }
+      break;
+    case SectionRole::Relocation:
+    case SectionRole::DynamicRelocation: {
+      if (section.link != 0) {
+        const bool dynamic = section.role == SectionRole::DynamicRelocation;
+        if (section.link >= inputCount ||
+            (dynamic ? sections_[section.link - 1].originalType !=
+                           kTypeDynamicSymbols
+                     : sections_[section.link - 1].role !=
+                           SectionRole::SymbolTable))
+          return invalid(where + " is not linked to a symbol table");
+        section.linkedSection = static_cast<int>(section.link) - 1;
+      }
+      if (section.info != 0) {
+        if (Status status = checkSectionIndex(
+                section.info, where + " applies to invalid section " +
+                                  std::to_string(section.info));
+            !status.ok())
+          return status;
+        section.targetSection = static_cast<int>(section.info) - 1;
+      }
+      if (section.role == SectionRole::Relocation)
+        if (Status status = readRelocations(section, id); !status.ok())
+          return status;
+      break;
+    }
+    case SectionRole::Group: {
+      if (section.alignment % 4 != 0)
+        return invalid("group " + where + " has alignment " +
+                       std::to_string(section.alignment));
+      if (section.link != 0) {
+        if (section.link >= inputCount ||
+            sections_[section.link - 1].role != SectionRole::SymbolTable)
+          return invalid("group " + where +
+                         " is not linked to the symbol table");
+        if (section.info >= symbols_.size())
+          return invalid("group " + where + " names invalid symbol " +
+                         std::to_string(section.info));
+        section.linkedSection = static_cast<int>(section.link) - 1;
+        section.groupSymbol = static_cast<int>(section.info);
+      }
+      if (section.contents.empty() || section.contents.size() % 4 != 0)
+        return invalid("group " + where + " has malformed contents");
+      section.groupFlags = order_.read32(section.contents.data());
+      for (size_t at = 4; at < section.contents.size(); at += 4) {
+        uint32_t member = order_.read32(section.contents.data() + at);
+        if (Status status = checkSectionIndex(
+                member, "group " + where + " has invalid member " +
+                            std::to_string(member));
+            !status.ok())
+          return status;
+        section.groupMembers.push_back(static_cast<int>(member) - 1);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return Status::success();
+}
+
+Status ElfPlanBuilder::removeSections(
+    const std::function<bool(int)> &shouldRemove) {
+  // A section goes when asked, and so do relocations for a section that
+  // goes and groups all of whose members go. Compressed sections stay.
+  std::vector<int> kept;
+  std::unordered_set<int> removed;
+  for (int id : live_) {
+    const SectionRecord &section = sections_[id];
+    bool remove = shouldRemove(id);
+    if (!remove && !(section.originalFlags & kFlagCompressed)) {
+      if (isRelocationRole(section) && section.targetSection != kNone)
+        remove = shouldRemove(section.targetSection);
+      else if (section.type == kTypeGroup)
+        remove = std::all_of(section.groupMembers.begin(),
+                             section.groupMembers.end(), shouldRemove);
+    }
+    if (remove)
+      removed.insert(id);
+    else
+      kept.push_back(id);
+  }
+  if (removed.empty())
+    return Status::success();
+  auto isRemoved = [&](int id) { return id != kNone && removed.count(id); };
+
+  if (symbolTable_ != kNone && shouldRemove(symbolTable_))
+    symbolTable_ = kNone;
+  if (sectionNames_ != kNone && shouldRemove(sectionNames_))
+    sectionNames_ = kNone;
+  if (symbolIndexTable_ != kNone && shouldRemove(symbolIndexTable_))
+    symbolIndexTable_ = kNone;
+
+  // A removed group's members stop being group members.
+  for (int id : removed)
+    if (sections_[id].role == SectionRole::Group)
+      for (int member : sections_[id].groupMembers)
+        sections_[member].flags &= ~kFlagGroup;
+
+  // What stays must not need what goes.
+  std::unordered_set<uint32_t> removedSymbols;
+  for (int id : kept) {
+    SectionRecord &section = sections_[id];
+    switch (section.role) {
+    case SectionRole::Plain:
+      if (isRemoved(section.linkedSection))
+        return makeError("section '" + nameOf(section.linkedSection) +
+                         "' cannot be removed because it is referenced by "
+                         "the section '" +
+                         section.name + "'");
+      break;
+    case SectionRole::Relocation:
+    case SectionRole::DynamicRelocation:
+      if (isRemoved(section.linkedSection))
+        return makeError("symbol table '" + nameOf(section.linkedSection) +
+                         "' cannot be removed because it is referenced by "
+                         "the relocation section '" +
+                         section.name + "'");
+      for (const Relocation &relocation : relocations_[id]) {
+        if (relocation.symbol == 0)
+          continue;
+        const SymbolRecord &symbol = symbols_[relocation.symbol];
+        if (isRemoved(symbol.definedIn))
+          return makeError(
+              "section '" + nameOf(symbol.definedIn) +
+              "' cannot be removed: (" +
+              (section.targetSection != kNone ? nameOf(section.targetSection)
+                                              : std::string()) +
+              "+" + hex(relocation.offset) +
+              ") has relocation against symbol '" + std::string(symbol.name) +
+              "'");
+      }
+      break;
+    case SectionRole::Group:
+      if (isRemoved(section.linkedSection))
+        return makeError("section '.symtab' cannot be removed because it is "
+                         "referenced by the group section '" +
+                         section.name + "'");
+      std::erase_if(section.groupMembers, isRemoved);
+      break;
+    case SectionRole::SymbolTable: {
+      if (isRemoved(symbolNames_))
+        return makeError("string table '" + nameOf(symbolNames_) +
+                         "' cannot be removed because it is referenced by "
+                         "the symbol table '" +
+                         section.name + "'");
+      // Symbols defined in removed sections go too (never the null one).
+      std::vector<uint32_t> remaining;
+      remaining.reserve(symbolOrder_.size());
+      for (size_t position = 0; position < symbolOrder_.size(); ++position) {
+        uint32_t symbol = symbolOrder_[position];
+        if (position != 0 && isRemoved(symbols_[symbol].definedIn))
+          removedSymbols.insert(symbol);
+        else
+          remaining.push_back(symbol);
+      }
+      if (remaining.size() != symbolOrder_.size())
+        symbolIndicesChanged_ = true;
+      symbolOrder_ = std::move(remaining);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  // llvm-objcopy would go on with dangling pointers here; refuse instead.
+  if (!removedSymbols.empty())
+    for (int id : kept)
+      if (sections_[id].role == SectionRole::Group &&
+          sections_[id].groupSymbol != kNone &&
+          removedSymbols.count(sections_[id].groupSymbol))
+        return makeError(
+            "symbol '" +
+            std::string(symbols_[sections_[id].groupSymbol].name) +
+            "' cannot be removed because it is referenced by the section '" +
+            sections_[id].name + "'");
+  live_ = std::move(kept);
+  return Status::success();
+}
+
+Status ElfPlanBuilder::orderSymbolsLocalFirst() {
+  if (symbolTable_ == kNone)
+    return Status::success();
+  std::vector<uint32_t> ordered;
+  ordered.reserve(symbolOrder_.size());
+  for (uint32_t symbol : symbolOrder_)
+    if (symbols_[symbol].binding == kBindingLocal)
+      ordered.push_back(symbol);
+  for (uint32_t symbol : symbolOrder_)
+    if (symbols_[symbol].binding != kBindingLocal)
+      ordered.push_back(symbol);
+  if (ordered != symbolOrder_)
+    symbolIndicesChanged_ = true;
+  symbolOrder_ = std::move(ordered);
+  return Status::success();
+}
+
+Status ElfPlanBuilder::checkGroupSymbols() const {
+  // llvm-objcopy asks every group whether its signature symbol is being
+  // stripped whenever there is a symbol table; a group without one crashes
+  // it.
+  if (symbolTable_ == kNone)
+    return Status::success();
+  for (int id : live_)
+    if (sections_[id].role == SectionRole::Group &&
+        sections_[id].groupSymbol == kNone)
+      return invalid("group section '" + sections_[id].name +
+                     "' has no signature symbol");
+  return Status::success();
+}
+
+void ElfPlanBuilder::addBundleSections(
+    const std::vector<OffloadBundleSection> &added) {
+  std::unordered_set<std::string> bundleNames;
+  for (size_t i = 0; i < added.size(); ++i) {
+    SectionRecord section;
+    section.role = SectionRole::Added;
+    section.name = std::string(kOffloadBundleSectionPrefix) + added[i].first;
+    section.type = section.originalType = kTypeProgBits;
+    section.size = added[i].second.size();
+    section.contents = added[i].second;
+    section.payloadIndex = static_cast<int>(i);
+    live_.push_back(static_cast<int>(sections_.size()));
+    sections_.push_back(std::move(section));
+    bundleNames.insert(sections_.back().name);
+  }
+
+  // --set-section-flags=<name>=readonly,exclude, which also reaches
+  // sections of those names that the object already had. Flags tied to the
+  // section's nature survive; on x86-64 "large" is not one of them.
+  uint64_t preserved = (kFlagCompressed | kFlagGroup | kFlagLinkOrder |
+                        kFlagMaskOs | kFlagMaskProcessor | kFlagTls |
+                        kFlagInfoLink) &
+                       ~kElfSectionFlagExclude;
+  if (header_.machine == kMachineX86_64)
+    preserved &= ~kFlagX86_64Large;
+  for (int id : live_) {
+    SectionRecord &section = sections_[id];
+    if (!bundleNames.count(section.name))
+      continue;
+    section.flags = (section.flags & preserved) |
+                    (kElfSectionFlagExclude & ~preserved);
+    // Like GNU objcopy, a non-alloc SHT_NOBITS section gets contents
+    // (zeros).
+    if (section.type == kElfSectionTypeNoBits && !(section.flags & kFlagAlloc)) {
+      section.type = kTypeProgBits;
+      section.zeroFilled = true;
+    }
+  }
+}
+
+std::string ElfPlanBuilder::encodeCrel(
+    const std::vector<Relocation> &relocations) const {
+  const uint64_t wordMask =
+      header_.is64Bit ? ~uint64_t(0) : uint64_t(0xffffffff);
+  uint64_t offsetBits = 8;
+  for (const Relocation &relocation : relocations)
+    offsetBits |= relocation.offset & wordMask;
+  unsigned shift = 0;
+  while (!((offsetBits >> shift) & 1))
+    ++shift;
+  std::string out;
+  appendUnsignedLeb(out, relocations.size() * 8 + 4 + shift);
+  uint64_t offset = 0, addend = 0;
+  uint32_t symbol = 0, type = 0;
+  for (const Relocation &relocation : relocations) {
+    const uint64_t newOffset = relocation.offset & wordMask;
+    const uint32_t newSymbol =
+        relocation.symbol ? symbols_[relocation.symbol].outputIndex : 0;
+    const uint64_t newAddend = relocation.addend & wordMask;
+    const uint64_t delta = ((newOffset - offset) & wordMask) >> shift;
+    offset = newOffset;
+    uint8_t flags = static_cast<uint8_t>(
+        (delta << 3) + (symbol != newSymbol ? 1 : 0) +
+        (type != relocation.type ? 2 : 0) + (addend != newAddend ? 4 : 0));
+    if (delta < 0x10) {
+      out.push_back(static_cast<char>(flags));
+    } else {
+      out.push_back(static_cast<char>(flags | 0x80));
+      appendUnsignedLeb(out, delta >> 4);
+    }
+    if (flags & 1) {
+      appendSignedLeb(out, static_cast<int32_t>(newSymbol - symbol));
+      symbol = newSymbol;
+    }
+    if (flags & 2) {
+      appendSignedLeb(out, static_cast<int32_t>(relocation.type - type));
+      type = relocation.type;
+    }
+    if (flags & 4) {
+      uint64_t difference = (newAddend - addend) & wordMask;
+      appendSignedLeb(out, header_.is64Bit
+                               ? static_cast<int64_t>(difference)
+                               : static_cast<int32_t>(difference));
+      addend = newAddend;
+    }
+  }
+  return out;
+}
+
+std::string ElfPlanBuilder::encodeRelocations(
+    const SectionRecord &section,
+    const std::vector<Relocation> &relocations) const {
+  if (section.type == kTypeCrel)
+    return encodeCrel(relocations);
+  const bool withAddend = section.type == kTypeRela;
+  const size_t entrySize = withAddend ? shape_.relaSize : shape_.relSize;
+  std::string out(relocations.size() * entrySize, '\0');
+  for (size_t i = 0; i < relocations.size(); ++i) {
+    const Relocation &relocation = relocations[i];
+    char *entry = out.data() + i * entrySize;
+    uint32_t symbol =
+        relocation.symbol ? symbols_[relocation.symbol].outputIndex : 0;
+    order_.write(entry, relocation.offset, shape_.wordSize);
+    order_.write(entry + shape_.wordSize,
+                 packRelocationInfo(symbol, relocation.type), shape_.wordSize);
+    if (withAddend)
+      order_.write(entry + 2 * shape_.wordSize, relocation.addend,
+                   shape_.wordSize);
+  }
+  return out;
+}
+
+Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
+  if (sectionNames_ == kNone && writeSectionHeaders_)
+    return makeError("cannot write section header table because section "
+                     "header string table was removed");
+
+  // An executable or shared object loses an empty symbol table (and its
+  // string table, unless that also names the sections).
+  const bool relocatable = header_.fileType != kFileTypeExecutable &&
+                           header_.fileType != kFileTypeShared;
+  if (!relocatable && symbolTable_ != kNone && symbolOrder_.size() == 1) {
+    int table = symbolTable_;
+    int names = symbolNames_ == sectionNames_ ? kNone : symbolNames_;
+    if (Status status = removeSections(
+            [&](int id) { return id == table || id == names; });
+        !status.ok())
+      return status.takeError();
+  }
+
+  // Sections that named the symbol table keep naming it only if no symbol
+  // moved; otherwise their contents may be stale and the link is cut.
+  for (int id : live_) {
+    SectionRecord &section = sections_[id];
+    if (section.role == SectionRole::Plain && section.linksSymbolTable &&
+        symbolTable_ != kNone && !symbolIndicesChanged_)
+      section.linkedSection = symbolTable_;
+  }
+
+  // SHT_SYMTAB_SHNDX is needed only when a section that holds symbols sits
+  // at index 0xff00 or above.
+  bool needsExtendedIndices = false;
+  if (live_.size() >= kSectionIndexLoReserve)
+    for (size_t position = kSectionIndexLoReserve - 1; position < live_.size();
+         ++position)
+      needsExtendedIndices |= sections_[live_[position]].hasSymbol;
+  if (needsExtendedIndices) {
+    if (symbolTable_ != kNone && symbolIndexTable_ == kNone) {
+      SectionRecord table;
+      table.role = SectionRole::SymbolIndexTable;
+      table.name = ".symtab_shndx";
+      table.type = table.originalType = kTypeSymbolIndexTable;
+      table.alignment = 4;
+      table.entrySize = 4;
+      symbolIndexTable_ = static_cast<int>(sections_.size());
+      live_.push_back(symbolIndexTable_);
+      sections_.push_back(std::move(table));
+    }
+  } else if (symbolIndexTable_ != kNone) {
+    int table = symbolIndexTable_;
+    if (Status status = removeSections([&](int id) { return id == table; });
+        !status.ok())
+      return status.takeError();
+  }
+
+  // Sections must stay put in memory from here on: name views point into
+  // them.
+  std::unordered_map<int, TailMergedStringTable> stringTables;
+  for (int id : live_)
+    if (sections_[id].role == SectionRole::StringTable)
+      stringTables[id];
+  if (sectionNames_ != kNone)
+    for (int id : live_)
+      stringTables[sectionNames_].add(sections_[id].name);
+
+  // Sizes of rebuilt sections.
+  std::unordered_map<int, std::string> encodedRelocations;
+  for (int id : live_) {
+    SectionRecord &section = sections_[id];
+    switch (section.role) {
+    case SectionRole::SymbolTable:
+      section.entrySize = static_cast<uint32_t>(shape_.symbolSize);
+      section.size = symbolOrder_.size() * shape_.symbolSize;
+      section.alignment = shape_.wordSize;
+      break;
+    case SectionRole::Relocation:
+      if (section.type != kTypeCrel) {
+        section.entrySize = static_cast<uint32_t>(
+            section.type == kTypeRel ? shape_.relSize : shape_.relaSize);
+        section.size = relocations_[id].size() * section.entrySize;
+        section.alignment = shape_.wordSize;
+      }
+      break;
+    case SectionRole::Group:
+      section.size = 4 + 4 * section.groupMembers.size();
+      break;
+    default:
+      break;
+    }
+  }
+  if (symbolTable_ != kNone) {
+    for (size_t position = 0; position < symbolOrder_.size(); ++position)
+      symbols_[symbolOrder_[position]].outputIndex =
+          static_cast<uint32_t>(position);
+    if (symbolIndexTable_ != kNone)
+      sections_[symbolIndexTable_].size = 4 * symbolOrder_.size();
+    if (symbolNames_ != kNone)
+      for (uint32_t symbol : symbolOrder_)
+        stringTables[symbolNames_].add(symbols_[symbol].name);
+  }
+  for (auto &[id, table] : stringTables) {
+    table.finalize();
+    sections_[id].size = table.size();
+  }
+  // CREL sizes depend on the final symbol indices.
+  for (int id : live_) {
+    SectionRecord &section = sections_[id];
+    if (section.role == SectionRole::Relocation &&
+        section.type == kTypeCrel) {
+      encodedRelocations[id] = encodeCrel(relocations_[id]);
+      section.size = encodedRelocations[id].size();
+    }
+  }
+
+  // Indices follow the section order; file offsets follow the old offsets.
+  for (size_t position = 0; position < live_.size(); ++position)
+    sections_[live_[position]].index = static_cast<uint32_t>(position + 1);
+
+  // The ELF header and the (empty) program header table come first. Both
+  // are laid out like segments: in order of offset (the larger alignment
+  // first on a tie), each at its alignment with its address as skew. Only an
+  // odd e_phoff makes this differ from "right after the ELF header".
+  struct HeaderPiece {
+    uint64_t offset, alignment, fileSize;
+  };
+  HeaderPiece elfHeaderPiece{0, 1, shape_.headerSize};
+  HeaderPiece programHeaderPiece{header_.programHeaderOffset, shape_.wordSize,
+                                 0};
+  std::vector<HeaderPiece> headerPieces = {elfHeaderPiece, programHeaderPiece};
+  if (header_.programHeaderOffset == 0)
+    std::swap(headerPieces[0], headerPieces[1]);
+  uint64_t offset = 0;
+  for (const HeaderPiece &piece : headerPieces) {
+    uint64_t placed = alignUpSkewed(offset, piece.alignment, piece.offset);
+    offset = std::max(offset, placed + piece.fileSize);
+  }
+  std::vector<int> layoutOrder = live_;
+  std::stable_sort(layoutOrder.begin(), layoutOrder.end(), [&](int a, int b) {
+    return sections_[a].originalOffset < sections_[b].originalOffset;
+  });
+  // Offsets stay far below 2^63, so nothing below wraps.
+  constexpr uint64_t kSizeLimit = uint64_t(1) << 62;
+  for (int id : layoutOrder) {
+    SectionRecord &section = sections_[id];
+    const uint64_t alignment = section.alignment == 0 ? 1 : section.alignment;
+    if (alignment > kSizeLimit)
+      return invalid("section '" + section.name + "' has alignment " +
+                     hex(alignment));
+    offset = alignUp(offset, alignment);
+    section.offset = offset;
+    if (section.type != kElfSectionTypeNoBits) {
+      if (section.size > kSizeLimit - offset)
+        return makeError("the output object would be too large");
+      offset += section.size;
+    }
+  }
+  uint64_t tableOffset = offset;
+  uint64_t totalSize = offset;
+  const uint64_t sectionCount = live_.size() + 1;
+  if (writeSectionHeaders_) {
+    tableOffset = alignUp(offset, shape_.wordSize);
+    totalSize = tableOffset + sectionCount * shape_.sectionHeaderSize;
+  }
+  if (!header_.is64Bit && totalSize > 0xffffffff)
+    return makeError("the output object would be larger than 4 GiB, which "
+                     "ELF32 cannot describe");
+
+  // Final links and infos.
+  uint32_t lastLocal = 0;
+  for (size_t position = 0; position < symbolOrder_.size(); ++position)
+    if (symbols_[symbolOrder_[position]].binding == kBindingLocal)
+      lastLocal = static_cast<uint32_t>(position);
+  auto indexOf = [&](int id) -> uint64_t {
+    return id == kNone ? 0 : sections_[id].index;
+  };
+  for (int id : live_) {
+    SectionRecord &section = sections_[id];
+    switch (section.role) {
+    case SectionRole::Plain:
+      section.link = indexOf(section.linkedSection);
+      break;
+    case SectionRole::SymbolTable:
+      section.link = indexOf(symbolNames_);
+      section.info = lastLocal + 1;
+      break;
+    case SectionRole::SymbolIndexTable:
+      section.link = indexOf(symbolTable_);
+      break;
+    case SectionRole::Relocation:
+    case SectionRole::DynamicRelocation:
+      section.link = indexOf(section.linkedSection);
+      if (section.targetSection != kNone)
+        section.info = indexOf(section.targetSection);
+      break;
+    case SectionRole::Group:
+      section.info = section.groupSymbol == kNone
+                         ? 0
+                         : symbols_[section.groupSymbol].outputIndex;
+      section.link = indexOf(section.linkedSection);
+      // A group whose signature is local is no longer deduplicated.
+      if ((section.groupFlags & kGroupComdat) &&
+          section.groupSymbol != kNone &&
+          symbols_[section.groupSymbol].binding == kBindingLocal)
+        section.groupFlags &= ~kGroupComdat;
+      break;
+    default:
+      break;
+    }
+    if (writeSectionHeaders_)
+      section.nameIndex = stringTables[sectionNames_].offsetOf(section.name);
+  }
+
+  // The bytes.
+  ElfWritePlan plan;
+  plan.size_ = totalSize;
+  auto generate = [&](uint64_t at, std::string bytes) {
+    if (bytes.empty())
+      return;
+    auto owned = std::make_unique<const std::string>(std::move(bytes));
+    plan.chunks_.push_back({at, *owned, -1});
+    plan.generated_.push_back(std::move(owned));
+  };
+
+  {
+    std::string elfHeader(shape_.headerSize, '\0');
+    char *out = elfHeader.data();
+    const HeaderFields fields = HeaderFields::of(header_.is64Bit);
+    std::memcpy(out, "\x7f"
+                     "ELF",
+                4);
+    out[4] = static_cast<char>(header_.is64Bit ? kElfClass64 : kElfClass32);
+    out[5] =
+        static_cast<char>(header_.isLittleEndian ? kElfDataLittle : kElfDataBig);
+    out[6] = 1; // EV_CURRENT
+    out[7] = static_cast<char>(header_.osAbi);
+    out[8] = static_cast<char>(header_.abiVersion);
+    order_.write(out + 16, header_.fileType, 2);
+    order_.write(out + 18, header_.machine, 2);
+    order_.write(out + 20, header_.version, 4);
+    order_.write(out + fields.entry, header_.entry, shape_.wordSize);
+    order_.write(out + fields.flags, header_.flags, 4);
+    order_.write(out + fields.ehsize, shape_.headerSize, 2);
+    if (writeSectionHeaders_ && !live_.empty()) {
+      order_.write(out + fields.shoff, tableOffset, shape_.wordSize);
+      order_.write(out + fields.shentsize, shape_.sectionHeaderSize, 2);
+      order_.write(out + fields.shnum,
+                   sectionCount >= kSectionIndexLoReserve ? 0 : sectionCount,
+                   2);
+      const uint32_t namesIndex = sections_[sectionNames_].index;
+      order_.write(out + fields.shstrndx,
+                   namesIndex >= kSectionIndexLoReserve ? kSectionIndexExtended
+                                                        : namesIndex,
+                   2);
+    }
+    generate(0, std::move(elfHeader));
+  }
+
+  // Layout order is also offset order.
+  const SymbolFields symbolFields = SymbolFields::of(header_.is64Bit);
+  for (int id : layoutOrder) {
+    SectionRecord &section = sections_[id];
+    if (section.type == kElfSectionTypeNoBits || section.size == 0)
+      continue;
+    switch (section.role) {
+    case SectionRole::Plain:
+    case SectionRole::DynamicRelocation:
+    case SectionRole::Compressed:
+      if (!section.zeroFilled && !section.contents.empty())
+        plan.chunks_.push_back({section.offset, section.contents, -1});
+      break;
+    case SectionRole::Added:
+      plan.chunks_.push_back(
+          {section.offset, section.contents, section.payloadIndex});
+      break;
+    case SectionRole::StringTable: {
+      std::string bytes(section.size, '\0');
+      stringTables[id].writeTo(bytes.data());
+      generate(section.offset, std::move(bytes));
+      break;
+    }
+    case SectionRole::SymbolTable: {
+      std::string bytes(section.size, '\0');
+      const TailMergedStringTable *names =
+          symbolNames_ == kNone ? nullptr : &stringTables[symbolNames_];
+      for (size_t position = 0; position < symbolOrder_.size(); ++position) {
+        const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
+        char *entry = bytes.data() + position * shape_.symbolSize;
+        order_.write(entry + symbolFields.name,
+                     names ? names->offsetOf(symbol.name) : 0, 4);
+        order_.write(entry + symbolFields.value, symbol.value,
+                     shape_.wordSize);
+        order_.write(entry + symbolFields.size, symbol.size, shape_.wordSize);
+        entry[symbolFields.info] =
+            static_cast<char>((symbol.binding << 4) + (symbol.type & 0xf));
+        entry[symbolFields.other] = static_cast<char>(symbol.other);
+        uint32_t sectionIndex = symbol.reservedIndex;
+        if (symbol.definedIn != kNone) {
+          sectionIndex = sections_[symbol.definedIn].index;
+          if (sectionIndex >= kSectionIndexLoReserve)
+            sectionIndex = kSectionIndexExtended;
+        }
+        order_.write(entry + symbolFields.shndx, sectionIndex, 2);
+      }
+      generate(section.offset, std::move(bytes));
+      break;
+    }
+    case SectionRole::SymbolIndexTable: {
+      std::string bytes(section.size, '\0');
+      for (size_t position = 0; position < symbolOrder_.size(); ++position) {
+        const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
+        uint32_t index = symbol.definedIn == kNone
+                             ? 0
+                             : sections_[symbol.definedIn].index;
+        order_.write(bytes.data() + 4 * position,
+                     index >= kSectionIndexLoReserve ? index : 0, 4);
+      }
+      generate(section.offset, std::move(bytes));
+      break;
+    }
+    case SectionRole::Relocation:
+      if (section.type == kTypeCrel)
+        generate(section.offset, std::move(encodedRelocations[id]));
+      else
+        generate(section.offset, encodeRelocations(section, relocations_[id]));
+      break;
+    case SectionRole::Group: {
+      std::string bytes(section.size, '\0');
+      order_.write(bytes.data(), section.groupFlags, 4);
+      for (size_t i = 0; i < section.groupMembers.size(); ++i)
+        order_.write(bytes.data() + 4 + 4 * i,
+                     sections_[section.groupMembers[i]].index, 4);
+      generate(section.offset, std::move(bytes));
+      break;
+    }
+    }
+  }
+
+  if (writeSectionHeaders_) {
+    std::string table(sectionCount * shape_.sectionHeaderSize, '\0');
+    const SectionHeaderFields fields = SectionHeaderFields::of(header_.is64Bit);
+    // The null entry carries the count and name table index when they do
+    // not fit the ELF header.
+    if (sectionCount >= kSectionIndexLoReserve)
+      order_.write(table.data() + fields.size, sectionCount, shape_.wordSize);
+    if (sections_[sectionNames_].index >= kSectionIndexLoReserve)
+      order_.write(table.data() + fields.link, sections_[sectionNames_].index,
+                   4);
+    for (int id : live_) {
+      const SectionRecord &section = sections_[id];
+      char *entry = table.data() + section.index * shape_.sectionHeaderSize;
+      order_.write(entry + fields.name, section.nameIndex, 4);
+      order_.write(entry + fields.type, section.type, 4);
+      order_.write(entry + fields.flags, section.flags, shape_.wordSize);
+      order_.write(entry + fields.addr, section.address, shape_.wordSize);
+      order_.write(entry + fields.offset, section.offset, shape_.wordSize);
+      order_.write(entry + fields.size, section.size, shape_.wordSize);
+      order_.write(entry + fields.link, section.link, 4);
+      order_.write(entry + fields.info, section.info, 4);
+      order_.write(entry + fields.addralign, section.alignment,
+                   shape_.wordSize);
+      order_.write(entry + fields.entsize, section.entrySize, shape_.wordSize);
+    }
+    generate(tableOffset, std::move(table));
+  }
+  return plan;
+}
+
+Result<ElfWritePlan> ElfPlanBuilder::run(const Edit &edit) {
+  if (Status status = readSections(); !status.ok())
+    return status.takeError();
+  if (Status status = readSymbols(); !status.ok())
+    return status.takeError();
+  if (Status status = linkSections(); !status.ok())
+    return status.takeError();
+
+  // Removal runs even when nothing is asked for: it drops empty groups.
+  auto isBundleSection = [&](int id) {
+    return edit.removeBundleSections &&
+           std::string_view(sections_[id].name)
+                   .substr(0, kOffloadBundleSectionPrefix.size()) ==
+               kOffloadBundleSectionPrefix;
+  };
+  if (Status status = removeSections(isBundleSection); !status.ok())
+    return status.takeError();
+  if (Status status = orderSymbolsLocalFirst(); !status.ok())
+    return status.takeError();
+  if (Status status = checkGroupSymbols(); !status.ok())
+    return status.takeError();
+  if (edit.added)
+    addBundleSections(*edit.added);
+  return finalizeAndWrite();
+}
+
+// ---------------------------------------------------------------------------
+// Plans and the entry points.
+
+std::string ElfWritePlan::render() const {
+  std::string out(size_, '\0');
+  for (const ElfOutputChunk &chunk : chunks_)
+    std::memcpy(out.data() + chunk.offset, chunk.bytes.data(),
+                chunk.bytes.size());
+  return out;
+}
+
+Status ElfWritePlan::stream(
+    const std::function<Status(std::string_view)> &writeBytes,
+    const std::function<Status(uint64_t)> &writeZeros) const {
+  uint64_t position = 0;
+  for (const ElfOutputChunk &chunk : chunks_) {
+    if (chunk.offset > position)
+      if (Status status = writeZeros(chunk.offset - position); !status.ok())
+        return status;
+    if (Status status = writeBytes(chunk.bytes); !status.ok())
+      return status;
+    position = chunk.offset + chunk.bytes.size();
+  }
+  if (size_ > position)
+    return writeZeros(size_ - position);
+  return Status::success();
+}
+
+Result<ElfWritePlan>
+planOffloadBundleSections(std::string_view object,
+                          const std::vector<OffloadBundleSection> &sections) {
+  Result<ElfObject> parsed = parseElfObject(object);
+  if (!parsed.ok())
+    return parsed.takeError();
+  Edit edit;
+  edit.added = &sections;
+  return ElfPlanBuilder(*parsed).run(edit);
+}
+
+Result<std::string>
+addOffloadBundleSections(std::string_view object,
+                         const std::vector<OffloadBundleSection> &sections) {
+  Result<ElfWritePlan> plan = planOffloadBundleSections(object, sections);
+  if (!plan.ok())
+    return plan.takeError();
+  return plan->render();
+}
+
+Result<ElfWritePlan> planHostObjectExtraction(std::string_view object) {
+  Result<ElfObject> parsed = parseElfObject(object);
+  if (!parsed.ok())
+    return parsed.takeError();
+  Edit edit;
+  edit.removeBundleSections = true;
+  return ElfPlanBuilder(*parsed).run(edit);
+}
+
+Result<std::string> removeOffloadBundleSections(std::string_view object) {
+  Result<ElfWritePlan> plan = planHostObjectExtraction(object);
+  if (!plan.ok())
+    return plan.takeError();
+  return plan->render();
+}
+
+} // namespace offbundle

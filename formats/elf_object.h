@@ -1,0 +1,168 @@
+// ELF objects for -type=o: reading their section tables, and rewriting them
+// the way LLVM 22's llvm-objcopy does when clang-offload-bundler calls it.
+//
+// LLVM's bundler never edits an object itself: to bundle it runs
+//
+//   llvm-objcopy --add-section=__CLANG_OFFLOAD_BUNDLE__<id>=<file>
+//                --set-section-flags=__CLANG_OFFLOAD_BUNDLE__<id>=readonly,exclude
+//                ... -- host.o fat.o
+//
+// (the host's own section holding a single zero byte), and to take the host
+// object back out of a fat object it runs
+//
+//   llvm-objcopy --regex --remove-section=__CLANG_OFFLOAD_BUNDLE__.* fat.o host.o
+//
+// llvm-objcopy rebuilds the whole file even when it changes nothing: string
+// tables are rebuilt with tail merging, symbol and relocation tables are
+// re-encoded, sections are laid out afresh in order of their old offsets and
+// the section header table moves to the end. The functions here reproduce
+// those bytes exactly, without running anything.
+//
+// Supported: ELF32 and ELF64, little- and big-endian, with no program headers
+// (relocatable objects, which is what compilers hand to the bundler).
+// Anything malformed is refused with one line of explanation; nothing is
+// ever read outside the given bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+// Names of bundle sections are this prefix followed by the entry ID.
+inline constexpr std::string_view kOffloadBundleSectionPrefix =
+    "__CLANG_OFFLOAD_BUNDLE__";
+
+// Section types and flags the callers may want to test.
+inline constexpr uint32_t kElfSectionTypeNull = 0;
+inline constexpr uint32_t kElfSectionTypeNoBits = 8;
+inline constexpr uint64_t kElfSectionFlagExclude = 0x80000000;
+
+struct ElfHeader {
+  bool is64Bit = false;
+  bool isLittleEndian = true;
+  uint8_t osAbi = 0;
+  uint8_t abiVersion = 0;
+  uint16_t fileType = 0; // e_type: 1 relocatable, 2 executable, 3 shared
+  uint16_t machine = 0;
+  uint32_t version = 0;
+  uint64_t entry = 0;
+  uint64_t programHeaderOffset = 0;
+  uint16_t programHeaderCount = 0;
+  uint64_t sectionHeaderOffset = 0;
+  uint32_t flags = 0;
+  // The real section count and name table index, after the extended
+  // numbering of files with 0xff00 sections or more is resolved.
+  uint64_t sectionCount = 0;
+  uint32_t sectionNameTableIndex = 0;
+};
+
+struct ElfSection {
+  std::string_view name; // views the object's bytes
+  uint32_t nameOffset = 0;
+  uint32_t type = 0;
+  uint64_t flags = 0;
+  uint64_t address = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint32_t link = 0;
+  uint32_t info = 0;
+  uint64_t alignment = 0;
+  uint64_t entrySize = 0;
+
+  // SHT_NOBITS sections (.bss) occupy no bytes of the file.
+  bool hasContents() const { return type != kElfSectionTypeNoBits; }
+};
+
+// A validated view of an ELF file. It does not own the bytes: they must
+// outlive the object.
+class ElfObject {
+public:
+  const ElfHeader &header() const { return header_; }
+  std::string_view bytes() const { return bytes_; }
+  // Indexed like the section header table: [0] is the null entry (the list
+  // is empty when the file has no section header table).
+  const std::vector<ElfSection> &sections() const { return sections_; }
+  // The section's bytes; empty for SHT_NOBITS. Always within bytes().
+  std::string_view contents(const ElfSection &section) const;
+
+private:
+  friend Result<ElfObject> parseElfObject(std::string_view bytes);
+  std::string_view bytes_;
+  ElfHeader header_;
+  std::vector<ElfSection> sections_;
+};
+
+// Whether the bytes start like an ELF file (magic, a known class and data
+// encoding). Says nothing about the rest being valid.
+bool isElf(std::string_view bytes);
+
+// Reads and checks the ELF header, the section header table, the section
+// name table and every section's place in the file: sizes and offsets are
+// checked with overflow-safe arithmetic, sections may not overlap each other
+// or the headers, and names must lie inside the name table.
+Result<ElfObject> parseElfObject(std::string_view bytes);
+
+// A rewritten object, described as the bytes to put at each offset so that
+// large payloads can be streamed from where they already are. Bytes between
+// chunks are zero.
+struct ElfOutputChunk {
+  uint64_t offset = 0;
+  std::string_view bytes;
+  // For a bundle section's payload, its position in the list given to
+  // planOffloadBundleSections (`bytes` then views that payload), so a
+  // caller can copy it from its file instead; -1 otherwise.
+  int payloadIndex = -1;
+};
+
+class ElfWritePlan {
+public:
+  uint64_t size() const { return size_; }
+  // In increasing offset order, never overlapping, never empty.
+  const std::vector<ElfOutputChunk> &chunks() const { return chunks_; }
+  // The whole output in one string.
+  std::string render() const;
+  // Hands the output over in order: chunk bytes to writeBytes, the gaps
+  // between them to writeZeros. Stops at the first error.
+  Status stream(const std::function<Status(std::string_view)> &writeBytes,
+                const std::function<Status(uint64_t)> &writeZeros) const;
+
+private:
+  friend class ElfPlanBuilder;
+  uint64_t size_ = 0;
+  std::vector<ElfOutputChunk> chunks_;
+  // Bytes computed here (headers, rebuilt tables) that chunks point into;
+  // each string is allocated once and never moves.
+  std::vector<std::unique_ptr<const std::string>> generated_;
+};
+
+// One bundle section to add: the entry ID (without the prefix) and its
+// payload. For the host entry the bundler passes a single zero byte.
+using OffloadBundleSection = std::pair<std::string, std::string_view>;
+
+// What llvm-objcopy writes for the bundling command above, one
+// --add-section/--set-section-flags pair per entry, in order. The chunks view
+// `object` and the payloads, which must outlive the plan.
+Result<ElfWritePlan>
+planOffloadBundleSections(std::string_view object,
+                          const std::vector<OffloadBundleSection> &sections);
+
+// The same, rendered into one string.
+Result<std::string>
+addOffloadBundleSections(std::string_view object,
+                         const std::vector<OffloadBundleSection> &sections);
+
+// What llvm-objcopy writes for the host extraction command above: every
+// section whose name starts with the prefix is removed (with what hangs on
+// it), everything else is rewritten.
+Result<ElfWritePlan> planHostObjectExtraction(std::string_view object);
+Result<std::string> removeOffloadBundleSections(std::string_view object);
+
+} // namespace offbundle
