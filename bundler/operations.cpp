@@ -10,27 +10,38 @@
 #include "bundler/string_map.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
+#include "formats/fat_object.h"
 #include "formats/text_bundle.h"
 
 namespace offbundle {
 namespace {
 
 Error unsupportedObject(const std::string &path) {
-  return fileError(path,
-                   "object files as fat-object containers are not supported "
-                   "yet");
+  return fileError(path, "only ELF objects can be fat objects here (Mach-O "
+                         "and Wasm objects are not supported)");
 }
 
 // Picks the reader for an input, after the -type value has been checked.
+// `commandLog` receives the commands --### prints (fat objects only).
 Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
-                                                 const InputFile &input) {
+                                                 const InputFile &input,
+                                                 const BundlerConfig &config,
+                                                 std::string &commandLog) {
   std::string_view contents = input.contents();
   if (choice.kind == ContainerKind::Text)
     return std::unique_ptr<BundleReader>(
         std::make_unique<TextBundleReader>(contents, choice.comment));
   if (choice.kind == ContainerKind::ObjectOrBinary &&
-      looksLikeObjectFile(contents))
-    return unsupportedObject(input.path());
+      looksLikeObjectFile(contents)) {
+    if (!isElf(contents))
+      return unsupportedObject(input.path());
+    auto reader =
+        FatObjectReader::open(contents, config.printExternalCommands,
+                              config.inputFileNames.front(), commandLog);
+    if (!reader)
+      return fileError(input.path(), reader.error().message);
+    return std::unique_ptr<BundleReader>(std::move(*reader));
+  }
   auto reader = BinaryBundleReader::open(contents);
   if (!reader)
     return fileError(input.path(), reader.error().message);
@@ -126,14 +137,6 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   if (!choice)
     return choice.takeError();
 
-  // The host input decides whether -type=o makes a fat object; with only HIP
-  // targets the first input stands in for it.
-  size_t referenceIndex = config.allowNoHost ? 0 : config.hostInputIndex;
-  if (choice->kind == ContainerKind::ObjectOrBinary &&
-      referenceIndex < inputs.size() &&
-      looksLikeObjectFile(inputs[referenceIndex]->contents()))
-    return unsupportedObject(inputs[referenceIndex]->path());
-
   std::vector<EntryToWrite> entries;
   for (size_t i = 0; i < config.targetNames.size(); ++i)
     entries.push_back({config.targetNames[i], inputs.at(i).get()});
@@ -142,6 +145,30 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   auto output = transaction.create(config.outputFileNames.front());
   if (!output)
     return output.takeError();
+
+  // -type=o with an object-file host makes a fat object. Without a host
+  // entry (HIP device code only) it is a binary bundle: LLVM 22 crashes
+  // there, and a binary bundle is what it can read back.
+  const size_t hostIndex = config.hostInputIndex;
+  if (choice->kind == ContainerKind::ObjectOrBinary &&
+      hostIndex < inputs.size() &&
+      looksLikeObjectFile(inputs[hostIndex]->contents())) {
+    const InputFile &host = *inputs[hostIndex];
+    if (!isElf(host.contents()))
+      return unsupportedObject(host.path());
+    if (config.printExternalCommands) {
+      // LLVM prints the command instead of running it, leaving the output
+      // empty.
+      report.diagnostics +=
+          objcopyBundleCommand(config.targetNames, config.inputFileNames,
+                               hostIndex, config.outputFileNames.front());
+      return transaction.commit();
+    }
+    if (Status status = writeFatObject(**output, host, entries, hostIndex);
+        !status.ok())
+      return status;
+    return transaction.commit();
+  }
   // A compressed bundle compresses the whole uncompressed one, which is
   // therefore assembled in memory first.
   OutputFile &bundle =
@@ -206,11 +233,14 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   // Payloads are copied after the walk, all at once, so that outputs can be
   // filled in parallel.
   std::vector<std::pair<const InputFile *, PendingCopy>> copies;
+  // Host objects rewritten out of fat objects, written after the copies.
+  std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
+      rewrites;
   bool foundHostBundle = false;
   // Several compressed bundles may lie end to end; each requested target is
   // looked for in one bundle after another.
   for (const auto &bundle : bundles) {
-    auto reader = openReader(*choice, *bundle);
+    auto reader = openReader(*choice, *bundle, config, report.diagnostics);
     if (!reader)
       return reader.takeError();
     while (!worklist.empty()) {
@@ -239,10 +269,14 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
           transaction.create(config.outputFileNames.at(match->second));
       if (!output)
         return output.takeError();
-      auto range = (*reader)->readEntry();
-      if (!range)
-        return range.takeError();
-      copies.push_back({bundle.get(), {*output, range->offset, range->size}});
+      auto payload = (*reader)->readEntry();
+      if (!payload)
+        return payload.takeError();
+      if (payload->rewrittenObject)
+        rewrites.emplace_back(*output, payload->rewrittenObject);
+      else
+        copies.push_back(
+            {bundle.get(), {*output, payload->offset, payload->size}});
       worklist.erase(std::string(match->first));
       if (codeObject.hasHostKind())
         foundHostBundle = true;
@@ -292,6 +326,9 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
     if (Status status = runCopies(*bundle, fromThisBundle); !status.ok())
       return status;
   }
+  for (const auto &[output, plan] : rewrites)
+    if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
+      return status;
   return transaction.commit();
 }
 
@@ -379,7 +416,7 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   if (!choice)
     return choice.takeError();
   for (const auto &bundle : *decoded) {
-    auto reader = openReader(*choice, *bundle);
+    auto reader = openReader(*choice, *bundle, config, report.diagnostics);
     if (!reader)
       return reader.takeError();
     for (;;) {

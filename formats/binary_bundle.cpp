@@ -107,8 +107,10 @@ Result<std::optional<std::string_view>> BinaryBundleReader::nextEntry() {
   return std::optional<std::string_view>(visitOrder_[next_++].first);
 }
 
-Result<ByteRange> BinaryBundleReader::readEntry() {
-  return *visitOrder_.at(next_ - 1).second;
+Result<EntryPayload> BinaryBundleReader::readEntry() {
+  EntryPayload payload;
+  static_cast<ByteRange &>(payload) = *visitOrder_.at(next_ - 1).second;
+  return payload;
 }
 
 Status BinaryBundleReader::skipEntry() { return Status::success(); }

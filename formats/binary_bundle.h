@@ -46,7 +46,7 @@ public:
   openHeader(std::string_view prefix, uint64_t totalSize);
 
   Result<std::optional<std::string_view>> nextEntry() override;
-  Result<ByteRange> readEntry() override;
+  Result<EntryPayload> readEntry() override;
   Status skipEntry() override;
 
   // Entry IDs in visiting order.

@@ -27,6 +27,15 @@ struct ByteRange {
   uint64_t size = 0;
 };
 
+class ElfWritePlan;
+
+// Where an entry's bytes are: a range of the container, or, for the host
+// entry of a fat object, the container rewritten without its bundle
+// sections.
+struct EntryPayload : ByteRange {
+  std::shared_ptr<const ElfWritePlan> rewrittenObject;
+};
+
 class BundleReader {
 public:
   virtual ~BundleReader() = default;
@@ -34,7 +43,7 @@ public:
   // more entries.
   virtual Result<std::optional<std::string_view>> nextEntry() = 0;
   // The payload of the current entry, and moves past its end.
-  virtual Result<ByteRange> readEntry() = 0;
+  virtual Result<EntryPayload> readEntry() = 0;
   // Moves past the end of the current entry without reading it (the walk
   // that -list makes).
   virtual Status skipEntry() = 0;
@@ -61,7 +70,7 @@ struct ContainerChoice {
 Result<ContainerChoice> containerForType(std::string_view filesType);
 
 // Whether the bytes start like an object file LLVM would open (ELF, Mach-O,
-// COFF, Wasm, XCOFF, GOFF): such hosts make -type=o a fat object.
+// Wasm): such hosts make -type=o a fat object.
 bool looksLikeObjectFile(std::string_view bytes);
 
 } // namespace offbundle

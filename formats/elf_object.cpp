@@ -96,7 +96,6 @@ public:
   uint32_t read32(const char *at) const {
     return static_cast<uint32_t>(read(at, 4));
   }
-  uint64_t read64(const char *at) const { return read(at, 8); }
 
   void write(char *at, uint64_t value, size_t width) const {
     for (size_t i = 0; i < width; ++i) {
@@ -113,8 +112,8 @@ private:
 // differ in field widths and, for symbols, in field order.
 struct ElfShape {
   bool is64;
-  size_t wordSize;     // addresses, offsets and sizes
-  size_t headerSize;   // Elf_Ehdr
+  size_t wordSize;   // addresses, offsets and sizes
+  size_t headerSize; // Elf_Ehdr
   size_t programHeaderSize;
   size_t sectionHeaderSize;
   size_t symbolSize;
@@ -130,8 +129,8 @@ struct ElfShape {
 
 // Offsets of the ELF header fields after e_ident.
 struct HeaderFields {
-  size_t entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize,
-      shnum, shstrndx;
+  size_t entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize, shnum,
+      shstrndx;
   static HeaderFields of(bool is64) {
     if (is64)
       return {24, 32, 40, 48, 52, 54, 56, 58, 60, 62};
@@ -141,8 +140,7 @@ struct HeaderFields {
 
 // Offsets of the section header fields.
 struct SectionHeaderFields {
-  size_t name, type, flags, addr, offset, size, link, info, addralign,
-      entsize;
+  size_t name, type, flags, addr, offset, size, link, info, addralign, entsize;
   static SectionHeaderFields of(bool is64) {
     if (is64)
       return {0, 4, 8, 16, 24, 32, 40, 44, 48, 56};
@@ -269,8 +267,7 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
                    std::to_string(shape.programHeaderSize));
   const uint64_t programHeaderTableSize =
       uint64_t(header.programHeaderCount) * shape.programHeaderSize;
-  if (!fitsInFile(header.programHeaderOffset, programHeaderTableSize,
-                  fileSize))
+  if (!fitsInFile(header.programHeaderOffset, programHeaderTableSize, fileSize))
     return invalid("the program header table at offset " +
                    hex(header.programHeaderOffset) +
                    " extends past the end of the file");
@@ -285,17 +282,15 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
                      std::to_string(sectionHeaderEntrySize) + " is not " +
                      std::to_string(shape.sectionHeaderSize));
     if (!fitsInFile(tableOffset, shape.sectionHeaderSize, fileSize))
-      return invalid("the section header table at offset " +
-                     hex(tableOffset) + " extends past the end of the file");
+      return invalid("the section header table at offset " + hex(tableOffset) +
+                     " extends past the end of the file");
     const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
     sectionCount = headerSectionCount;
     if (sectionCount == 0)
-      sectionCount =
-          order.read(base + tableOffset + shdr.size, shape.wordSize);
+      sectionCount = order.read(base + tableOffset + shdr.size, shape.wordSize);
     if (sectionCount > (fileSize - tableOffset) / shape.sectionHeaderSize)
-      return invalid("the section header table at offset " +
-                     hex(tableOffset) + " with " +
-                     std::to_string(sectionCount) +
+      return invalid("the section header table at offset " + hex(tableOffset) +
+                     " with " + std::to_string(sectionCount) +
                      " entries extends past the end of the file");
   }
   header.sectionCount = sectionCount;
@@ -378,19 +373,18 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
                       header.programHeaderOffset + programHeaderTableSize,
                       "the program header table"});
   if (sectionCount != 0)
-    claims.push_back(
-        {tableOffset, tableOffset + sectionCount * shape.sectionHeaderSize,
-         "the section header table"});
+    claims.push_back({tableOffset,
+                      tableOffset + sectionCount * shape.sectionHeaderSize,
+                      "the section header table"});
   for (uint64_t index = 1; index < sectionCount; ++index) {
     const ElfSection &section = object.sections_[index];
     if (section.hasContents() && section.size != 0)
       claims.push_back({section.offset, section.offset + section.size,
                         describeSection(section, index)});
   }
-  std::stable_sort(claims.begin(), claims.end(),
-                   [](const Claim &a, const Claim &b) {
-                     return a.begin < b.begin;
-                   });
+  std::stable_sort(
+      claims.begin(), claims.end(),
+      [](const Claim &a, const Claim &b) { return a.begin < b.begin; });
   // Sorted by start, a claim overlaps an earlier one exactly when it starts
   // before the furthest end seen so far.
   size_t furthest = 0;
@@ -432,8 +426,8 @@ struct SymbolRecord {
   uint8_t binding = 0;
   uint8_t type = 0;
   uint8_t other = 0;
-  int definedIn = kNone;         // section id
-  uint16_t reservedIndex = 0;    // st_shndx when not defined in a section
+  int definedIn = kNone;      // section id
+  uint16_t reservedIndex = 0; // st_shndx when not defined in a section
   uint32_t outputIndex = 0;
 };
 
@@ -451,9 +445,9 @@ struct SectionRecord {
   uint64_t link = 0;
   uint64_t info = 0;
   uint64_t originalOffset = kNewSectionOffset;
-  std::string_view contents;  // copied bytes, or encoded relocations
-  bool zeroFilled = false;    // SHT_NOBITS turned into SHT_PROGBITS
-  int payloadIndex = kNone;   // for Added
+  std::string_view contents; // copied bytes, or encoded relocations
+  bool zeroFilled = false;   // SHT_NOBITS turned into SHT_PROGBITS
+  int payloadIndex = kNone;  // for Added
 
   // Plain and relocation sections: the section sh_link names.
   int linkedSection = kNone;
@@ -556,7 +550,7 @@ public:
   }
   uint64_t unsignedValue() {
     uint64_t value = 0;
-    unsigned shift = 0;
+    uint64_t shift = 0;
     uint8_t current;
     do {
       if (failed_ || position_ >= bytes_.size()) {
@@ -580,7 +574,7 @@ public:
   }
   int64_t signedValue() {
     int64_t value = 0;
-    unsigned shift = 0;
+    uint64_t shift = 0;
     uint8_t current;
     do {
       if (failed_ || position_ >= bytes_.size()) {
@@ -645,10 +639,9 @@ struct Edit {
 
 class ElfPlanBuilder {
 public:
-  ElfPlanBuilder(const ElfObject &object)
+  explicit ElfPlanBuilder(const ElfObject &object)
       : object_(object), header_(object.header()),
-        shape_(ElfShape::of(header_.is64Bit)),
-        order_(header_.isLittleEndian) {}
+        shape_(ElfShape::of(header_.is64Bit)), order_(header_.isLittleEndian) {}
 
   Result<ElfWritePlan> run(const Edit &edit);
 
@@ -659,7 +652,8 @@ private:
   Status linkSections();
   Status readRelocations(SectionRecord &section, int sectionId);
   Status checkSectionIndex(uint64_t index, const std::string &what) const;
-  Result<std::vector<Relocation>> decodeRelocations(const SectionRecord &section) const;
+  Result<std::vector<Relocation>>
+  decodeRelocations(const SectionRecord &section) const;
   Result<std::vector<Relocation>> decodeCrel(std::string_view bytes) const;
   uint64_t packRelocationInfo(uint32_t symbol, uint32_t type) const;
   std::pair<uint32_t, uint32_t> unpackRelocationInfo(uint64_t info) const;
@@ -673,8 +667,9 @@ private:
   // Writing.
   Result<ElfWritePlan> finalizeAndWrite();
   std::string encodeCrel(const std::vector<Relocation> &relocations) const;
-  std::string encodeRelocations(const SectionRecord &section,
-                                const std::vector<Relocation> &relocations) const;
+  std::string
+  encodeRelocations(const SectionRecord &section,
+                    const std::vector<Relocation> &relocations) const;
 
   bool isRelocationRole(const SectionRecord &section) const {
     return section.role == SectionRole::Relocation ||
@@ -740,6 +735,10 @@ Status ElfPlanBuilder::readSections() {
     section.info = from.info;
     section.originalOffset = from.offset;
     section.contents = object_.contents(from);
+    // Live sections are renumbered at layout; a removed one keeps this,
+    // which is what a kept SHF_COMPRESSED relocation section whose target
+    // went away ends up naming in sh_info.
+    section.index = static_cast<uint32_t>(index);
 
     const bool allocated = (from.flags & kFlagAlloc) != 0;
     switch (from.type) {
@@ -853,9 +852,8 @@ Status ElfPlanBuilder::readSymbols() {
     symbol.value = order_.read(entry + fields.value, shape_.wordSize);
     symbol.size = order_.read(entry + fields.size, shape_.wordSize);
     uint16_t sectionIndex = order_.read16(entry + fields.shndx);
-    const std::string what =
-        "symbol " + std::to_string(index) + " ('" + std::string(symbol.name) +
-        "')";
+    const std::string what = "symbol " + std::to_string(index) + " ('" +
+                             std::string(symbol.name) + "')";
 
     if (sectionIndex == kSectionIndexExtended) {
       if (symbolIndexTable_ == kNone)
@@ -863,8 +861,8 @@ Status ElfPlanBuilder::readSymbols() {
                               "no SHT_SYMTAB_SHNDX section");
       uint32_t realIndex = order_.read32(extendedIndices.data() + 4 * index);
       if (Status status = checkSectionIndex(
-              realIndex, what + " has invalid section index " +
-                             std::to_string(realIndex));
+              realIndex,
+              what + " has invalid section index " + std::to_string(realIndex));
           !status.ok())
         return status;
       symbol.definedIn = static_cast<int>(realIndex) - 1;
@@ -964,8 +962,8 @@ ElfPlanBuilder::decodeCrel(std::string_view bytes) const {
     if (first & 2)
       type += static_cast<uint32_t>(reader.signedValue());
     if (first & 4)
-      addend = (addend + static_cast<uint64_t>(reader.signedValue())) &
-               wordMask;
+      addend =
+          (addend + static_cast<uint64_t>(reader.signedValue())) & wordMask;
     if (reader.failed())
       return invalid("malformed CREL relocation " + std::to_string(i));
     Relocation relocation;
@@ -978,10 +976,10 @@ ElfPlanBuilder::decodeCrel(std::string_view bytes) const {
     relocation.symbol = packedSymbol;
     relocation.type = packedType;
     // An ELF32 addend is a signed 32-bit value, widened by sign.
-    relocation.addend =
-        header_.is64Bit ? addend
-                        : static_cast<uint64_t>(static_cast<int64_t>(
-                              static_cast<int32_t>(addend)));
+    relocation.addend = header_.is64Bit
+                            ? addend
+                            : static_cast<uint64_t>(static_cast<int64_t>(
+                                  static_cast<int32_t>(addend)));
     relocations.push_back(relocation);
   }
   return relocations;
@@ -1001,18 +999,17 @@ ElfPlanBuilder::decodeRelocations(const SectionRecord &section) const {
     const char *entry = section.contents.data() + i * entrySize;
     Relocation &relocation = relocations[i];
     relocation.offset = order_.read(entry, shape_.wordSize);
-    auto [symbol, type] =
-        unpackRelocationInfo(order_.read(entry + shape_.wordSize,
-                                         shape_.wordSize));
+    auto [symbol, type] = unpackRelocationInfo(
+        order_.read(entry + shape_.wordSize, shape_.wordSize));
     relocation.symbol = symbol;
     relocation.type = type;
     if (withAddend) {
-      uint64_t addend = order_.read(entry + 2 * shape_.wordSize,
-                                    shape_.wordSize);
-      relocation.addend =
-          header_.is64Bit ? addend
-                          : static_cast<uint64_t>(static_cast<int64_t>(
-                                static_cast<int32_t>(addend)));
+      uint64_t addend =
+          order_.read(entry + 2 * shape_.wordSize, shape_.wordSize);
+      relocation.addend = header_.is64Bit
+                              ? addend
+                              : static_cast<uint64_t>(static_cast<int64_t>(
+                                    static_cast<int32_t>(addend)));
     }
   }
   return relocations;
@@ -1027,14 +1024,12 @@ Status ElfPlanBuilder::readRelocations(SectionRecord &section, int sectionId) {
       continue;
     if (symbolTable_ == kNone)
       return invalid("relocation section '" + section.name +
-                     "' refers to symbol " +
-                     std::to_string(relocation.symbol) +
+                     "' refers to symbol " + std::to_string(relocation.symbol) +
                      " but there is no symbol table");
     if (relocation.symbol >= symbols_.size())
       return invalid("relocation section '" + section.name +
-                     "' refers to symbol " +
-                     std::to_string(relocation.symbol) + " of " +
-                     std::to_string(symbols_.size()));
+                     "' refers to symbol " + std::to_string(relocation.symbol) +
+                     " of " + std::to_string(symbols_.size()));
   }
   relocations_[sectionId] = std::move(*decoded);
   return Status::success();
@@ -1121,8 +1116,8 @@ Status ElfPlanBuilder::linkSections() {
   return Status::success();
 }
 
-Status ElfPlanBuilder::removeSections(
-    const std::function<bool(int)> &shouldRemove) {
+Status
+ElfPlanBuilder::removeSections(const std::function<bool(int)> &shouldRemove) {
   // A section goes when asked, and so do relocations for a section that
   // goes and groups all of whose members go. Compressed sections stay.
   std::vector<int> kept;
@@ -1183,14 +1178,14 @@ Status ElfPlanBuilder::removeSections(
           continue;
         const SymbolRecord &symbol = symbols_[relocation.symbol];
         if (isRemoved(symbol.definedIn))
-          return makeError(
-              "section '" + nameOf(symbol.definedIn) +
-              "' cannot be removed: (" +
-              (section.targetSection != kNone ? nameOf(section.targetSection)
-                                              : std::string()) +
-              "+" + hex(relocation.offset) +
-              ") has relocation against symbol '" + std::string(symbol.name) +
-              "'");
+          return makeError("section '" + nameOf(symbol.definedIn) +
+                           "' cannot be removed: (" +
+                           (section.targetSection != kNone
+                                ? nameOf(section.targetSection)
+                                : std::string()) +
+                           "+" + hex(relocation.offset) +
+                           ") has relocation against symbol '" +
+                           std::string(symbol.name) + "'");
       }
       break;
     case SectionRole::Group:
@@ -1232,8 +1227,7 @@ Status ElfPlanBuilder::removeSections(
           sections_[id].groupSymbol != kNone &&
           removedSymbols.count(sections_[id].groupSymbol))
         return makeError(
-            "symbol '" +
-            std::string(symbols_[sections_[id].groupSymbol].name) +
+            "symbol '" + std::string(symbols_[sections_[id].groupSymbol].name) +
             "' cannot be removed because it is referenced by the section '" +
             sections_[id].name + "'");
   live_ = std::move(kept);
@@ -1290,29 +1284,30 @@ void ElfPlanBuilder::addBundleSections(
   // --set-section-flags=<name>=readonly,exclude, which also reaches
   // sections of those names that the object already had. Flags tied to the
   // section's nature survive; on x86-64 "large" is not one of them.
-  uint64_t preserved = (kFlagCompressed | kFlagGroup | kFlagLinkOrder |
-                        kFlagMaskOs | kFlagMaskProcessor | kFlagTls |
-                        kFlagInfoLink) &
-                       ~kElfSectionFlagExclude;
+  uint64_t preserved =
+      (kFlagCompressed | kFlagGroup | kFlagLinkOrder | kFlagMaskOs |
+       kFlagMaskProcessor | kFlagTls | kFlagInfoLink) &
+      ~kElfSectionFlagExclude;
   if (header_.machine == kMachineX86_64)
     preserved &= ~kFlagX86_64Large;
   for (int id : live_) {
     SectionRecord &section = sections_[id];
     if (!bundleNames.count(section.name))
       continue;
-    section.flags = (section.flags & preserved) |
-                    (kElfSectionFlagExclude & ~preserved);
+    section.flags =
+        (section.flags & preserved) | (kElfSectionFlagExclude & ~preserved);
     // Like GNU objcopy, a non-alloc SHT_NOBITS section gets contents
     // (zeros).
-    if (section.type == kElfSectionTypeNoBits && !(section.flags & kFlagAlloc)) {
+    if (section.type == kElfSectionTypeNoBits &&
+        !(section.flags & kFlagAlloc)) {
       section.type = kTypeProgBits;
       section.zeroFilled = true;
     }
   }
 }
 
-std::string ElfPlanBuilder::encodeCrel(
-    const std::vector<Relocation> &relocations) const {
+std::string
+ElfPlanBuilder::encodeCrel(const std::vector<Relocation> &relocations) const {
   const uint64_t wordMask =
       header_.is64Bit ? ~uint64_t(0) : uint64_t(0xffffffff);
   uint64_t offsetBits = 8;
@@ -1351,9 +1346,8 @@ std::string ElfPlanBuilder::encodeCrel(
     }
     if (flags & 4) {
       uint64_t difference = (newAddend - addend) & wordMask;
-      appendSignedLeb(out, header_.is64Bit
-                               ? static_cast<int64_t>(difference)
-                               : static_cast<int32_t>(difference));
+      appendSignedLeb(out, header_.is64Bit ? static_cast<int64_t>(difference)
+                                           : static_cast<int32_t>(difference));
       addend = newAddend;
     }
   }
@@ -1395,8 +1389,8 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
   if (!relocatable && symbolTable_ != kNone && symbolOrder_.size() == 1) {
     int table = symbolTable_;
     int names = symbolNames_ == sectionNames_ ? kNone : symbolNames_;
-    if (Status status = removeSections(
-            [&](int id) { return id == table || id == names; });
+    if (Status status =
+            removeSections([&](int id) { return id == table || id == names; });
         !status.ok())
       return status.takeError();
   }
@@ -1488,8 +1482,7 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
   // CREL sizes depend on the final symbol indices.
   for (int id : live_) {
     SectionRecord &section = sections_[id];
-    if (section.role == SectionRole::Relocation &&
-        section.type == kTypeCrel) {
+    if (section.role == SectionRole::Relocation && section.type == kTypeCrel) {
       encodedRelocations[id] = encodeCrel(relocations_[id]);
       section.size = encodedRelocations[id].size();
     }
@@ -1521,7 +1514,7 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
   std::stable_sort(layoutOrder.begin(), layoutOrder.end(), [&](int a, int b) {
     return sections_[a].originalOffset < sections_[b].originalOffset;
   });
-  // Offsets stay far below 2^63, so nothing below wraps.
+  // Offsets stay at most 2^62, so nothing below wraps.
   constexpr uint64_t kSizeLimit = uint64_t(1) << 62;
   for (int id : layoutOrder) {
     SectionRecord &section = sections_[id];
@@ -1529,7 +1522,10 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
     if (alignment > kSizeLimit)
       return invalid("section '" + section.name + "' has alignment " +
                      hex(alignment));
+    // Both at most 2^62, so this cannot wrap.
     offset = alignUp(offset, alignment);
+    if (offset > kSizeLimit)
+      return makeError("the output object would be too large");
     section.offset = offset;
     if (section.type != kElfSectionTypeNoBits) {
       if (section.size > kSizeLimit - offset)
@@ -1544,6 +1540,18 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
     tableOffset = alignUp(offset, shape_.wordSize);
     totalSize = tableOffset + sectionCount * shape_.sectionHeaderSize;
   }
+  // Only absurd alignments make this much padding; llvm-objcopy would try
+  // to allocate it all.
+  constexpr uint64_t kPaddingLimit = uint64_t(1) << 30;
+  uint64_t contentBytes = shape_.headerSize;
+  for (int id : live_)
+    if (sections_[id].type != kElfSectionTypeNoBits)
+      contentBytes += sections_[id].size;
+  if (writeSectionHeaders_)
+    contentBytes += sectionCount * shape_.sectionHeaderSize;
+  if (totalSize - std::min(totalSize, contentBytes) > kPaddingLimit)
+    return makeError("the output object would hold more than 1 GiB of "
+                     "alignment padding");
   if (!header_.is64Bit && totalSize > 0xffffffff)
     return makeError("the output object would be larger than 4 GiB, which "
                      "ELF32 cannot describe");
@@ -1581,8 +1589,7 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
                          : symbols_[section.groupSymbol].outputIndex;
       section.link = indexOf(section.linkedSection);
       // A group whose signature is local is no longer deduplicated.
-      if ((section.groupFlags & kGroupComdat) &&
-          section.groupSymbol != kNone &&
+      if ((section.groupFlags & kGroupComdat) && section.groupSymbol != kNone &&
           symbols_[section.groupSymbol].binding == kBindingLocal)
         section.groupFlags &= ~kGroupComdat;
       break;
@@ -1608,12 +1615,13 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
     std::string elfHeader(shape_.headerSize, '\0');
     char *out = elfHeader.data();
     const HeaderFields fields = HeaderFields::of(header_.is64Bit);
-    std::memcpy(out, "\x7f"
-                     "ELF",
+    std::memcpy(out,
+                "\x7f"
+                "ELF",
                 4);
     out[4] = static_cast<char>(header_.is64Bit ? kElfClass64 : kElfClass32);
-    out[5] =
-        static_cast<char>(header_.isLittleEndian ? kElfDataLittle : kElfDataBig);
+    out[5] = static_cast<char>(header_.isLittleEndian ? kElfDataLittle
+                                                      : kElfDataBig);
     out[6] = 1; // EV_CURRENT
     out[7] = static_cast<char>(header_.osAbi);
     out[8] = static_cast<char>(header_.abiVersion);
@@ -1670,8 +1678,7 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
         char *entry = bytes.data() + position * shape_.symbolSize;
         order_.write(entry + symbolFields.name,
                      names ? names->offsetOf(symbol.name) : 0, 4);
-        order_.write(entry + symbolFields.value, symbol.value,
-                     shape_.wordSize);
+        order_.write(entry + symbolFields.value, symbol.value, shape_.wordSize);
         order_.write(entry + symbolFields.size, symbol.size, shape_.wordSize);
         entry[symbolFields.info] =
             static_cast<char>((symbol.binding << 4) + (symbol.type & 0xf));
@@ -1691,9 +1698,8 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
       std::string bytes(section.size, '\0');
       for (size_t position = 0; position < symbolOrder_.size(); ++position) {
         const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
-        uint32_t index = symbol.definedIn == kNone
-                             ? 0
-                             : sections_[symbol.definedIn].index;
+        uint32_t index =
+            symbol.definedIn == kNone ? 0 : sections_[symbol.definedIn].index;
         order_.write(bytes.data() + 4 * position,
                      index >= kSectionIndexLoReserve ? index : 0, 4);
       }
@@ -1785,9 +1791,9 @@ std::string ElfWritePlan::render() const {
   return out;
 }
 
-Status ElfWritePlan::stream(
-    const std::function<Status(std::string_view)> &writeBytes,
-    const std::function<Status(uint64_t)> &writeZeros) const {
+Status
+ElfWritePlan::stream(const std::function<Status(std::string_view)> &writeBytes,
+                     const std::function<Status(uint64_t)> &writeZeros) const {
   uint64_t position = 0;
   for (const ElfOutputChunk &chunk : chunks_) {
     if (chunk.offset > position)
@@ -1808,6 +1814,13 @@ planOffloadBundleSections(std::string_view object,
   Result<ElfObject> parsed = parseElfObject(object);
   if (!parsed.ok())
     return parsed.takeError();
+  // llvm-objcopy refuses two --set-section-flags for one section name.
+  std::unordered_set<std::string_view> ids;
+  for (const OffloadBundleSection &section : sections)
+    if (!ids.insert(section.first).second)
+      return makeError("--set-section-flags set multiple times for section '" +
+                       std::string(kOffloadBundleSectionPrefix) +
+                       section.first + "'");
   Edit edit;
   edit.added = &sections;
   return ElfPlanBuilder(*parsed).run(edit);

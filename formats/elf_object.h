@@ -10,7 +10,8 @@
 // (the host's own section holding a single zero byte), and to take the host
 // object back out of a fat object it runs
 //
-//   llvm-objcopy --regex --remove-section=__CLANG_OFFLOAD_BUNDLE__.* fat.o host.o
+//   llvm-objcopy --regex --remove-section=__CLANG_OFFLOAD_BUNDLE__.* fat.o
+//   host.o
 //
 // llvm-objcopy rebuilds the whole file even when it changes nothing: string
 // tables are rebuilt with tail merging, symbol and relocation tables are

@@ -56,11 +56,13 @@ void TextBundleReader::movePastEndLine() {
       lineEnd == std::string_view::npos ? std::string_view::npos : lineEnd + 1;
 }
 
-Result<ByteRange> TextBundleReader::readEntry() {
+Result<EntryPayload> TextBundleReader::readEntry() {
   size_t payloadBegin = cursor_;
   if (Status status = moveToEndMarker(); !status.ok())
     return status.takeError();
-  ByteRange payload{payloadBegin, cursor_ - payloadBegin};
+  EntryPayload payload;
+  payload.offset = payloadBegin;
+  payload.size = cursor_ - payloadBegin;
   movePastEndLine();
   return payload;
 }

@@ -26,7 +26,7 @@ public:
   TextBundleReader(std::string_view contents, std::string_view comment);
 
   Result<std::optional<std::string_view>> nextEntry() override;
-  Result<ByteRange> readEntry() override;
+  Result<EntryPayload> readEntry() override;
   Status skipEntry() override;
 
 private:

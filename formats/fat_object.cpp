@@ -1,0 +1,184 @@
+#include "formats/fat_object.h"
+
+#include <cstdlib>
+#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace offbundle {
+namespace {
+
+bool isExecutableFile(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
+}
+
+// Where LLVM's bundler finds llvm-objcopy: beside its own executable, then
+// on PATH. We never run it; the path only appears in --### output.
+std::string objcopyPath() {
+  char self[4096];
+  ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) {
+    std::string folder(self, static_cast<size_t>(length));
+    folder.erase(folder.rfind('/') == std::string::npos ? 0
+                                                        : folder.rfind('/'));
+    if (isExecutableFile(folder + "/llvm-objcopy"))
+      return folder + "/llvm-objcopy";
+  }
+  if (const char *path = std::getenv("PATH")) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      size_t colon = rest.find(':');
+      std::string folder(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? std::string_view()
+                                             : rest.substr(colon + 1);
+      if (!folder.empty() && isExecutableFile(folder + "/llvm-objcopy"))
+        return folder + "/llvm-objcopy";
+    }
+  }
+  return "llvm-objcopy";
+}
+
+// A name like the temporary files LLVM creates for llvm-objcopy
+// (clang-offload-bundler-%%%%%%.tmp in the temporary folder).
+std::string temporaryFileName() {
+  const char *folder = std::getenv("TMPDIR");
+  std::string name = folder && *folder ? folder : "/tmp";
+  std::random_device seed;
+  std::mt19937 generator(seed());
+  static constexpr char kHex[] = "0123456789abcdef";
+  name += "/clang-offload-bundler-";
+  for (int i = 0; i < 6; ++i)
+    name += kHex[generator() % 16];
+  return name + ".tmp";
+}
+
+std::string quoted(std::string_view argument) {
+  return "\"" + std::string(argument) + "\"";
+}
+
+} // namespace
+
+Result<std::unique_ptr<FatObjectReader>>
+FatObjectReader::open(std::string_view contents, bool printExternalCommands,
+                      std::string_view inputPath, std::string &commandLog) {
+  auto object = parseElfObject(contents);
+  if (!object)
+    return object.takeError();
+  std::unique_ptr<FatObjectReader> reader(
+      new FatObjectReader(std::move(*object)));
+  reader->printExternalCommands_ = printExternalCommands;
+  reader->inputPath_ = std::string(inputPath);
+  reader->commandLog_ = &commandLog;
+  return reader;
+}
+
+Result<std::optional<std::string_view>> FatObjectReader::nextEntry() {
+  const auto &sections = object_.sections();
+  while (nextSection_ < sections.size()) {
+    const ElfSection &section = sections[nextSection_++];
+    if (section.name.substr(0, kBundleMagic.size()) == kBundleMagic) {
+      current_ = &section;
+      return std::optional<std::string_view>(
+          section.name.substr(kBundleMagic.size()));
+    }
+  }
+  return std::optional<std::string_view>();
+}
+
+Result<EntryPayload> FatObjectReader::readEntry() {
+  EntryPayload payload;
+  std::string_view contents = object_.contents(*current_);
+  // LLVM recognises the host entry by its content alone: one zero byte.
+  if (contents.size() == 1 && contents.front() == '\0') {
+    if (printExternalCommands_) {
+      *commandLog_ += objcopyHostExtractionCommand(inputPath_);
+      payload.rewrittenObject = std::make_shared<ElfWritePlan>();
+      return payload;
+    }
+    auto plan = planHostObjectExtraction(object_.bytes());
+    if (!plan)
+      return plan.takeError();
+    payload.rewrittenObject =
+        std::make_shared<const ElfWritePlan>(std::move(*plan));
+    return payload;
+  }
+  if (current_->hasContents()) {
+    payload.offset = current_->offset;
+    payload.size = current_->size;
+  }
+  return payload;
+}
+
+Status writeElfPlan(OutputFile &output, const ElfWritePlan &plan,
+                    const std::vector<const InputFile *> &payloadFiles) {
+  uint64_t position = 0;
+  for (const ElfOutputChunk &chunk : plan.chunks()) {
+    if (chunk.offset > position)
+      if (Status status = output.writeZeros(chunk.offset - position);
+          !status.ok())
+        return status;
+    Status status = Status::success();
+    const InputFile *file =
+        chunk.payloadIndex >= 0 &&
+                static_cast<size_t>(chunk.payloadIndex) < payloadFiles.size()
+            ? payloadFiles[static_cast<size_t>(chunk.payloadIndex)]
+            : nullptr;
+    if (file != nullptr && chunk.bytes.size() == file->size())
+      status = output.copyFrom(*file, 0, file->size());
+    else
+      status = output.write(chunk.bytes);
+    if (!status.ok())
+      return status;
+    position = chunk.offset + chunk.bytes.size();
+  }
+  if (plan.size() > position)
+    return output.writeZeros(plan.size() - position);
+  return Status::success();
+}
+
+Status writeFatObject(OutputFile &output, const InputFile &host,
+                      const std::vector<EntryToWrite> &entries,
+                      size_t hostIndex) {
+  static constexpr char kHostMarker[1] = {'\0'};
+  std::vector<OffloadBundleSection> sections;
+  std::vector<const InputFile *> payloadFiles;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    bool isHost = i == hostIndex;
+    sections.emplace_back(std::string(entries[i].id),
+                          isHost ? std::string_view(kHostMarker, 1)
+                                 : entries[i].payload->contents());
+    payloadFiles.push_back(isHost ? nullptr : entries[i].payload);
+  }
+  auto plan = planOffloadBundleSections(host.contents(), sections);
+  if (!plan)
+    return fileError(host.path(), plan.error().message);
+  return writeElfPlan(output, *plan, payloadFiles);
+}
+
+std::string objcopyBundleCommand(const std::vector<std::string> &targetNames,
+                                 const std::vector<std::string> &inputNames,
+                                 size_t hostIndex,
+                                 const std::string &outputName) {
+  std::string command = quoted(objcopyPath());
+  for (size_t i = 0; i < targetNames.size(); ++i) {
+    std::string section = std::string(kBundleMagic) + targetNames[i];
+    std::string file = i == hostIndex ? temporaryFileName() : inputNames[i];
+    command += " " + quoted("--add-section=" + section + "=" + file);
+    command +=
+        " " + quoted("--set-section-flags=" + section + "=readonly,exclude");
+  }
+  command += " " + quoted("--") + " " + quoted(inputNames.at(hostIndex)) + " " +
+             quoted(outputName) + "\n";
+  return command;
+}
+
+std::string objcopyHostExtractionCommand(std::string_view inputName) {
+  return quoted(objcopyPath()) + " " + quoted("--regex") + " " +
+         quoted("--remove-section=__CLANG_OFFLOAD_BUNDLE__.*") + " " +
+         quoted("--") + " " + quoted(inputName) + " " +
+         quoted(temporaryFileName()) + "\n";
+}
+
+} // namespace offbundle

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Fat objects (-type=o) against LLVM 22's bundler, which runs llvm-objcopy.
+
+Compiles small C, C++ and HIP sources with clang 22 and gcc into relocatable
+objects for several machines, then checks, byte for byte, that:
+  - bundling a host object with device images makes the same fat object,
+  - -list prints the same entry IDs,
+  - unbundling (host object without bundle sections, device images) gives
+    the same files, from LLVM's fat objects and from ours,
+  - LLVM 22's bundler unbundles our fat objects as it does its own,
+  - --### prints the same llvm-objcopy command lines (temporary file names
+    and the llvm-objcopy path, which differ per run and per machine, aside),
+  - truncated or damaged fat objects end cleanly (exit 1, one error line,
+    outputs untouched) or succeed, and never crash.
+Our tool runs with a PATH that holds no llvm-objcopy, so nothing can be
+delegated to it; LLVM's bundler finds the llvm-objcopy installed beside it.
+
+Usage: fat_objects.py --ours PATH --reference PATH
+"""
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SOURCES = {
+    "plain.c": "int counter;\nint add(int a, int b) { return a + b + counter; }\n",
+    "data.c": ("static const char message[] = \"hello\";\n"
+               "const char *get(void) { return message; }\n"
+               "int table[64] = {1, 2, 3};\nstatic int local_bss[100];\n"
+               "int *bss(void) { return local_bss; }\n"),
+    "many.c": "".join(f"int function{i}(int x) {{ return x * {i}; }}\n"
+                      for i in range(40)),
+    "comdat.cpp": ("template <typename T> T twice(T x) { return x + x; }\n"
+                   "inline int shared() { static int n; return ++n; }\n"
+                   "int use(int a) { return twice(a) + twice(1.0) + shared(); }\n"),
+    # Without HIP headers (-nogpuinc) the host side of a kernel needs the
+    # launch function declared.
+    "kernel.hip": ("struct dim3 { unsigned x, y, z; };\n"
+                   "typedef struct ihipStream_t *hipStream_t;\n"
+                   "extern \"C\" int hipLaunchKernel(const void *, dim3, dim3,"
+                   " void **, unsigned long, hipStream_t);\n"
+                   "__attribute__((global)) void scale(float *p, float f) {\n"
+                   "  p[0] *= f;\n}\n"),
+}
+
+# (name, compiler, flags, source)
+OBJECTS = [
+    ("clang-O0", "clang", ["-O0"], "plain.c"),
+    ("clang-O2-g", "clang", ["-O2", "-g"], "data.c"),
+    ("clang-sections", "clang", ["-O1", "-ffunction-sections",
+                                 "-fdata-sections"], "many.c"),
+    ("clang-aarch64", "clang", ["--target=aarch64-linux-gnu", "-ffreestanding",
+                                "-O2"], "data.c"),
+    ("clang-i386", "clang", ["--target=i386-linux-gnu", "-ffreestanding",
+                             "-O1", "-g"], "many.c"),
+    ("clangxx-comdat", "clang++", ["-O1", "-g"], "comdat.cpp"),
+    ("gcc-O2-g", "gcc", ["-O2", "-g"], "data.c"),
+    ("gcc-sections", "gcc", ["-Os", "-ffunction-sections"], "many.c"),
+    ("gxx-comdat", "g++", ["-O0", "-g"], "comdat.cpp"),
+    ("gcc-m32", "gcc", ["-m32", "-O1"], "plain.c"),
+    ("hip-host", "clang++", ["-x", "hip", "--offload-arch=gfx906",
+                             "-nogpulib", "-nogpuinc", "--cuda-host-only",
+                             "-O1"], "kernel.hip"),
+]
+
+TARGETS = ["host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
+           "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"]
+
+VOLATILE = re.compile(rb'"[^"]*llvm-objcopy"|/[^"]*/clang-offload-bundler-[0-9a-f]{6}\.tmp')
+
+
+class Suite:
+    def __init__(self, ours, reference, folder):
+        self.ours = ours
+        self.reference = reference
+        self.folder = folder
+        self.bin = os.path.dirname(reference)
+        self.passed = 0
+        self.failed = 0
+        # No llvm-objcopy on this PATH: ours must not need one.
+        self.plain_path = os.path.join(folder, "empty-bin")
+        os.makedirs(self.plain_path)
+
+    def run(self, tool, args):
+        env = {"PATH": self.plain_path + ":/usr/bin:/bin", "LC_ALL": "C"}
+        if tool == self.ours:
+            # /usr/bin may hold an llvm-objcopy too; keep it out of reach.
+            env["PATH"] = self.plain_path
+        done = subprocess.run([tool] + args, cwd=self.folder, env=env,
+                              capture_output=True, timeout=120)
+        return done.returncode, done.stdout, done.stderr
+
+    def read(self, name):
+        with open(os.path.join(self.folder, name), "rb") as handle:
+            return handle.read()
+
+    def check(self, label, condition, detail=""):
+        if condition:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label} {detail}")
+
+    def compile_objects(self):
+        for name, text in SOURCES.items():
+            with open(os.path.join(self.folder, name), "w") as handle:
+                handle.write(text)
+        compilers = {"clang": os.path.join(self.bin, "clang"),
+                     "clang++": os.path.join(self.bin, "clang++"),
+                     "gcc": "gcc", "g++": "g++"}
+        built = []
+        for name, compiler, flags, source in OBJECTS:
+            command = [compilers[compiler]] + flags + ["-c", source, "-o",
+                                                       f"{name}.o"]
+            done = subprocess.run(command, cwd=self.folder, capture_output=True)
+            if done.returncode != 0:
+                # A compiler or multilib missing on this machine: say so,
+                # but do not let it hide the other objects.
+                print(f"note: skipped {name}: {done.stderr.decode()[:200]}")
+                continue
+            built.append(name)
+        # Device images: a HIP kernel compiled for the two GPUs.
+        for arch, out in (("gfx906", "dev0"), ("gfx90a:xnack+", "dev1")):
+            subprocess.run([compilers["clang++"], "-x", "hip",
+                            f"--offload-arch={arch}", "-nogpulib", "-nogpuinc",
+                            "--cuda-device-only", "-c", "kernel.hip", "-o", out],
+                           cwd=self.folder, check=True, capture_output=True)
+        return built
+
+    def same_run(self, label, args, compare_files=()):
+        ref = self.run(self.reference, args)
+        ref_files = {f: self.read(f) for f in compare_files
+                     if os.path.exists(os.path.join(self.folder, f))}
+        got = self.run(self.ours, args)
+        got_files = {f: self.read(f) for f in compare_files
+                     if os.path.exists(os.path.join(self.folder, f))}
+        same_output = (ref[0] == got[0] and ref[1] == got[1] and
+                       VOLATILE.sub(b"X", ref[2]) == VOLATILE.sub(b"X", got[2]))
+        self.check(label, same_output and ref_files == got_files,
+                   f"\n  reference {ref!r} {sorted(ref_files)}\n"
+                   f"  ours      {got!r} {sorted(got_files)}")
+        return ref_files
+
+    def corrupt_fat_objects(self):
+        """Truncated and damaged fat objects: exit 0, or exit 1 with one error
+        line and the outputs untouched; never a crash."""
+        fat = self.read("clang-O0.ref.fat")
+        path = os.path.join(self.folder, "bad.o")
+        cases = [("truncated", fat[:length]) for length in range(0, len(fat), 7)]
+        rng = random.Random(4)
+        for _ in range(150):
+            damaged = bytearray(fat)
+            for _ in range(rng.randint(1, 4)):
+                damaged[rng.randrange(64 if rng.random() < 0.5 else len(fat))] = \
+                    rng.randrange(256)
+            cases.append(("damaged", bytes(damaged)))
+        problems = 0
+        for kind, data in cases:
+            with open(path, "wb") as handle:
+                handle.write(data)
+            for args in (["-list"], ["-unbundle", "-targets=" + ",".join(TARGETS),
+                                     "-output=k0", "-output=k1", "-output=k2"]):
+                for output in ("k0", "k1", "k2"):
+                    with open(os.path.join(self.folder, output), "wb") as handle:
+                        handle.write(b"previous")
+                code, _, err = self.run(self.ours, ["-type=o", "-input=bad.o"] + args)
+                untouched = all(self.read(o) == b"previous" for o in ("k0", "k1", "k2"))
+                if not clean_failure_or_success(code, err) or (code != 0 and not untouched):
+                    problems += 1
+                    if problems < 5:
+                        print(f"FAIL {kind} fat object {args[0]}: exit {code} {err!r}")
+        self.check(f"{len(cases)} corrupt fat objects handled cleanly", problems == 0)
+
+    def run_all(self):
+        for name in self.compile_objects():
+            inputs = [f"-input={name}.o", "-input=dev0", "-input=dev1"]
+            bundle = ["-type=o", "-targets=" + ",".join(TARGETS)] + inputs
+            # Bundle with both; keep LLVM's fat object for the next steps.
+            self.run(self.reference, bundle + [f"-output={name}.ref.fat"])
+            self.run(self.ours, bundle + [f"-output={name}.our.fat"])
+            ref_fat = self.read(f"{name}.ref.fat")
+            self.check(f"{name}: bundle", ref_fat == self.read(f"{name}.our.fat"))
+            for fat in (f"{name}.ref.fat", f"{name}.our.fat"):
+                self.same_run(f"{name}: list {fat}",
+                              ["-type=o", "-list", f"-input={fat}"])
+                outputs = ["host.out", "dev0.out", "dev1.out"]
+                files = self.same_run(
+                    f"{name}: unbundle {fat}",
+                    ["-type=o", "-unbundle", f"-input={fat}",
+                     "-targets=" + ",".join(TARGETS)] +
+                    [f"-output={o}" for o in outputs], outputs)
+                self.check(f"{name}: devices round-trip from {fat}",
+                           files.get("dev0.out") == self.read("dev0") and
+                           files.get("dev1.out") == self.read("dev1"))
+            # The unbundled host object is a fine host for a new bundle, and
+            # unbundling a plain object passes it through.
+            self.same_run(f"{name}: unbundle plain object",
+                          ["-type=o", "-unbundle", f"-input={name}.o",
+                           "-targets=" + ",".join(TARGETS[:2]),
+                           "-output=p0", "-output=p1", "-allow-missing-bundles"],
+                          ["p0", "p1"])
+            self.same_run(f"{name}: --### bundle",
+                          bundle + ["-output=dry.o", "--###"], ["dry.o"])
+            self.same_run(f"{name}: --### unbundle",
+                          ["-type=o", "-unbundle", f"-input={name}.ref.fat",
+                           "-targets=" + ",".join(TARGETS[:2]),
+                           "-output=q0", "-output=q1", "--###"], ["q0", "q1"])
+        self.corrupt_fat_objects()
+        # HIP device code only, -type=o: LLVM 22 crashes when bundling it;
+        # ours writes a binary bundle that LLVM 22 reads.
+        code, _, err = self.run(self.ours, [
+            "-type=o", "-targets=" + ",".join(TARGETS[1:]),
+            "-input=dev0", "-input=dev1", "-output=devices.o"])
+        self.check("device-only -type=o bundles", code == 0, err)
+        code, out, _ = self.run(self.reference, ["-type=o", "-list",
+                                                 "-input=devices.o"])
+        self.check("LLVM lists the device-only bundle",
+                   code == 0 and sorted(out.split()) ==
+                   sorted(t.encode() for t in TARGETS[1:]))
+        code, _, _ = self.run(self.reference, [
+            "-type=o", "-unbundle", "-input=devices.o", f"-targets={TARGETS[2]}",
+            "-output=back"])
+        self.check("LLVM unbundles the device-only bundle",
+                   code == 0 and self.read("back") == self.read("dev1"))
+
+
+def clean_failure_or_success(code, err):
+    lines = err.decode(errors="replace").splitlines()
+    return code == 0 or (code == 1 and len(lines) == 1 and
+                         ": error: " in lines[0])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ours", required=True)
+    parser.add_argument("--reference", required=True)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="offbundle-fat-") as folder:
+        suite = Suite(os.path.abspath(args.ours), args.reference, folder)
+        suite.run_all()
+    print(f"{suite.passed} passed, {suite.failed} failed")
+    return 1 if suite.failed or suite.passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
