@@ -7,7 +7,8 @@ objects for several machines, then checks, byte for byte, that:
   - -list prints the same entry IDs,
   - unbundling (host object without bundle sections, device images) gives
     the same files, from LLVM's fat objects and from ours,
-  - LLVM 22's bundler unbundles our fat objects as it does its own,
+  - LLVM 22's bundler unbundles our fat objects as it does its own, and
+    llvm-readelf reads them without a warning,
   - --### prints the same llvm-objcopy command lines (temporary file names
     and the llvm-objcopy path, which differ per run and per machine, aside),
   - truncated or damaged fat objects end cleanly (exit 1, one error line,
@@ -185,6 +186,12 @@ class Suite:
             self.run(self.ours, bundle + [f"-output={name}.our.fat"])
             ref_fat = self.read(f"{name}.ref.fat")
             self.check(f"{name}: bundle", ref_fat == self.read(f"{name}.our.fat"))
+            readelf = subprocess.run(
+                [os.path.join(self.bin, "llvm-readelf"), "-S", "-s", "-r",
+                 f"{name}.our.fat"], cwd=self.folder, capture_output=True)
+            self.check(f"{name}: llvm-readelf reads our fat object",
+                       readelf.returncode == 0 and b"warning" not in readelf.stderr,
+                       readelf.stderr[:300])
             for fat in (f"{name}.ref.fat", f"{name}.our.fat"):
                 self.same_run(f"{name}: list {fat}",
                               ["-type=o", "-list", f"-input={fat}"])
