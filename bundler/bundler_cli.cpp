@@ -412,9 +412,8 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   Status done = Status::success();
   OperationReport printed;
   if (unbundle) {
-    if (config.filesType == "a")
-      return report.fail("archives (-type=a) are not supported yet");
-    done = unbundleFiles(config, printed);
+    done = config.filesType == "a" ? unbundleArchive(config, printed)
+                                   : unbundleFiles(config, printed);
   } else {
     done = bundleFiles(config, printed);
   }

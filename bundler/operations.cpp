@@ -7,6 +7,7 @@
 
 #include "bundler/file_io.h"
 #include "bundler/offload_target.h"
+#include "bundler/operation_support.h"
 #include "bundler/string_map.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
@@ -15,38 +16,6 @@
 
 namespace offbundle {
 namespace {
-
-Error unsupportedObject(const std::string &path) {
-  return fileError(path, "only ELF objects can be fat objects here (Mach-O "
-                         "and Wasm objects are not supported)");
-}
-
-// Picks the reader for an input, after the -type value has been checked.
-// `commandLog` receives the commands --### prints (fat objects only).
-Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
-                                                 const InputFile &input,
-                                                 const BundlerConfig &config,
-                                                 std::string &commandLog) {
-  std::string_view contents = input.contents();
-  if (choice.kind == ContainerKind::Text)
-    return std::unique_ptr<BundleReader>(
-        std::make_unique<TextBundleReader>(contents, choice.comment));
-  if (choice.kind == ContainerKind::ObjectOrBinary &&
-      looksLikeObjectFile(contents)) {
-    if (!isElf(contents))
-      return unsupportedObject(input.path());
-    auto reader =
-        FatObjectReader::open(contents, config.printExternalCommands,
-                              config.inputFileNames.front(), commandLog);
-    if (!reader)
-      return fileError(input.path(), reader.error().message);
-    return std::unique_ptr<BundleReader>(std::move(*reader));
-  }
-  auto reader = BinaryBundleReader::open(contents);
-  if (!reader)
-    return fileError(input.path(), reader.error().message);
-  return std::unique_ptr<BundleReader>(std::move(*reader));
-}
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -240,7 +209,8 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   // Several compressed bundles may lie end to end; each requested target is
   // looked for in one bundle after another.
   for (const auto &bundle : bundles) {
-    auto reader = openReader(*choice, *bundle, config, report.diagnostics);
+    auto reader = openReader(*choice, bundle->contents(), bundle->path(),
+                             config, report.diagnostics);
     if (!reader)
       return reader.takeError();
     while (!worklist.empty()) {
@@ -416,7 +386,8 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   if (!choice)
     return choice.takeError();
   for (const auto &bundle : *decoded) {
-    auto reader = openReader(*choice, *bundle, config, report.diagnostics);
+    auto reader = openReader(*choice, bundle->contents(), bundle->path(),
+                             config, report.diagnostics);
     if (!reader)
       return reader.takeError();
     for (;;) {

@@ -23,6 +23,10 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report);
 // Unbundles the single input into one output per target.
 Status unbundleFiles(const BundlerConfig &config, OperationReport &report);
 
+// Splits the single input archive (-type=a) into one device archive per
+// target.
+Status unbundleArchive(const BundlerConfig &config, OperationReport &report);
+
 // Prints one line per entry ID of the single input.
 Status listBundleIds(const BundlerConfig &config, OperationReport &report);
 

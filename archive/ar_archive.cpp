@@ -1,0 +1,830 @@
+// Reading and writing ar archives as LLVM 22 does; see ar_archive.h.
+//
+// The reader follows the order in which LLVM's object::Archive looks at an
+// archive, so that the first problem found is the one LLVM would report:
+// the constructor classifies the archive by its leading special members
+// (symbol table, long name table), then each regular member's name is read,
+// then its contents, then the header of the member after it.
+#include "archive/ar_archive.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fcntl.h>
+#include <limits>
+#include <optional>
+#include <sys/stat.h>
+#include <system_error>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace offbundle {
+namespace {
+
+// The fixed part of a member header: name (16), timestamp (12), owner (6),
+// group (6), mode (8), size (10) and the terminator "`\n".
+constexpr uint64_t kMemberHeaderSize = 60;
+constexpr uint64_t kNameFieldSize = 16;
+constexpr uint64_t kSizeFieldOffset = 48;
+constexpr uint64_t kSizeFieldSize = 10;
+constexpr uint64_t kTerminatorOffset = 58;
+constexpr std::string_view kBigArchiveMagic = "<bigaf>\n";
+// The size field has ten decimal digits (Archive::MaxMemberSize).
+constexpr uint64_t kMaxMemberSize = 9999999999;
+
+// How LLVM classifies an archive, which decides how names are read.
+enum class ArchiveKind { Gnu, Gnu64, Bsd, Darwin64, Coff };
+
+bool isBsdLike(ArchiveKind kind) {
+  return kind == ArchiveKind::Bsd || kind == ArchiveKind::Darwin64;
+}
+
+std::string_view trimRight(std::string_view text, char pad) {
+  while (!text.empty() && text.back() == pad)
+    text.remove_suffix(1);
+  return text;
+}
+
+// StringRef::getAsInteger(10, ...) into a 64-bit value: one or more decimal
+// digits and nothing else, without overflow.
+std::optional<uint64_t> parseDecimal(std::string_view text) {
+  if (text.empty())
+    return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+      return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+// raw_ostream::write_escaped(): backslash escapes for \\, \t, \n and ",
+// three-digit octal escapes for anything else that is not printable.
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const unsigned char byte = static_cast<unsigned char>(c);
+    switch (c) {
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '"':
+      out += "\\\"";
+      break;
+    default:
+      if (byte >= 0x20 && byte <= 0x7e) {
+        out += c;
+      } else {
+        out += '\\';
+        out += static_cast<char>('0' + ((byte >> 6) & 7));
+        out += static_cast<char>('0' + ((byte >> 3) & 7));
+        out += static_cast<char>('0' + (byte & 7));
+      }
+    }
+  }
+  return out;
+}
+
+// The raw text of a numeric field for a message: LLVM quotes it as it is,
+// but a control character in it would split the message over lines, so
+// those are written as octal escapes.
+std::string quotedField(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const unsigned char byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte <= 0x7e)
+      out += c;
+    else
+      out += escaped(std::string_view(&c, 1));
+  }
+  return out;
+}
+
+Error malformed(const std::string &what) {
+  return makeError("truncated or malformed archive (" + what + ")");
+}
+
+std::string atOffset(uint64_t offset) {
+  return "at offset " + std::to_string(offset);
+}
+
+// sys::path::parent_path() for the POSIX paths the tool is given: everything
+// before the last '/', without the slashes that end it ("/" for the root).
+std::string_view parentFolder(std::string_view path) {
+  const size_t lastSlash = path.rfind('/');
+  if (lastSlash == std::string_view::npos)
+    return {};
+  size_t end = lastSlash;
+  while (end > 0 && path[end - 1] == '/')
+    --end;
+  return end == 0 ? path.substr(0, 1) : path.substr(0, end);
+}
+
+// A member header that passed the checks LLVM's Child constructor makes.
+struct ChildHeader {
+  uint64_t offset = 0;
+  // A member of a thin archive whose contents live in a file (everything
+  // but the symbol and long name tables).
+  bool isExternal = false;
+  // Where the contents start, counted from the header: after the header and
+  // a BSD "#1/<length>" name.
+  uint64_t contentsStart = kMemberHeaderSize;
+};
+
+class ArchiveParser {
+public:
+  ArchiveParser(std::string_view bytes, bool isThin)
+      : bytes_(bytes), isThin_(isThin) {}
+
+  Result<std::vector<ArchiveMember>> readMembers(std::string_view archivePath);
+
+private:
+  std::string_view field(uint64_t offset, uint64_t start,
+                         uint64_t size) const {
+    return bytes_.substr(offset + start, size);
+  }
+
+  // ArchiveMemberHeader::getRawName(). The name field must be readable.
+  Result<std::string_view> rawName(uint64_t offset) const {
+    const std::string_view nameField = field(offset, 0, kNameFieldSize);
+    char terminator = '/';
+    if (isBsdLike(kind_)) {
+      if (nameField[0] == ' ')
+        return malformed("name contains a leading space for archive member "
+                         "header at offset " +
+                         std::to_string(offset));
+      terminator = ' ';
+    } else if (nameField[0] == '/' || nameField[0] == '#') {
+      terminator = ' ';
+    }
+    return nameField.substr(0, nameField.find(terminator));
+  }
+
+  bool isExternalMember(std::string_view raw) const {
+    return isThin_ && raw != "/" && raw != "//" && raw != "/SYM64/";
+  }
+
+  // ArchiveMemberHeader::getSize(). The header must be complete.
+  Result<uint64_t> sizeField(uint64_t offset) const {
+    const std::string_view raw =
+        trimRight(field(offset, kSizeFieldOffset, kSizeFieldSize), ' ');
+    std::optional<uint64_t> size = parseDecimal(raw);
+    if (!size)
+      return malformed("characters in size field in archive member header "
+                       "are not all decimal numbers: '" +
+                       quotedField(raw) +
+                       "' for the archive member header at offset " +
+                       std::to_string(offset));
+    return *size;
+  }
+
+  // ArchiveMemberHeader::getName(limit), `limit` being how many bytes from
+  // the header on belong to the member (or remain in the archive).
+  Result<std::string> name(uint64_t offset, uint64_t limit) const;
+
+  // The constructors of ArchiveMemberHeader and Archive::Child.
+  Result<ChildHeader> childAt(uint64_t offset) const;
+
+  // Archive::Child::getName(): the name checked against the member's size.
+  Result<std::string> childName(const ChildHeader &child) const {
+    Result<uint64_t> size = sizeField(child.offset);
+    if (!size)
+      return size.takeError();
+    return name(child.offset, kMemberHeaderSize + *size);
+  }
+
+  // Archive::Child::getNext(): the next member, or nullopt at the end. Also
+  // what guarantees that this member's contents lie within the archive.
+  Result<std::optional<ChildHeader>> next(const ChildHeader &child) const;
+
+  // The contents of a member that is not external. next(child) must have
+  // succeeded.
+  Result<std::string_view> embeddedContents(const ChildHeader &child) const {
+    Result<uint64_t> size = sizeField(child.offset);
+    if (!size)
+      return size.takeError();
+    const uint64_t end = kMemberHeaderSize + *size;
+    if (child.contentsStart > end)
+      return malformed("long name length: " +
+                       std::to_string(child.contentsStart - kMemberHeaderSize) +
+                       " extends past the end of the member or archive for "
+                       "archive member header at offset " +
+                       std::to_string(child.offset));
+    return bytes_.substr(child.offset + child.contentsStart,
+                         end - child.contentsStart);
+  }
+
+  // The contents of the long name table, cut at the end of the archive
+  // (where next() will then fail).
+  Result<std::string_view> tableContents(const ChildHeader &child) const {
+    Result<uint64_t> size = sizeField(child.offset);
+    if (!size)
+      return size.takeError();
+    return bytes_.substr(child.offset + kMemberHeaderSize, *size);
+  }
+
+  Result<std::optional<ChildHeader>> findFirstRegular();
+
+  std::string_view bytes_;
+  bool isThin_;
+  ArchiveKind kind_ = ArchiveKind::Gnu;
+  std::string_view longNames_;
+};
+
+Result<std::string> ArchiveParser::name(uint64_t offset, uint64_t limit) const {
+  if (limit < kNameFieldSize)
+    return malformed("archive header truncated before the name field for "
+                     "archive member header at offset " +
+                     std::to_string(offset));
+  Result<std::string_view> rawOrError = rawName(offset);
+  if (!rawOrError)
+    return rawOrError.takeError();
+  const std::string_view raw = *rawOrError;
+
+  if (raw[0] == '/') {
+    // The symbol tables, the long name table and two Windows SDK members
+    // are named as they are.
+    if (raw == "/" || raw == "//" || raw == "/<XFGHASHMAP>/" ||
+        raw == "/<ECSYMBOLS>/")
+      return std::string(raw);
+    // "/<offset>": a name in the long name table.
+    const std::string_view digits = trimRight(raw.substr(1), ' ');
+    std::optional<uint64_t> nameOffset = parseDecimal(digits);
+    if (!nameOffset)
+      return malformed("long name offset characters after the '/' are not "
+                       "all decimal numbers: '" +
+                       escaped(digits) +
+                       "' for archive member header at offset " +
+                       std::to_string(offset));
+    if (*nameOffset >= longNames_.size())
+      return malformed("long name offset " + std::to_string(*nameOffset) +
+                       " past the end of the string table for archive "
+                       "member header at offset " +
+                       std::to_string(offset));
+    if (kind_ == ArchiveKind::Gnu || kind_ == ArchiveKind::Gnu64) {
+      // GNU long names end with "/\n".
+      const size_t end = longNames_.find('\n', *nameOffset);
+      if (end == std::string_view::npos || end < 1 ||
+          longNames_[end - 1] != '/')
+        return makeError("truncated or malformed archive (string table at "
+                         "long name offset " +
+                         std::to_string(*nameOffset) + " not terminated)");
+      // A name that is just the terminator is empty.
+      if (end - 1 < *nameOffset)
+        return std::string();
+      return std::string(longNames_.substr(*nameOffset, end - 1 - *nameOffset));
+    }
+    // COFF long names end with a NUL (LLVM reads up to it even past the
+    // table; here it must be inside).
+    const size_t end = longNames_.find('\0', *nameOffset);
+    if (end == std::string_view::npos)
+      return malformed("string table at long name offset " +
+                       std::to_string(*nameOffset) + " not terminated");
+    return std::string(longNames_.substr(*nameOffset, end - *nameOffset));
+  }
+
+  if (raw.substr(0, 3) == "#1/") {
+    // BSD: the name follows the header, its length in the name field.
+    const std::string_view digits = trimRight(raw.substr(3), ' ');
+    std::optional<uint64_t> length = parseDecimal(digits);
+    if (!length)
+      return malformed("long name length characters after the #1/ are not "
+                       "all decimal numbers: '" +
+                       escaped(digits) +
+                       "' for archive member header at offset " +
+                       std::to_string(offset));
+    if (*length > limit || limit - *length < kMemberHeaderSize)
+      return malformed("long name length: " + std::to_string(*length) +
+                       " extends past the end of the member or archive for "
+                       "archive member header at offset " +
+                       std::to_string(offset));
+    // `limit` never reaches past the archive when this is called for a
+    // member whose successor was found, and the header constructor passes
+    // what remains; either way the name is inside.
+    return std::string(
+        trimRight(bytes_.substr(offset + kMemberHeaderSize, *length), '\0'));
+  }
+
+  // A GNU name ends with '/'; other short names are padded with spaces.
+  if (raw.back() != '/')
+    return std::string(trimRight(raw, ' '));
+  return std::string(raw.substr(0, raw.size() - 1));
+}
+
+Result<ChildHeader> ArchiveParser::childAt(uint64_t offset) const {
+  const uint64_t remaining = bytes_.size() - offset;
+  if (remaining < kMemberHeaderSize) {
+    const std::string message = "remaining size of archive too small for "
+                                "next archive member header ";
+    Result<std::string> nameOrError = name(offset, remaining);
+    return malformed(message + (nameOrError ? "for " + *nameOrError
+                                            : atOffset(offset)));
+  }
+  const std::string_view terminator = field(offset, kTerminatorOffset, 2);
+  if (terminator != "`\n") {
+    const std::string message = "terminator characters in archive member \"" +
+                                escaped(terminator) +
+                                "\" not the correct \"`\\n\" values for the "
+                                "archive member header ";
+    Result<std::string> nameOrError = name(offset, remaining);
+    return malformed(message + (nameOrError ? "for " + *nameOrError
+                                            : atOffset(offset)));
+  }
+
+  ChildHeader child;
+  child.offset = offset;
+  Result<std::string_view> raw = rawName(offset);
+  if (!raw)
+    return raw.takeError();
+  child.isExternal = isExternalMember(*raw);
+  if (!child.isExternal) {
+    Result<uint64_t> size = sizeField(offset);
+    if (!size)
+      return size.takeError();
+  }
+  if (raw->substr(0, 3) == "#1/") {
+    // Checked again, with the name, when the name is read; this is the
+    // message LLVM gives first (unescaped).
+    const std::string_view digits = trimRight(raw->substr(3), ' ');
+    std::optional<uint64_t> length = parseDecimal(digits);
+    if (!length)
+      return malformed("long name length characters after the #1/ are not "
+                       "all decimal numbers: '" +
+                       quotedField(digits) +
+                       "' for archive member header at offset " +
+                       std::to_string(offset));
+    // Larger lengths are refused when the name is read.
+    child.contentsStart += std::min<uint64_t>(*length, kMaxMemberSize + 1);
+  }
+  return child;
+}
+
+Result<std::optional<ChildHeader>>
+ArchiveParser::next(const ChildHeader &child) const {
+  uint64_t span = kMemberHeaderSize;
+  if (!child.isExternal) {
+    Result<uint64_t> size = sizeField(child.offset);
+    if (!size)
+      return size.takeError();
+    span += *size;
+  }
+  // Members start at even offsets; odd-sized ones are padded. The size
+  // field has ten characters, so this cannot overflow.
+  const uint64_t nextOffset = child.offset + span + (span & 1);
+  if (nextOffset == bytes_.size())
+    return std::optional<ChildHeader>();
+  if (nextOffset > bytes_.size()) {
+    Result<std::string> nameOrError = childName(child);
+    return malformed(
+        "offset to next archive member past the end of the archive after "
+        "member " +
+        (nameOrError ? *nameOrError : atOffset(child.offset)));
+  }
+  Result<ChildHeader> following = childAt(nextOffset);
+  if (!following)
+    return following.takeError();
+  return std::optional<ChildHeader>(*following);
+}
+
+// The Archive constructor: works out the kind of archive from its first
+// members, remembers the long name table and skips the special members.
+Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
+  Result<ChildHeader> firstOrError = childAt(kArchiveMagic.size());
+  if (!firstOrError)
+    return firstOrError.takeError();
+  ChildHeader current = *firstOrError;
+  Result<std::string_view> rawOrError = rawName(current.offset);
+  if (!rawOrError)
+    return rawOrError.takeError();
+  std::string_view raw = *rawOrError;
+
+  if (raw == "__.SYMDEF" || raw == "__.SYMDEF_64") {
+    kind_ = raw == "__.SYMDEF" ? ArchiveKind::Bsd : ArchiveKind::Darwin64;
+    return next(current);
+  }
+
+  if (raw.substr(0, 3) == "#1/") {
+    kind_ = ArchiveKind::Bsd;
+    Result<std::string> nameOrError = childName(current);
+    if (!nameOrError)
+      return nameOrError.takeError();
+    const std::string &name = *nameOrError;
+    if (name == "__.SYMDEF SORTED" || name == "__.SYMDEF")
+      return next(current);
+    if (name == "__.SYMDEF_64 SORTED" || name == "__.SYMDEF_64") {
+      kind_ = ArchiveKind::Darwin64;
+      return next(current);
+    }
+    return std::optional<ChildHeader>(current);
+  }
+
+  bool has64BitSymbolTable = false;
+  if (raw == "/" || raw == "/SYM64/") {
+    has64BitSymbolTable = raw == "/SYM64/";
+    Result<std::optional<ChildHeader>> following = next(current);
+    if (!following)
+      return following.takeError();
+    if (!*following)
+      return std::optional<ChildHeader>();
+    current = **following;
+    rawOrError = rawName(current.offset);
+    if (!rawOrError)
+      return rawOrError.takeError();
+    raw = *rawOrError;
+  }
+
+  if (raw == "//") {
+    kind_ = has64BitSymbolTable ? ArchiveKind::Gnu64 : ArchiveKind::Gnu;
+    // Taken before moving on: the next header's error messages may quote
+    // a long name.
+    Result<std::string_view> table = tableContents(current);
+    if (!table)
+      return table.takeError();
+    longNames_ = *table;
+    return next(current);
+  }
+
+  if (raw[0] != '/') {
+    kind_ = has64BitSymbolTable ? ArchiveKind::Gnu64 : ArchiveKind::Gnu;
+    return std::optional<ChildHeader>(current);
+  }
+
+  // A name in the long name table, but no table: object_error::parse_failed.
+  if (raw != "/")
+    return makeError("Invalid data was encountered while parsing the file");
+
+  // A second "/": a COFF archive's symbol map, then optional "//" and
+  // "/<ECSYMBOLS>/" members.
+  kind_ = ArchiveKind::Coff;
+  Result<std::optional<ChildHeader>> following = next(current);
+  if (!following || !*following)
+    return following;
+  current = **following;
+  rawOrError = rawName(current.offset);
+  if (!rawOrError)
+    return rawOrError.takeError();
+  raw = *rawOrError;
+  if (raw == "//") {
+    Result<std::string_view> table = tableContents(current);
+    if (!table)
+      return table.takeError();
+    longNames_ = *table;
+    following = next(current);
+    if (!following)
+      return following.takeError();
+    if (!*following)
+      return following;
+    current = **following;
+    rawOrError = rawName(current.offset);
+    if (!rawOrError)
+      return rawOrError.takeError();
+    raw = *rawOrError;
+  }
+  if (raw == "/<ECSYMBOLS>/")
+    return next(current);
+  return std::optional<ChildHeader>(current);
+}
+
+// The whole of a thin member's file, with LLVM's message when it cannot be
+// read: "'<name as the archive has it>': <strerror>".
+Result<std::shared_ptr<const std::string>>
+readExternalMember(const std::string &path, const std::string &memberName) {
+  auto failure = [&](int error) {
+    return fileError(memberName, std::generic_category().message(error));
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return failure(errno);
+  auto contents = std::make_shared<std::string>();
+  struct stat status {};
+  int error = 0;
+  if (::fstat(fd, &status) != 0)
+    error = errno;
+  else if (S_ISDIR(status.st_mode))
+    error = EISDIR;
+  else if (S_ISREG(status.st_mode) && status.st_size > 0)
+    contents->reserve(static_cast<size_t>(status.st_size));
+  char buffer[1 << 16];
+  while (error == 0) {
+    const ssize_t count = ::read(fd, buffer, sizeof(buffer));
+    if (count < 0 && errno == EINTR)
+      continue;
+    if (count < 0)
+      error = errno;
+    else if (count == 0)
+      break;
+    else
+      contents->append(buffer, static_cast<size_t>(count));
+  }
+  ::close(fd);
+  if (error != 0)
+    return failure(error);
+  return std::shared_ptr<const std::string>(std::move(contents));
+}
+
+Result<std::vector<ArchiveMember>>
+ArchiveParser::readMembers(std::string_view archivePath) {
+  std::vector<ArchiveMember> members;
+  if (bytes_.size() == kArchiveMagic.size())
+    return members;
+  Result<std::optional<ChildHeader>> current = findFirstRegular();
+  if (!current)
+    return current.takeError();
+  while (*current) {
+    const ChildHeader child = **current;
+    Result<std::string> nameOrError = childName(child);
+    if (!nameOrError)
+      return nameOrError.takeError();
+    ArchiveMember member;
+    member.name = std::move(*nameOrError);
+    member.headerOffset = child.offset;
+    if (child.isExternal) {
+      // Relative paths are relative to the archive's folder.
+      // (sys::path::append(): an empty name adds nothing, so it names the
+      // folder itself.)
+      std::string path = member.name;
+      const std::string_view folder = parentFolder(archivePath);
+      if (member.name.empty())
+        path = std::string(folder);
+      else if (member.name[0] != '/' && !folder.empty())
+        path = std::string(folder) + (folder.back() == '/' ? "" : "/") +
+               member.name;
+      Result<std::shared_ptr<const std::string>> contents =
+          readExternalMember(path, member.name);
+      if (!contents)
+        return contents.takeError();
+      member.externalContents = std::move(*contents);
+      member.bytes = *member.externalContents;
+    }
+    current = next(child);
+    if (!current)
+      return current.takeError();
+    if (!child.isExternal) {
+      Result<std::string_view> contents = embeddedContents(child);
+      if (!contents)
+        return contents.takeError();
+      member.bytes = *contents;
+    }
+    members.push_back(std::move(member));
+  }
+  return members;
+}
+
+// printWithSpacePadding(): the text, then spaces up to the field's width.
+Status appendField(std::string &out, std::string_view text, size_t width) {
+  if (text.size() > width)
+    return makeError("archive header field '" + std::string(text) +
+                     "' does not fit in " + std::to_string(width) +
+                     " characters");
+  out += text;
+  out.append(width - text.size(), ' ');
+  return Status::success();
+}
+
+// The header fields after the name, as LLVM prints them for a deterministic
+// archive: timestamp, owner and group 0, the mode in octal, the size.
+Status appendRestOfHeader(std::string &out, std::string_view octalMode,
+                          uint64_t size) {
+  const std::pair<std::string, size_t> fields[] = {
+      {"0", 12}, {"0", 6}, {"0", 6}, {std::string(octalMode), 8},
+      {std::to_string(size), 10}};
+  for (const auto &[text, width] : fields)
+    if (Status status = appendField(out, text, width); !status.ok())
+      return status;
+  out += "`\n";
+  return Status::success();
+}
+
+void appendBigEndian(std::string &out, uint64_t value, unsigned width) {
+  for (unsigned i = 0; i < width; ++i)
+    out += static_cast<char>((value >> (8 * (width - 1 - i))) & 0xff);
+}
+
+// What each member contributes to the archive.
+struct MemberLayout {
+  std::string header;
+  std::string_view contents;
+  bool padded = false;
+  // Where each of the member's symbols starts in the symbol names.
+  std::vector<uint64_t> symbolNameOffsets;
+  uint64_t span() const {
+    return header.size() + contents.size() + (padded ? 1 : 0);
+  }
+};
+
+// The symbol table member's payload size for the given offset width
+// (computeSymbolTableSize() for GNU kinds): count, offsets, names, padded
+// to an even size.
+uint64_t symbolTableSize(uint64_t symbolCount, uint64_t offsetWidth,
+                         uint64_t namesSize) {
+  const uint64_t size =
+      offsetWidth + symbolCount * offsetWidth + namesSize;
+  return size + (size & 1);
+}
+
+constexpr std::string_view kMemberPadding = "\n";
+
+} // namespace
+
+bool isArchive(std::string_view bytes) {
+  return bytes.substr(0, kArchiveMagic.size()) == kArchiveMagic ||
+         bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic;
+}
+
+Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
+                                               std::string_view archivePath) {
+  bool isThin = false;
+  if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
+    isThin = true;
+  else if (bytes.substr(0, kBigArchiveMagic.size()) == kBigArchiveMagic)
+    return makeError("AIX big archives are not supported");
+  else if (bytes.substr(0, kArchiveMagic.size()) != kArchiveMagic)
+    return makeError("file too small to be an archive");
+  ArchiveParser parser(bytes, isThin);
+  return parser.readMembers(archivePath);
+}
+
+uint64_t sym64ThresholdFromValue(const char *environmentValue) {
+  const uint64_t defaultThreshold = uint64_t(1) << 32;
+  if (environmentValue == nullptr)
+    return defaultThreshold;
+  return parseDecimal(environmentValue).value_or(defaultThreshold);
+}
+
+uint64_t sym64ThresholdFromEnvironment() {
+  return sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
+}
+
+std::string ArchiveWritePlan::render() const {
+  std::string out;
+  out.reserve(static_cast<size_t>(size_));
+  for (std::string_view piece : pieces_)
+    out += piece;
+  return out;
+}
+
+Status ArchiveWritePlan::stream(
+    const std::function<Status(std::string_view)> &write) const {
+  for (std::string_view piece : pieces_)
+    if (Status status = write(piece); !status.ok())
+      return status;
+  return Status::success();
+}
+
+Result<ArchiveWritePlan>
+planGnuArchive(const std::vector<NewArchiveMember> &members,
+               const ArchiveWriteOptions &options) {
+  std::vector<MemberLayout> layouts;
+  layouts.reserve(members.size());
+  // Long names, each recorded once: a repeated name reuses its offset.
+  std::string longNames;
+  std::unordered_map<std::string, uint64_t> longNameOffsets;
+  std::string symbolNames;
+  uint64_t symbolCount = 0;
+  bool hasSymbolicFile = false;
+  // Offsets from the first member's header.
+  uint64_t membersEnd = 0;
+  uint64_t lastMemberStart = 0;
+
+  for (const NewArchiveMember &member : members) {
+    const uint64_t size = member.bytes.size();
+    if (size > kMaxMemberSize)
+      return makeError("File " + member.name + " exceeds size limit");
+
+    MemberLayout layout;
+    // Names of 16 characters or more, or with a '/', go to the long name
+    // table; the header then holds "/<offset>".
+    if (member.name.size() >= 16 ||
+        member.name.find('/') != std::string::npos) {
+      auto [entry, inserted] =
+          longNameOffsets.try_emplace(member.name, longNames.size());
+      if (inserted)
+        longNames += member.name + "/\n";
+      layout.header = "/";
+      if (Status status =
+              appendField(layout.header, std::to_string(entry->second), 15);
+          !status.ok())
+        return status.takeError();
+    } else {
+      if (Status status = appendField(layout.header, member.name + "/", 16);
+          !status.ok())
+        return status.takeError();
+    }
+    if (Status status = appendRestOfHeader(layout.header, "644", size);
+        !status.ok())
+      return status.takeError();
+
+    Result<ArchiveMemberSymbols> symbols =
+        archiveSymbolsOf(member.bytes, options.bitcodeSymbols);
+    if (!symbols)
+      return fileError(member.name, symbols.error().message);
+    hasSymbolicFile = hasSymbolicFile || symbols->isSymbolicFile;
+    for (const std::string &symbol : symbols->names) {
+      layout.symbolNameOffsets.push_back(symbolNames.size());
+      symbolNames += symbol;
+      symbolNames += '\0';
+    }
+    symbolCount += symbols->names.size();
+
+    layout.contents = member.bytes;
+    layout.padded = size % 2 != 0;
+    lastMemberStart = membersEnd;
+    membersEnd += layout.span();
+    layouts.push_back(std::move(layout));
+  }
+  // An archive of object files without a single symbol still gets a symbol
+  // table (for old Solaris tools); its names are three NULs.
+  if (hasSymbolicFile && symbolNames.empty())
+    symbolNames.assign(3, '\0');
+
+  std::string longNameTable;
+  if (!longNames.empty()) {
+    const uint64_t padding = longNames.size() % 2;
+    if (Status status = appendField(longNameTable, "//", 48); !status.ok())
+      return status.takeError();
+    if (Status status = appendField(
+            longNameTable, std::to_string(longNames.size() + padding), 10);
+        !status.ok())
+      return status.takeError();
+    longNameTable += "`\n";
+    longNameTable += longNames;
+    if (padding)
+      longNameTable += '\n';
+  }
+
+  // The symbol table's offsets are 32-bit unless the last member would
+  // start at or past the threshold with them; LLVM decides this even when
+  // it will write no symbol table.
+  uint64_t offsetWidth = 4;
+  auto headersSize = [&](uint64_t width) {
+    return kArchiveMagic.size() + kMemberHeaderSize +
+           symbolTableSize(symbolCount, width, symbolNames.size()) +
+           longNameTable.size();
+  };
+  if (headersSize(4) + lastMemberStart >= options.sym64Threshold)
+    offsetWidth = 8;
+  const uint64_t firstMemberOffset = headersSize(offsetWidth);
+
+  std::string prefix(kArchiveMagic);
+  if (!symbolNames.empty()) {
+    const uint64_t tableSize =
+        symbolTableSize(symbolCount, offsetWidth, symbolNames.size());
+    if (Status status =
+            appendField(prefix, offsetWidth == 8 ? "/SYM64/" : "/", 16);
+        !status.ok())
+      return status.takeError();
+    if (Status status = appendRestOfHeader(prefix, "0", tableSize);
+        !status.ok())
+      return status.takeError();
+    appendBigEndian(prefix, symbolCount, offsetWidth);
+    uint64_t memberOffset = firstMemberOffset;
+    for (const MemberLayout &layout : layouts) {
+      for (size_t i = 0; i < layout.symbolNameOffsets.size(); ++i)
+        appendBigEndian(prefix, memberOffset, offsetWidth);
+      memberOffset += layout.span();
+    }
+    prefix += symbolNames;
+    if ((offsetWidth + symbolCount * offsetWidth + symbolNames.size()) % 2)
+      prefix += '\0';
+  }
+  prefix += longNameTable;
+
+  ArchiveWritePlan plan;
+  auto addGenerated = [&plan](std::string bytes) {
+    plan.generated_.push_back(
+        std::make_unique<const std::string>(std::move(bytes)));
+    plan.pieces_.push_back(*plan.generated_.back());
+  };
+  addGenerated(std::move(prefix));
+  for (MemberLayout &layout : layouts) {
+    addGenerated(std::move(layout.header));
+    if (!layout.contents.empty())
+      plan.pieces_.push_back(layout.contents);
+    if (layout.padded)
+      plan.pieces_.push_back(kMemberPadding);
+  }
+  for (std::string_view piece : plan.pieces_)
+    plan.size_ += piece.size();
+  return plan;
+}
+
+Result<std::string>
+writeGnuArchive(const std::vector<NewArchiveMember> &members,
+                const ArchiveWriteOptions &options) {
+  Result<ArchiveWritePlan> plan = planGnuArchive(members, options);
+  if (!plan)
+    return plan.takeError();
+  return plan->render();
+}
+
+} // namespace offbundle

@@ -1,0 +1,61 @@
+// The symbols LLVM's archive writer lists in an archive's symbol table for
+// one member (getSymbols() in llvm/lib/Object/ArchiveWriter.cpp).
+//
+// LLVM opens every member it recognises as a "symbolic file" (an object
+// file of any format, or bitcode) and lists, in symbol table order, each
+// symbol that is global (any binding but STB_LOCAL: global, weak, unique),
+// defined (not SHN_UNDEF; common symbols count) and not format-specific
+// (not the null symbol, STT_FILE, STT_SECTION, nor the mapping symbols of
+// AArch64, ARM, C-SKY and RISC-V). Members it does not recognise have no
+// symbols. A recognised member matters even without symbols: an archive
+// with at least one gets a symbol table, an archive with none gets none.
+//
+// Supported here: ELF (32 and 64-bit, either byte order: only .symtab is
+// read, never .dynsym, exactly as LLVM does) and, through a caller-supplied
+// lister, LLVM bitcode. The other formats LLVM recognises (COFF, Mach-O,
+// wasm, XCOFF, GOFF, DXContainer) are refused with an error rather than
+// given a symbol table that might differ from LLVM's.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+// Lists the archive symbols of an LLVM bitcode file ("BC\xC0\xDE" or the
+// 0x0B17C0DE wrapper), in the order LLVM's IRObjectFile gives them, keeping
+// only those LLVM's writer keeps (global, defined, not format-specific).
+// Provided by the bitcode module.
+using BitcodeSymbolLister =
+    std::function<Result<std::vector<std::string>>(std::string_view bitcode)>;
+
+// How LLVM's identify_magic() and SymbolicFile::isSymbolicFile() see a
+// member's bytes, as far as the writer cares.
+enum class ArchiveMemberKind {
+  NotSymbolic,   // no symbols, and no effect on the symbol table
+  Elf,           // "\177ELF" and at least 18 bytes
+  Bitcode,       // "BC\xC0\xDE" or "\xDE\xC0\x17\x0B"
+  OtherSymbolic, // another object format LLVM would open
+};
+ArchiveMemberKind classifyArchiveMember(std::string_view bytes);
+
+struct ArchiveMemberSymbols {
+  // Whether LLVM's writer opens the member as a symbolic file, which makes
+  // it write a symbol table even if no member defines a symbol.
+  bool isSymbolicFile = false;
+  // The symbol names, in the order the symbol table lists them.
+  std::vector<std::string> names;
+};
+
+// The member's archive symbols. Errors for malformed ELF files (messages as
+// LLVM's ELF reader words them), for bitcode without a lister, and for the
+// unsupported formats above.
+Result<ArchiveMemberSymbols>
+archiveSymbolsOf(std::string_view memberBytes,
+                 const BitcodeSymbolLister &bitcodeSymbols = nullptr);
+
+} // namespace offbundle

@@ -1,0 +1,111 @@
+// The symbols of a bitcode file as an archive symbol table lists them.
+//
+// When LLVM's archive writer (llvm-ar, and clang-offload-bundler writing
+// per-target device archives) adds a bitcode member, it loads the member's
+// modules and lists their global values and module-asm symbols in module
+// order, keeping the defined, global, not format-specific ones. (Listing
+// module-asm symbols needs the target's assembler parser, which LLVM 22's
+// clang-offload-bundler never registers: it crashes on such members, where
+// llvm-ar and this reader list them.) Every bitcode file LLVM writes carries
+// the same list, with the same names and flags, precomputed: the irsymtab, a
+// binary table in the file's SYMTAB block whose strings live in the file's
+// STRTAB block. This reader takes the list from there, without LLVM and
+// without reading the IR.
+//
+// Where LLVM would not trust the stored table it rebuilds it from the IR,
+// which cannot be done here, and the functions below report an error instead:
+// no table (e.g. files made by `llvm-cat -b`), a table in another format
+// version, or a table covering a different number of modules than the file
+// holds. LLVM also rebuilds when the table's producer (the LLVM version that
+// wrote it, "22.1.8" for the reference LLVM) is not its own; the stored table
+// is used anyway here, because a rebuild enumerates the same symbols unless
+// LLVM changed how it enumerates them, so a table from another LLVM gives the
+// list LLVM 22 would give in all but exceptional cases (see producer).
+#pragma once
+
+#include "bundler/error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace offbundle {
+
+// Flag bits of an irsymtab symbol.
+namespace ir_symbol_flags {
+inline constexpr uint32_t kVisibilityMask = 3; // default, hidden, protected
+inline constexpr uint32_t kHasUncommon = 1u << 2;
+inline constexpr uint32_t kUndefined = 1u << 3;
+inline constexpr uint32_t kWeak = 1u << 4;
+inline constexpr uint32_t kCommon = 1u << 5;
+inline constexpr uint32_t kIndirect = 1u << 6;
+inline constexpr uint32_t kUsed = 1u << 7;
+inline constexpr uint32_t kThreadLocal = 1u << 8;
+inline constexpr uint32_t kMayOmit = 1u << 9;
+inline constexpr uint32_t kGlobal = 1u << 10;
+inline constexpr uint32_t kFormatSpecific = 1u << 11;
+inline constexpr uint32_t kUnnamedAddr = 1u << 12;
+inline constexpr uint32_t kExecutable = 1u << 13;
+} // namespace ir_symbol_flags
+
+// The irsymtab format version LLVM 22 writes and trusts. (LLVM's main
+// branch moved to 4 after 22 was released, widening the common-symbol size;
+// LLVM 22 rebuilds such tables from the IR, so here they are an error.)
+inline constexpr uint32_t kIrSymtabVersion = 3;
+
+struct IrSymbol {
+  // The symbol's name as object files and archive indexes spell it (after
+  // mangling, e.g. "__imp_" for dllimport), a view into the bitcode.
+  std::string_view name;
+  uint32_t flags = 0;
+
+  // Whether LLVM's archive writer indexes it: defined, global, and not
+  // format-specific (private symbols and "llvm."-prefixed intrinsics and
+  // metadata are format-specific). Weak, common, hidden, thread-local,
+  // executable and indirect symbols are indexed like any other.
+  bool isArchiveSymbol() const {
+    using namespace ir_symbol_flags;
+    return (flags & kGlobal) && !(flags & (kUndefined | kFormatSpecific));
+  }
+};
+
+// A bitcode file's irsymtab. Views point into the bitcode passed in, which
+// must outlive this.
+struct IrSymbolTable {
+  // The LLVM version that wrote the table (LLVM_VERSION_STRING, plus " " and
+  // the VCS revision for builds that record one).
+  std::string_view producer;
+  std::string_view targetTriple;
+  std::string_view sourceFileName;
+  size_t moduleCount = 0;
+  // Every symbol of every module, module by module, in LLVM's order.
+  std::vector<IrSymbol> symbols;
+};
+
+// Reads the irsymtab of a bitcode file, bare ("BC\xC0\xDE") or behind a
+// bitcode wrapper header (0x0B17C0DE). A file without modules (possible: the
+// magic alone is one) has an empty table. Fails on input LLVM's bitcode
+// reader would refuse at the top level (with LLVM's message), on a table
+// pointing outside itself, and where LLVM would rebuild the table from IR
+// (message starting "cannot read the symbols of bitcode").
+Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode);
+// The table would point into a temporary.
+Result<IrSymbolTable> readIrSymbolTable(std::string &&bitcode) = delete;
+
+// The names LLVM's archive writer puts into an archive's symbol table for a
+// bitcode member, in its order (duplicates kept: the GNU index keeps them).
+// An empty list is a valid answer: the member still counts as an object,
+// which makes LLVM write a symbol table even when no member has a symbol.
+//
+// Where LLVM cannot read a member as bitcode, it prints
+// "warning: '<member name>': <message>", indexes nothing for the member and
+// does not count it as an object; for damage at the top level of the file
+// the message is the one this returns. LLVM also reads the IR itself, so a
+// file whose IR is damaged but whose top level and symbol table are intact
+// gets a list here and only a warning from LLVM.
+Result<std::vector<std::string>>
+bitcodeArchiveSymbols(std::string_view bitcode);
+
+} // namespace offbundle

@@ -1,0 +1,190 @@
+// Unbundling heterogeneous device archives (-unbundle -type=a): every entry
+// of every member that a requested target can use becomes a member of that
+// target's device archive.
+#include <deque>
+#include <set>
+
+#include "archive/ar_archive.h"
+#include "bitcode/bitcode_symbols.h"
+#include "bundler/file_io.h"
+#include "bundler/offload_target.h"
+#include "bundler/operation_support.h"
+#include "bundler/operations.h"
+#include "bundler/target_id.h"
+#include "compression/compressed_bundle.h"
+#include "formats/elf_object.h"
+
+namespace offbundle {
+namespace {
+
+// sys::path::filename, stem and extension for the names archives hold.
+std::string_view fileNameOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::pair<std::string_view, std::string_view>
+stemAndExtension(std::string_view fileName) {
+  size_t dot = fileName.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || fileName == "..")
+    return {fileName, {}};
+  return {fileName.substr(0, dot), fileName.substr(dot)};
+}
+
+// "<member stem>-<entry id><member stem><extension>", with ':' as '_': LLVM
+// appends the device library file name (stem plus .bc for AMD GPUs, .cubin
+// for NVIDIA ones, else the member's own extension) to "<stem>-<entry id>".
+std::string deviceMemberName(std::string_view memberName,
+                             std::string_view entryId,
+                             std::string_view targetId) {
+  auto [stem, extension] = stemAndExtension(fileNameOf(memberName));
+  std::string_view deviceExtension = extension;
+  if (targetId.find("gfx") != std::string_view::npos)
+    deviceExtension = ".bc";
+  else if (targetId.find("sm_") != std::string_view::npos)
+    deviceExtension = ".cubin";
+  std::string name = std::string(stem) + "-" + std::string(entryId) +
+                     std::string(stem) + std::string(deviceExtension);
+  for (char &c : name)
+    if (c == ':')
+      c = '_';
+  return name;
+}
+
+// For each member, its entry IDs must follow the target-ID rules: for one
+// processor, a feature is given in all IDs or in none.
+Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
+                                 const std::string &archivePath,
+                                 const BundlerConfig &config) {
+  const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
+  std::string ignoredCommands;
+  for (const ArchiveMember &member : members) {
+    // LLVM checks the members as they are, without decompressing them.
+    auto reader =
+        openReader(choice, member.bytes, archivePath, config, ignoredCommands);
+    if (!reader)
+      return reader.takeError();
+    std::set<std::string> ids;
+    for (;;) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return next.takeError();
+      if (!*next)
+        break;
+      ids.emplace(**next);
+      if (Status status = (*reader)->skipEntry(); !status.ok())
+        return status;
+    }
+    if (auto conflict = conflictingTargetIds(ids))
+      return makeError("conflicting TargetIDs [" + conflict->first + ", " +
+                       conflict->second + "] found in " + member.name + " of " +
+                       archivePath);
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
+  const std::string &archivePath = config.inputFileNames.front();
+  auto opened = InputFile::open(archivePath);
+  if (!opened)
+    return opened.takeError();
+  auto members = readArchive((*opened)->contents(), archivePath);
+  if (!members)
+    return members.takeError();
+  if (config.checkInputArchive)
+    if (Status status =
+            checkHeterogeneousArchive(*members, archivePath, config);
+        !status.ok())
+      return status;
+
+  std::vector<OffloadTarget> requested;
+  for (const std::string &target : config.targetNames)
+    requested.push_back(OffloadTarget::parse(target));
+
+  // Bytes made here (decompressed members, rewritten host objects, member
+  // names) that the new archives' members refer to.
+  std::deque<std::string> ownedBytes;
+  std::vector<std::vector<NewArchiveMember>> archives(requested.size());
+  const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
+  for (const ArchiveMember &member : *members) {
+    std::string_view bytes = member.bytes;
+    if (bytes.size() >= kCompressedBundleCommonHeaderSize &&
+        hasCompressedBundleMagic(bytes)) {
+      auto decompressed = decompressBundle(bytes);
+      if (!decompressed)
+        return makeError("Failed to decompress code object: " +
+                         decompressed.error().message);
+      ownedBytes.push_back(std::move(decompressed->bytes));
+      bytes = ownedBytes.back();
+    } else if (config.verbose &&
+               bytes.size() >= kCompressedBundleCommonHeaderSize) {
+      report.diagnostics += "Uncompressed bundle.\n";
+    }
+    auto reader =
+        openReader(choice, bytes, archivePath, config, report.diagnostics);
+    if (!reader)
+      return reader.takeError();
+    for (;;) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return next.takeError();
+      if (!*next)
+        break;
+      std::string_view entryId = **next;
+      if (!isWellFormedBundleId(entryId))
+        return makeError("Invalid bundle id read from code object");
+      OffloadTarget codeObject = OffloadTarget::parse(entryId);
+      std::vector<size_t> compatible;
+      for (size_t i = 0; i < requested.size(); ++i)
+        if (isCodeObjectCompatible(codeObject, requested[i],
+                                   config.hipOpenmpCompatible))
+          compatible.push_back(i);
+      if (compatible.empty()) {
+        if (Status status = (*reader)->skipEntry(); !status.ok())
+          return status;
+        continue;
+      }
+      auto payload = (*reader)->readEntry();
+      if (!payload)
+        return payload.takeError();
+      std::string_view data = bytes.substr(payload->offset, payload->size);
+      if (payload->rewrittenObject) {
+        ownedBytes.push_back(payload->rewrittenObject->render());
+        data = ownedBytes.back();
+      }
+      ownedBytes.push_back(
+          deviceMemberName(member.name, entryId, codeObject.targetId));
+      const std::string &name = ownedBytes.back();
+      for (size_t index : compatible)
+        archives[index].push_back({name, data});
+    }
+  }
+
+  OutputTransaction transaction;
+  ArchiveWriteOptions options;
+  options.sym64Threshold = sym64ThresholdFromEnvironment();
+  options.bitcodeSymbols = [](std::string_view bitcode) {
+    return bitcodeArchiveSymbols(bitcode);
+  };
+  for (size_t i = 0; i < requested.size(); ++i) {
+    if (archives[i].empty() && !config.allowMissingBundles)
+      return makeError("no compatible code object found for the target '" +
+                       config.targetNames[i] +
+                       "' in heterogeneous archive library: " + archivePath);
+    auto plan = planGnuArchive(archives[i], options);
+    if (!plan)
+      return plan.takeError();
+    auto output = transaction.create(config.outputFileNames.at(i));
+    if (!output)
+      return output.takeError();
+    if (Status status = plan->stream(
+            [&](std::string_view piece) { return (*output)->write(piece); });
+        !status.ok())
+      return status;
+  }
+  return transaction.commit();
+}
+
+} // namespace offbundle
