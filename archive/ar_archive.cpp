@@ -95,17 +95,17 @@ std::string escaped(std::string_view text) {
   return out;
 }
 
-// The raw text of a numeric field for a message: LLVM quotes it as it is,
-// but a control character in it would split the message over lines, so
-// those are written as octal escapes.
-std::string quotedField(std::string_view text) {
+// Text from the archive quoted in a message (a name, a numeric field): LLVM
+// quotes it as it is, but a control character would split the message over
+// lines, so those (only) are written as escapes.
+std::string quoted(std::string_view text) {
   std::string out;
   for (char c : text) {
     const unsigned char byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte <= 0x7e)
-      out += c;
-    else
+    if (byte < 0x20 || byte == 0x7f)
       out += escaped(std::string_view(&c, 1));
+    else
+      out += c;
   }
   return out;
 }
@@ -149,8 +149,7 @@ public:
   Result<std::vector<ArchiveMember>> readMembers(std::string_view archivePath);
 
 private:
-  std::string_view field(uint64_t offset, uint64_t start,
-                         uint64_t size) const {
+  std::string_view field(uint64_t offset, uint64_t start, uint64_t size) const {
     return bytes_.substr(offset + start, size);
   }
 
@@ -182,7 +181,7 @@ private:
     if (!size)
       return malformed("characters in size field in archive member header "
                        "are not all decimal numbers: '" +
-                       quotedField(raw) +
+                       quoted(raw) +
                        "' for the archive member header at offset " +
                        std::to_string(offset));
     return *size;
@@ -276,9 +275,8 @@ Result<std::string> ArchiveParser::name(uint64_t offset, uint64_t limit) const {
       const size_t end = longNames_.find('\n', *nameOffset);
       if (end == std::string_view::npos || end < 1 ||
           longNames_[end - 1] != '/')
-        return makeError("truncated or malformed archive (string table at "
-                         "long name offset " +
-                         std::to_string(*nameOffset) + " not terminated)");
+        return malformed("string table at long name offset " +
+                         std::to_string(*nameOffset) + " not terminated");
       // A name that is just the terminator is empty.
       if (end - 1 < *nameOffset)
         return std::string();
@@ -308,9 +306,8 @@ Result<std::string> ArchiveParser::name(uint64_t offset, uint64_t limit) const {
                        " extends past the end of the member or archive for "
                        "archive member header at offset " +
                        std::to_string(offset));
-    // `limit` never reaches past the archive when this is called for a
-    // member whose successor was found, and the header constructor passes
-    // what remains; either way the name is inside.
+    // The read stops at the end of the archive: a member whose size runs
+    // past it fails in next() before its name is used.
     return std::string(
         trimRight(bytes_.substr(offset + kMemberHeaderSize, *length), '\0'));
   }
@@ -327,7 +324,7 @@ Result<ChildHeader> ArchiveParser::childAt(uint64_t offset) const {
     const std::string message = "remaining size of archive too small for "
                                 "next archive member header ";
     Result<std::string> nameOrError = name(offset, remaining);
-    return malformed(message + (nameOrError ? "for " + *nameOrError
+    return malformed(message + (nameOrError ? "for " + quoted(*nameOrError)
                                             : atOffset(offset)));
   }
   const std::string_view terminator = field(offset, kTerminatorOffset, 2);
@@ -337,7 +334,7 @@ Result<ChildHeader> ArchiveParser::childAt(uint64_t offset) const {
                                 "\" not the correct \"`\\n\" values for the "
                                 "archive member header ";
     Result<std::string> nameOrError = name(offset, remaining);
-    return malformed(message + (nameOrError ? "for " + *nameOrError
+    return malformed(message + (nameOrError ? "for " + quoted(*nameOrError)
                                             : atOffset(offset)));
   }
 
@@ -360,7 +357,7 @@ Result<ChildHeader> ArchiveParser::childAt(uint64_t offset) const {
     if (!length)
       return malformed("long name length characters after the #1/ are not "
                        "all decimal numbers: '" +
-                       quotedField(digits) +
+                       quoted(digits) +
                        "' for archive member header at offset " +
                        std::to_string(offset));
     // Larger lengths are refused when the name is read.
@@ -388,7 +385,7 @@ ArchiveParser::next(const ChildHeader &child) const {
     return malformed(
         "offset to next archive member past the end of the archive after "
         "member " +
-        (nameOrError ? *nameOrError : atOffset(child.offset)));
+        (nameOrError ? quoted(*nameOrError) : atOffset(child.offset)));
   }
   Result<ChildHeader> following = childAt(nextOffset);
   if (!following)
@@ -500,7 +497,8 @@ Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
 Result<std::shared_ptr<const std::string>>
 readExternalMember(const std::string &path, const std::string &memberName) {
   auto failure = [&](int error) {
-    return fileError(memberName, std::generic_category().message(error));
+    return fileError(quoted(memberName),
+                     std::generic_category().message(error));
   };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -595,9 +593,11 @@ Status appendField(std::string &out, std::string_view text, size_t width) {
 // archive: timestamp, owner and group 0, the mode in octal, the size.
 Status appendRestOfHeader(std::string &out, std::string_view octalMode,
                           uint64_t size) {
-  const std::pair<std::string, size_t> fields[] = {
-      {"0", 12}, {"0", 6}, {"0", 6}, {std::string(octalMode), 8},
-      {std::to_string(size), 10}};
+  const std::pair<std::string, size_t> fields[] = {{"0", 12},
+                                                   {"0", 6},
+                                                   {"0", 6},
+                                                   {std::string(octalMode), 8},
+                                                   {std::to_string(size), 10}};
   for (const auto &[text, width] : fields)
     if (Status status = appendField(out, text, width); !status.ok())
       return status;
@@ -627,8 +627,7 @@ struct MemberLayout {
 // to an even size.
 uint64_t symbolTableSize(uint64_t symbolCount, uint64_t offsetWidth,
                          uint64_t namesSize) {
-  const uint64_t size =
-      offsetWidth + symbolCount * offsetWidth + namesSize;
+  const uint64_t size = offsetWidth + symbolCount * offsetWidth + namesSize;
   return size + (size & 1);
 }
 

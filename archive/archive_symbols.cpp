@@ -168,7 +168,8 @@ private:
     uint64_t value = 0;
     for (unsigned i = 0; i < width; ++i) {
       const uint64_t byte = static_cast<uint8_t>(bytes_[offset + i]);
-      value |= isLittleEndian_ ? byte << (8 * i) : byte << (8 * (width - 1 - i));
+      value |=
+          isLittleEndian_ ? byte << (8 * i) : byte << (8 * (width - 1 - i));
     }
     return value;
   }
@@ -218,8 +219,8 @@ private:
     uint64_t sectionCount = read16(is64Bit_ ? 60 : 48);
     if (sectionCount == 0)
       sectionCount = readSectionHeader(tableOffset).size;
-    if (sectionCount > std::numeric_limits<uint64_t>::max() /
-                           sectionHeaderSize())
+    if (sectionCount >
+        std::numeric_limits<uint64_t>::max() / sectionHeaderSize())
       return makeError("invalid number of sections specified in the NULL "
                        "section's sh_size field (" +
                        std::to_string(sectionCount) + ")");
@@ -283,7 +284,8 @@ private:
   ElfSymbol readSymbol(uint64_t offset) const {
     ElfSymbol symbol;
     symbol.nameOffset = read32(offset);
-    const uint8_t info = static_cast<uint8_t>(bytes_[offset + (is64Bit_ ? 4 : 12)]);
+    const uint8_t info =
+        static_cast<uint8_t>(bytes_[offset + (is64Bit_ ? 4 : 12)]);
     symbol.binding = info >> 4;
     symbol.type = info & 0xf;
     symbol.sectionIndex = read16(offset + (is64Bit_ ? 6 : 14));
@@ -297,10 +299,9 @@ private:
       return makeError("invalid section index: " + std::to_string(link));
     const SectionHeader &strings = sections_[link];
     if (strings.type != kSectionTypeStrtab)
-      return makeError("invalid sh_type for string table section " +
-                       sectionIndexText(link) +
-                       ": expected SHT_STRTAB, but got " +
-                       sectionTypeName(strings.type));
+      return makeError(
+          "invalid sh_type for string table section " + sectionIndexText(link) +
+          ": expected SHT_STRTAB, but got " + sectionTypeName(strings.type));
     if (Status status = checkSectionArray(link, 1); !status.ok())
       return status.takeError();
     if (strings.size == 0)
@@ -457,7 +458,7 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
     }
     // A Windows resource file starts with an empty 32-byte entry.
     static constexpr char kWindowsResourceMagic[] = {
-        0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00,
+        0x00,   0x00,   0x00, 0x00, 0x20,   0x00,   0x00, 0x00,
         '\xff', '\xff', 0x00, 0x00, '\xff', '\xff', 0x00, 0x00};
     if (hasPrefix(bytes, std::string_view(kWindowsResourceMagic,
                                           sizeof(kWindowsResourceMagic))))
@@ -524,9 +525,9 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
     // A PE executable: "MZ", then "PE\0\0" where the DOS header points.
     if (!hasPrefix(bytes, "MZ") || bytes.size() < 0x40)
       return Kind::NotSymbolic;
-    const uint32_t peOffset =
-        byteAt(bytes, 0x3c) | byteAt(bytes, 0x3d) << 8 |
-        byteAt(bytes, 0x3e) << 16 | uint32_t(byteAt(bytes, 0x3f)) << 24;
+    const uint32_t peOffset = byteAt(bytes, 0x3c) | byteAt(bytes, 0x3d) << 8 |
+                              byteAt(bytes, 0x3e) << 16 |
+                              uint32_t(byteAt(bytes, 0x3f)) << 24;
     if (peOffset <= bytes.size() &&
         hasPrefix(bytes.substr(peOffset), std::string_view("PE\0\0", 4)))
       return Kind::OtherSymbolic;

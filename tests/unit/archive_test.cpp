@@ -1,0 +1,915 @@
+// ar archives (archive/ar_archive.h) and their members' archive symbols
+// (archive/archive_symbols.h).
+//
+// The archives under tests/data/archive were written by LLVM 22's llvm-ar
+// and clang-offload-bundler and by GNU ar, and the member listings were
+// taken from llvm-ar (see make_archives.sh there); the tests need none of
+// those tools. The error messages expected below are LLVM's, checked
+// against llvm-ar 22 when the tests were written.
+#include "archive/ar_archive.h"
+#include "archive/archive_symbols.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace offbundle {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path dataDirectory() {
+  return fs::path(__FILE__).parent_path().parent_path() / "data" / "archive";
+}
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> result;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    result.push_back(line);
+  return result;
+}
+
+std::vector<std::string> words(const std::string &line) {
+  std::vector<std::string> result;
+  std::istringstream in(line);
+  for (std::string word; in >> word;)
+    result.push_back(word);
+  return result;
+}
+
+// The hash make_archives.sh lists member contents by.
+uint64_t fnv1a(std::string_view bytes) {
+  uint64_t hash = 0xcbf29ce484222325;
+  for (char c : bytes)
+    hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3;
+  return hash;
+}
+
+std::string hex16(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx",
+                static_cast<unsigned long long>(value));
+  return text;
+}
+
+// Where two byte strings first differ, for readable failures.
+std::string firstDifference(std::string_view ours, std::string_view expected) {
+  size_t at = 0;
+  while (at < ours.size() && at < expected.size() && ours[at] == expected[at])
+    ++at;
+  return "sizes " + std::to_string(ours.size()) + " and " +
+         std::to_string(expected.size()) + ", first difference at offset " +
+         std::to_string(at);
+}
+
+std::vector<std::string> names(const std::vector<ArchiveMember> &members) {
+  std::vector<std::string> result;
+  for (const ArchiveMember &member : members)
+    result.push_back(member.name);
+  return result;
+}
+
+// A temporary directory, removed with everything in it.
+class TemporaryDirectory {
+public:
+  TemporaryDirectory() {
+    std::string pattern =
+        (fs::temp_directory_path() / "archive-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path &path() const { return path_; }
+
+private:
+  fs::path path_;
+};
+
+void writeFile(const fs::path &path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// ---------------------------------------------------------------------------
+// Building archives by hand for the malformed cases.
+
+std::string header(std::string_view name, std::string_view size,
+                   std::string_view terminator = "`\n") {
+  auto padded = [](std::string_view text, size_t width) {
+    std::string field(text);
+    field.resize(width, ' ');
+    return field;
+  };
+  return padded(name, 16) + padded("0", 12) + padded("0", 6) + padded("0", 6) +
+         padded("644", 8) + padded(size, 10) + std::string(terminator);
+}
+
+// A member with a correct header, padded to an even size.
+std::string member(std::string_view name, std::string_view contents) {
+  std::string bytes = header(name, std::to_string(contents.size()));
+  bytes += contents;
+  if (contents.size() % 2)
+    bytes += '\n';
+  return bytes;
+}
+
+const std::string kMagic(kArchiveMagic);
+
+// ---------------------------------------------------------------------------
+// Reading archives that tools wrote.
+
+std::vector<std::string> readableArchives() {
+  std::vector<std::string> result;
+  for (const auto &entry : fs::directory_iterator(dataDirectory())) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind("read-", 0) == 0 && entry.path().extension() == ".a")
+      result.push_back(file);
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+class ReadCommittedArchive : public testing::TestWithParam<std::string> {};
+
+TEST_P(ReadCommittedArchive, ListsWhatLlvmLists) {
+  const fs::path path = dataDirectory() / GetParam();
+  const std::string bytes = readFile(path);
+  Result<std::vector<ArchiveMember>> members =
+      readArchive(bytes, path.string());
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  const std::vector<std::string> expected =
+      lines(readFile(path.string() + ".members.txt"));
+  ASSERT_EQ(members->size(), expected.size()) << GetParam();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const ArchiveMember &member = (*members)[i];
+    EXPECT_EQ(member.name + "\t" + std::to_string(member.bytes.size()) + "\t" +
+                  hex16(fnv1a(member.bytes)),
+              expected[i])
+        << GetParam() << " member " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Committed, ReadCommittedArchive, testing::ValuesIn(readableArchives()),
+    [](const testing::TestParamInfo<std::string> &info) {
+      std::string name = info.param;
+      std::replace_if(
+          name.begin(), name.end(),
+          [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+          '_');
+      return name;
+    });
+
+TEST(ReadArchive, CommittedSetIsComplete) {
+  // GNU, llvm-ar, BSD, Darwin, SYM64, no symbol table, and two thin ones.
+  EXPECT_EQ(readableArchives().size(), 8u);
+}
+
+TEST(ReadArchive, RegularMembersViewTheArchive) {
+  const std::string bytes = readFile(dataDirectory() / "read-gnu.a");
+  Result<std::vector<ArchiveMember>> members = readArchive(bytes, "read-gnu.a");
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  for (const ArchiveMember &member : *members) {
+    EXPECT_FALSE(member.externalContents);
+    if (member.bytes.empty())
+      continue;
+    EXPECT_GE(member.bytes.data(), bytes.data());
+    EXPECT_LE(member.bytes.data() + member.bytes.size(),
+              bytes.data() + bytes.size());
+    EXPECT_EQ(bytes.substr(member.headerOffset, 1),
+              member.name.size() < 16 ? member.name.substr(0, 1) : "/");
+  }
+}
+
+TEST(ReadArchive, EmptyArchive) {
+  Result<std::vector<ArchiveMember>> members = readArchive(kMagic, "x.a");
+  ASSERT_TRUE(members.ok());
+  EXPECT_TRUE(members->empty());
+  members = readArchive(std::string(kThinArchiveMagic), "x.a");
+  ASSERT_TRUE(members.ok());
+  EXPECT_TRUE(members->empty());
+}
+
+TEST(ReadArchive, IsArchive) {
+  EXPECT_TRUE(isArchive("!<arch>\n"));
+  EXPECT_TRUE(isArchive("!<thin>\nrest"));
+  EXPECT_FALSE(isArchive("!<arch>"));
+  EXPECT_FALSE(isArchive("<bigaf>\n"));
+  EXPECT_FALSE(isArchive("\x7f"
+                         "ELF"));
+}
+
+// ---------------------------------------------------------------------------
+// Thin archives.
+
+TEST(ThinArchive, MembersAreFoundFromAnyWorkingDirectory) {
+  // The committed thin archive names "thin/..." relative to its folder; the
+  // test's working directory is elsewhere.
+  const fs::path path = dataDirectory() / "read-thin.a";
+  const std::string bytes = readFile(path);
+  Result<std::vector<ArchiveMember>> members =
+      readArchive(bytes, path.string());
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  ASSERT_EQ(members->size(), 3u);
+  EXPECT_EQ((*members)[0].name, "thin/hello.txt");
+  EXPECT_EQ((*members)[0].bytes,
+            readFile(dataDirectory() / "thin" / "hello.txt"));
+  EXPECT_EQ((*members)[2].name, "thin/sub/a-name-of-twenty-chars");
+}
+
+TEST(ThinArchive, MembersOwnTheirBytes) {
+  const fs::path path = dataDirectory() / "read-thin.a";
+  std::optional<ArchiveMember> kept;
+  {
+    std::string bytes = readFile(path);
+    Result<std::vector<ArchiveMember>> members =
+        readArchive(bytes, path.string());
+    ASSERT_TRUE(members.ok()) << members.error().message;
+    kept = (*members)[1];
+    bytes.assign(bytes.size(), 'x'); // the archive's bytes are not used
+  }
+  ASSERT_TRUE(kept->externalContents);
+  EXPECT_EQ(kept->bytes,
+            readFile(dataDirectory() / "thin" / "symbols-x86_64.o"));
+}
+
+// A thin archive naming the given paths (all through the long name table,
+// as both ar programs write them).
+std::string thinArchive(const std::vector<std::string> &paths) {
+  std::string table;
+  std::string headers;
+  for (const std::string &path : paths) {
+    headers += header("/" + std::to_string(table.size()), "1");
+    table += path + "/\n";
+  }
+  return std::string(kThinArchiveMagic) + member("//", table) + headers;
+}
+
+TEST(ThinArchive, AbsoluteAndRelativePaths) {
+  TemporaryDirectory directory;
+  fs::create_directories(directory.path() / "lib");
+  writeFile(directory.path() / "lib" / "near.o", "near");
+  writeFile(directory.path() / "far.o", "far!");
+  const std::string far = (directory.path() / "far.o").string();
+  const std::string bytes = thinArchive({"near.o", far});
+  const std::string archive = (directory.path() / "lib" / "t.a").string();
+  Result<std::vector<ArchiveMember>> members = readArchive(bytes, archive);
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  EXPECT_EQ(names(*members), (std::vector<std::string>{"near.o", far}));
+  EXPECT_EQ((*members)[0].bytes, "near");
+  EXPECT_EQ((*members)[1].bytes, "far!");
+  // Trailing and doubled slashes in the archive's path do not matter.
+  members = readArchive(bytes, (directory.path() / "lib//t.a").string());
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  EXPECT_EQ((*members)[0].bytes, "near");
+}
+
+TEST(ThinArchive, UnreadableMembersNameTheMember) {
+  TemporaryDirectory directory;
+  fs::create_directories(directory.path() / "a-folder");
+  const std::string archive = (directory.path() / "t.a").string();
+  Result<std::vector<ArchiveMember>> members =
+      readArchive(thinArchive({"missing.o"}), archive);
+  ASSERT_FALSE(members.ok());
+  EXPECT_EQ(members.error().message, "'missing.o': No such file or directory");
+  members = readArchive(thinArchive({"a-folder"}), archive);
+  ASSERT_FALSE(members.ok());
+  EXPECT_EQ(members.error().message, "'a-folder': Is a directory");
+}
+
+// ---------------------------------------------------------------------------
+// Malformed archives: LLVM's messages.
+
+struct MalformedCase {
+  const char *label;
+  std::string bytes;
+  const char *message; // nullptr: reads fine, with `members`
+  std::vector<std::string> members;
+};
+
+std::vector<MalformedCase> malformedCases() {
+  const std::string longNames = member("//", "long-name-member.o/\n");
+  return {
+      {"bad magic", "!<arc", "file too small to be an archive", {}},
+      {"AIX big archive",
+       "<bigaf>\n",
+       "AIX big archives are not supported",
+       {}},
+      {"header cut short",
+       kMagic + "abc",
+       "truncated or malformed archive (remaining size of archive too small "
+       "for next archive member header at offset 8)",
+       {}},
+      {"second header cut short, name readable",
+       kMagic + member("a.txt/", "hi") + "b.txt/          0   ",
+       "truncated or malformed archive (remaining size of archive too small "
+       "for next archive member header for b.txt)",
+       {}},
+      {"one byte after the last member",
+       kMagic + member("a.txt/", "hi") + "\n",
+       "truncated or malformed archive (remaining size of archive too small "
+       "for next archive member header at offset 70)",
+       {}},
+      {"bad terminator",
+       kMagic + member("a.txt/", "hi") + header("b.txt/", "2", "`x") + "hi",
+       "truncated or malformed archive (terminator characters in archive "
+       "member \"`x\" not the correct \"`\\n\" values for the archive member "
+       "header for b.txt)",
+       {}},
+      {"unprintable terminator",
+       kMagic + header("a.txt/", "2", "\x01\n") + "hi",
+       "truncated or malformed archive (terminator characters in archive "
+       "member \"\\001\\n\" not the correct \"`\\n\" values for the archive "
+       "member header for a.txt)",
+       {}},
+      {"size not a number",
+       kMagic + member("a.txt/", "hi") + header("b.txt/", "1x") + "hi",
+       "truncated or malformed archive (characters in size field in archive "
+       "member header are not all decimal numbers: '1x' for the archive "
+       "member header at offset 70)",
+       {}},
+      {"size empty",
+       kMagic + header("a.txt/", "") + "hi",
+       "truncated or malformed archive (characters in size field in archive "
+       "member header are not all decimal numbers: '' for the archive member "
+       "header at offset 8)",
+       {}},
+      {"size with a newline (kept on one line)",
+       kMagic + header("a.txt/", "2\n") + "hi",
+       "truncated or malformed archive (characters in size field in archive "
+       "member header are not all decimal numbers: '2\\n' for the archive "
+       "member header at offset 8)",
+       {}},
+      {"last member past the end",
+       kMagic + header("a.txt/", "100") + "hi",
+       "truncated or malformed archive (offset to next archive member past "
+       "the end of the archive after member a.txt)",
+       {}},
+      {"member past the end before another",
+       kMagic + header("a.txt/", "100") + "hi" + member("b.txt/", "xy"),
+       "truncated or malformed archive (offset to next archive member past "
+       "the end of the archive after member a.txt)",
+       {}},
+      {"odd member without its padding",
+       kMagic + header("a.txt/", "3") + "abc",
+       "truncated or malformed archive (offset to next archive member past "
+       "the end of the archive after member a.txt)",
+       {}},
+      {"long name offset past the table",
+       kMagic + longNames + member("/40", "xy"),
+       "truncated or malformed archive (long name offset 40 past the end of "
+       "the string table for archive member header at offset 88)",
+       {}},
+      {"long name offset not a number",
+       kMagic + longNames + member("/4x", "xy"),
+       "truncated or malformed archive (long name offset characters after "
+       "the '/' are not all decimal numbers: '4x' for archive member header "
+       "at offset 88)",
+       {}},
+      {"long name without its terminator",
+       kMagic + member("//", "long-name-member.o\n\n") + member("/0", "xy"),
+       "truncated or malformed archive (string table at long name offset 0 "
+       "not terminated)",
+       {}},
+      {"long name without a newline",
+       kMagic + member("//", "long-name-member.o/x") + member("/0", "xy"),
+       "truncated or malformed archive (string table at long name offset 0 "
+       "not terminated)",
+       {}},
+      {"long name without a table",
+       kMagic + member("/0", "xy"),
+       "Invalid data was encountered while parsing the file",
+       {}},
+      {"long name without a table after the symbol table",
+       kMagic + member("/", std::string(4, '\0')) + member("/0", "xy"),
+       "Invalid data was encountered while parsing the file",
+       {}},
+      {"BSD name length not a number",
+       kMagic + member("#1/1x", "abcd"),
+       "truncated or malformed archive (long name length characters after "
+       "the #1/ are not all decimal numbers: '1x' for archive member header "
+       "at offset 8)",
+       {}},
+      {"BSD name past the member",
+       kMagic + member("#1/10", "abcd"),
+       "truncated or malformed archive (long name length: 10 extends past "
+       "the end of the member or archive for archive member header at offset "
+       "8)",
+       {}},
+      {"BSD name with a leading space",
+       kMagic + member("#1/4", std::string("a.o\0xy", 6)) +
+           member(" b.o", "xy"),
+       "truncated or malformed archive (name contains a leading space for "
+       "archive member header at offset 74)",
+       {}},
+      // Archives that are fine, with the names LLVM gives their members.
+      {"BSD names",
+       kMagic + member("#1/8", std::string("a.o\0\0\0\0\0xy", 10)) +
+           member("b.o", "zz"),
+       nullptr,
+       {"a.o", "b.o"}},
+      {"GNU name with a space",
+       kMagic + member("a b.o", "xy"),
+       nullptr,
+       {"a b.o"}},
+      {"GNU name cut at its first slash",
+       kMagic + member("dir/file.o", "xy"),
+       nullptr,
+       {"dir"}},
+      {"sixteen characters without a slash",
+       kMagic + member("abcdefghijklmnop", "xy"),
+       nullptr,
+       {"abcdefghijklmnop"}},
+      {"name starting with #",
+       kMagic + member("#foo/", "xy"),
+       nullptr,
+       {"#foo"}},
+      {"empty long name",
+       kMagic + member("//", "/\n") + member("/0", "xy"),
+       nullptr,
+       {""}},
+      {"blank name after the symbol table",
+       kMagic + member("/", std::string(4, '\0')) + member("   ", "xy"),
+       nullptr,
+       {""}},
+      {"symbol table only",
+       kMagic + member("/", std::string(4, '\0')),
+       nullptr,
+       {}},
+      {"symbol and long name tables only",
+       kMagic + member("/", std::string(4, '\0')) + member("//", "x/\n"),
+       nullptr,
+       {}},
+      {"64-bit symbol table",
+       kMagic + member("/SYM64/", std::string(8, '\0')) + longNames +
+           member("/0", "xy"),
+       nullptr,
+       {"long-name-member.o"}},
+      {"COFF symbol tables and NUL-terminated long names",
+       kMagic + member("/", std::string(4, '\0')) +
+           member("/", std::string(8, '\0')) +
+           member("//", std::string("long-name-member.o\0", 19)) +
+           member("/0", "xy") + member("c.o/", "zz"),
+       nullptr,
+       {"long-name-member.o", "c.o"}},
+      {"a Windows SDK special member first",
+       kMagic + member("/<XFGHASHMAP>/", "xy"),
+       "Invalid data was encountered while parsing the file",
+       {}},
+  };
+}
+
+TEST(MalformedArchive, LlvmMessages) {
+  for (const MalformedCase &test : malformedCases()) {
+    Result<std::vector<ArchiveMember>> members =
+        readArchive(test.bytes, "malformed.a");
+    if (test.message) {
+      ASSERT_FALSE(members.ok()) << test.label;
+      EXPECT_EQ(members.error().message, test.message) << test.label;
+      EXPECT_EQ(members.error().message.find('\n'), std::string::npos);
+    } else {
+      ASSERT_TRUE(members.ok())
+          << test.label << ": " << members.error().message;
+      EXPECT_EQ(names(*members), test.members) << test.label;
+    }
+  }
+}
+
+// Every prefix of an archive either fails or, when it ends exactly where a
+// member ends, lists the members before that point: never anything else,
+// and never a read outside the bytes (the sanitizer build checks that).
+void checkEveryTruncation(const fs::path &path) {
+  const std::string bytes = readFile(path);
+  Result<std::vector<ArchiveMember>> full = readArchive(bytes, path.string());
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  size_t accepted = 0;
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    const std::string prefix = bytes.substr(0, length);
+    Result<std::vector<ArchiveMember>> members =
+        readArchive(prefix, path.string());
+    if (!members.ok()) {
+      EXPECT_FALSE(members.error().message.empty());
+      continue;
+    }
+    ++accepted;
+    const size_t count = members->size();
+    ASSERT_LT(count, full->size()) << path << " cut at " << length;
+    if (count > 0)
+      EXPECT_EQ(length, (*full)[count].headerOffset)
+          << path << " cut at " << length;
+    else
+      EXPECT_LE(length, (*full)[0].headerOffset)
+          << path << " cut at " << length;
+    for (size_t i = 0; i < count; ++i) {
+      EXPECT_EQ((*members)[i].name, (*full)[i].name);
+      EXPECT_EQ((*members)[i].bytes, (*full)[i].bytes);
+    }
+  }
+  // Cut at the magic, after the special members, or after a member.
+  EXPECT_GE(accepted, 1u);
+  EXPECT_LE(accepted, full->size() + 3);
+}
+
+TEST(MalformedArchive, EveryTruncationOfGnu) {
+  checkEveryTruncation(dataDirectory() / "read-gnu.a");
+}
+TEST(MalformedArchive, EveryTruncationOfBsd) {
+  checkEveryTruncation(dataDirectory() / "read-bsd.a");
+}
+TEST(MalformedArchive, EveryTruncationOfDarwin) {
+  checkEveryTruncation(dataDirectory() / "read-darwin.a");
+}
+TEST(MalformedArchive, EveryTruncationOfSym64) {
+  checkEveryTruncation(dataDirectory() / "read-gnu64.a");
+}
+TEST(MalformedArchive, EveryTruncationOfThin) {
+  checkEveryTruncation(dataDirectory() / "read-thin.a");
+}
+TEST(MalformedArchive, EveryTruncationOfBundlerOutput) {
+  checkEveryTruncation(dataDirectory() / "bundler-gfx906.a");
+}
+
+TEST(MalformedArchive, EveryByteOfTheHeadersChanged) {
+  // Each header byte of a small archive set to characters that matter to
+  // the parser: whatever happens, it is an error or a listing, not a crash.
+  const std::string bytes = readFile(dataDirectory() / "read-llvm.a");
+  Result<std::vector<ArchiveMember>> full = readArchive(bytes, "read-llvm.a");
+  ASSERT_TRUE(full.ok());
+  std::vector<uint64_t> headers = {8};
+  for (const ArchiveMember &member : *full)
+    headers.push_back(member.headerOffset);
+  for (uint64_t start : headers)
+    for (uint64_t at = start; at < start + 60 && at < bytes.size(); ++at)
+      for (char value : std::string("0 9/#`\n\xff\0x", 10)) {
+        std::string changed = bytes;
+        changed[at] = value;
+        Result<std::vector<ArchiveMember>> members =
+            readArchive(changed, "read-llvm.a");
+        if (!members.ok()) {
+          EXPECT_EQ(members.error().message.find('\n'), std::string::npos);
+        }
+      }
+}
+
+// ---------------------------------------------------------------------------
+// Writing.
+
+struct WriteCase {
+  std::string name;
+  std::optional<std::string> sym64Threshold;
+  std::vector<std::pair<std::string, std::string>> members; // name, file
+};
+
+void PrintTo(const WriteCase &test, std::ostream *out) { *out << test.name; }
+
+std::vector<WriteCase> writeCases() {
+  std::vector<WriteCase> cases;
+  for (const std::string &line :
+       lines(readFile(dataDirectory() / "write-cases.txt"))) {
+    std::vector<std::string> fields = words(line);
+    if (fields.empty())
+      continue;
+    WriteCase test;
+    test.name = fields[0];
+    for (size_t i = 1; i < fields.size(); ++i) {
+      const size_t equals = fields[i].find('=');
+      const std::string key = fields[i].substr(0, equals);
+      const std::string value = fields[i].substr(equals + 1);
+      if (key == "SYM64_THRESHOLD")
+        test.sym64Threshold = value;
+      else
+        test.members.emplace_back(key, value);
+    }
+    cases.push_back(test);
+  }
+  return cases;
+}
+
+// The bitcode member's symbols, as the bitcode module would list them.
+Result<std::vector<std::string>> committedBitcodeSymbols(std::string_view) {
+  return lines(readFile(dataDirectory() / "symbols-device-gfx906.bc.txt"));
+}
+
+class WriteCommittedArchive : public testing::TestWithParam<WriteCase> {};
+
+TEST_P(WriteCommittedArchive, SameBytesAsLlvm) {
+  const WriteCase &test = GetParam();
+  std::vector<std::string> contents;
+  contents.reserve(test.members.size());
+  std::vector<NewArchiveMember> members;
+  for (const auto &[name, file] : test.members) {
+    contents.push_back(readFile(dataDirectory() / "members" / file));
+    members.push_back({name, contents.back()});
+  }
+  ArchiveWriteOptions options;
+  options.sym64Threshold = sym64ThresholdFromValue(
+      test.sym64Threshold ? test.sym64Threshold->c_str() : nullptr);
+  options.bitcodeSymbols = committedBitcodeSymbols;
+
+  Result<ArchiveWritePlan> plan = planGnuArchive(members, options);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const std::string written = plan->render();
+  const std::string expected =
+      readFile(dataDirectory() / ("write-" + test.name + ".a"));
+  EXPECT_TRUE(written == expected) << firstDifference(written, expected);
+  EXPECT_EQ(plan->size(), written.size());
+
+  std::string streamed;
+  ASSERT_TRUE(plan->stream([&](std::string_view piece) {
+                    streamed += piece;
+                    return Status::success();
+                  })
+                  .ok());
+  EXPECT_TRUE(streamed == written);
+
+  // Reading it back gives the members that went in.
+  Result<std::vector<ArchiveMember>> back = readArchive(written, "w.a");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->size(), members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    EXPECT_EQ((*back)[i].name, members[i].name);
+    EXPECT_EQ((*back)[i].bytes, members[i].bytes);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Committed, WriteCommittedArchive,
+                         testing::ValuesIn(writeCases()),
+                         [](const testing::TestParamInfo<WriteCase> &info) {
+                           std::string name = info.param.name;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(WriteArchive, CommittedSetIsComplete) {
+  EXPECT_EQ(writeCases().size(), 14u);
+}
+
+TEST(WriteArchive, EmptyArchiveIsTheMagicAlone) {
+  Result<std::string> written = writeGnuArchive({});
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(*written, readFile(dataDirectory() / "write-empty.a"));
+  EXPECT_EQ(*written, "!<arch>\n");
+}
+
+TEST(WriteArchive, BundlerOutputWrittenAgain) {
+  // clang-offload-bundler -unbundle -type=a's output, read and written
+  // again from its members' names and bytes (two of them share a name).
+  const std::string expected = readFile(dataDirectory() / "bundler-gfx906.a");
+  Result<std::vector<ArchiveMember>> members =
+      readArchive(expected, "bundler-gfx906.a");
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  ASSERT_EQ(members->size(), 3u);
+  EXPECT_EQ((*members)[0].name, "first-hip-amdgcn-amd-amdhsa--gfx906first.bc");
+  EXPECT_EQ((*members)[0].name, (*members)[2].name);
+  std::vector<NewArchiveMember> again;
+  for (const ArchiveMember &member : *members)
+    again.push_back({member.name, member.bytes});
+  Result<std::string> written = writeGnuArchive(again);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  EXPECT_TRUE(*written == expected) << firstDifference(*written, expected);
+}
+
+TEST(WriteArchive, NamesWithSlashesGoToTheLongNameTable) {
+  Result<std::string> written = writeGnuArchive({{"dir/x.o", "ab"}});
+  ASSERT_TRUE(written.ok());
+  // LLVM leaves the long name table's other header fields blank and counts
+  // its padding in its size.
+  const std::string longNameTable =
+      "//" + std::string(46, ' ') + "10        `\n" + "dir/x.o/\n\n";
+  EXPECT_EQ(*written, kMagic + longNameTable + member("/0", "ab"));
+  Result<std::vector<ArchiveMember>> back = readArchive(*written, "w.a");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(names(*back), std::vector<std::string>{"dir/x.o"});
+}
+
+TEST(WriteArchive, MemberErrorsNameTheMember) {
+  const std::string object =
+      readFile(dataDirectory() / "members" / "symbols-x86_64.o");
+  Result<std::string> written =
+      writeGnuArchive({{"fine.o", object}, {"cut.o", object.substr(0, 40)}});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message,
+            "'cut.o': invalid buffer: the size (40) is smaller than an ELF "
+            "header (64)");
+
+  const std::string bitcode =
+      readFile(dataDirectory() / "members" / "device-gfx906.bc");
+  written = writeGnuArchive({{"device.bc", bitcode}});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message.substr(0, 14), "'device.bc': c");
+
+  ArchiveWriteOptions options;
+  options.bitcodeSymbols =
+      [](std::string_view) -> Result<std::vector<std::string>> {
+    return makeError("malformed block");
+  };
+  written = writeGnuArchive({{"device.bc", bitcode}}, options);
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message, "'device.bc': malformed block");
+
+  // A COFF object for x86-64: LLVM would list its symbols; refused here.
+  written = writeGnuArchive({{"w.obj", std::string("d\x86\x01\x00", 4)}});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message.substr(0, 10), "'w.obj': a");
+}
+
+TEST(WriteArchive, Sym64Threshold) {
+  EXPECT_EQ(sym64ThresholdFromValue(nullptr), uint64_t(1) << 32);
+  EXPECT_EQ(sym64ThresholdFromValue("0"), 0u);
+  EXPECT_EQ(sym64ThresholdFromValue("4000"), 4000u);
+  EXPECT_EQ(sym64ThresholdFromValue("18446744073709551615"), UINT64_MAX);
+  // Anything but plain digits that fit leaves LLVM's default.
+  for (const char *value :
+       {"", "abc", "12x", " 5", "+5", "-1", "0x10", "18446744073709551616"})
+    EXPECT_EQ(sym64ThresholdFromValue(value), uint64_t(1) << 32) << value;
+}
+
+// ---------------------------------------------------------------------------
+// Member symbols.
+
+TEST(ArchiveSymbols, CommittedMembers) {
+  size_t objects = 0;
+  for (const auto &entry :
+       fs::directory_iterator(dataDirectory() / "members")) {
+    const std::string file = entry.path().filename().string();
+    const std::string bytes = readFile(entry.path());
+    const fs::path expectedPath =
+        dataDirectory() / ("symbols-" + file + ".txt");
+    Result<ArchiveMemberSymbols> symbols =
+        archiveSymbolsOf(bytes, committedBitcodeSymbols);
+    ASSERT_TRUE(symbols.ok()) << file << ": " << symbols.error().message;
+    // make_archives.sh writes a list exactly for the members LLVM's writer
+    // took for object files.
+    EXPECT_EQ(symbols->isSymbolicFile, fs::exists(expectedPath)) << file;
+    if (!fs::exists(expectedPath))
+      continue;
+    ++objects;
+    EXPECT_EQ(symbols->names, lines(readFile(expectedPath))) << file;
+  }
+  EXPECT_EQ(objects, 10u);
+}
+
+TEST(ArchiveSymbols, SymbolKinds) {
+  // symbols.c defines one symbol of each kind LLVM has a rule for.
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(
+      readFile(dataDirectory() / "members" / "symbols-x86_64.o"));
+  ASSERT_TRUE(symbols.ok());
+  const std::vector<std::string> expected = {
+      "absolute_symbol",    "weak_function",  "hidden_function",
+      "protected_function", "uses_undefined", "global_data",
+      "thread_data",        "common_data",    "indirect_function"};
+  EXPECT_EQ(symbols->names, expected);
+}
+
+TEST(ArchiveSymbols, Classification) {
+  using Kind = ArchiveMemberKind;
+  const std::vector<std::pair<std::string, Kind>> cases = {
+      {"", Kind::NotSymbolic},
+      {"\x7f"
+       "EL",
+       Kind::NotSymbolic},
+      {"\x7f"
+       "ELF" +
+           std::string(13, '\0'),
+       Kind::NotSymbolic}, // 17 bytes: too short for identify_magic
+      {"\x7f"
+       "ELF" +
+           std::string(14, '\0'),
+       Kind::Elf},
+      {"BC\xc0\xde", Kind::Bitcode},
+      {"\xde\xc0\x17\x0b", Kind::Bitcode},
+      {std::string("\x03\x02\x23\x07", 4) + "spir-v", Kind::NotSymbolic},
+      {"\x50\xed\x55\xba cuda", Kind::NotSymbolic},
+      {"{\"tapi\": 1}", Kind::NotSymbolic},
+      {"__CLANG_OFFLOAD_BUNDLE__ and more", Kind::NotSymbolic},
+      {"CCOB....", Kind::NotSymbolic},
+      {std::string("\xca\xfe\xba\xbe\x00\x00\x00\x02", 8),
+       Kind::NotSymbolic}, // Mach-O universal binary
+      {std::string("\0\0\0\0\x20\0\0\0\xff\xff\0\0\xff\xff\0\0", 16),
+       Kind::NotSymbolic},                               // Windows resource
+      {std::string("\0\0\0\0", 4), Kind::OtherSymbolic}, // COFF, machine 0
+      {std::string("\0asm\1\0\0\0", 8), Kind::OtherSymbolic},
+      {std::string("d\x86\0\0", 4), Kind::OtherSymbolic},
+      {std::string("L\x01\0\0", 4), Kind::OtherSymbolic},
+      {"L\x03hello", Kind::NotSymbolic},
+      {"MZ" + std::string(100, '\0'), Kind::NotSymbolic},
+      {"\xfe\xed\xfa\xce" + std::string(8, '\0') +
+           std::string("\0\0\0\x01", 4) + std::string(20, '\0'),
+       Kind::OtherSymbolic}, // Mach-O object
+      {"\xfe\xed\xfa\xce" + std::string(40, '\0'), Kind::NotSymbolic},
+      {"DXBC", Kind::OtherSymbolic},
+      {"hello world\n", Kind::NotSymbolic},
+  };
+  for (const auto &[bytes, kind] : cases)
+    EXPECT_EQ(classifyArchiveMember(bytes), kind)
+        << testing::PrintToString(bytes);
+}
+
+// Offsets into an ELF64 little-endian object, for corrupting it.
+uint64_t read64(const std::string &bytes, size_t at) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i)
+    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
+  return value;
+}
+void write32(std::string &bytes, size_t at, uint32_t value) {
+  for (int i = 0; i < 4; ++i)
+    bytes[at + i] = static_cast<char>(value >> (8 * i));
+}
+// The section header of the (first) SHT_SYMTAB, and its index.
+std::pair<size_t, size_t> symbolTableHeader(const std::string &object) {
+  const uint64_t tableOffset = read64(object, 40);
+  const size_t count =
+      static_cast<uint8_t>(object[60]) | static_cast<uint8_t>(object[61]) << 8;
+  for (size_t index = 0; index < count; ++index) {
+    const size_t at = tableOffset + index * 64;
+    if (object[at + 4] == 2)
+      return {at, index};
+  }
+  ADD_FAILURE() << "no symbol table";
+  return {0, 0};
+}
+
+TEST(ArchiveSymbols, MalformedElfMessages) {
+  const std::string object =
+      readFile(dataDirectory() / "members" / "symbols-x86_64.o");
+  auto messageFor = [](const std::string &bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  EXPECT_EQ(messageFor(object.substr(0, 40)),
+            "invalid buffer: the size (40) is smaller than an ELF header (64)");
+  char shoff[32];
+  std::snprintf(shoff, sizeof(shoff), "%llx",
+                static_cast<unsigned long long>(read64(object, 40)));
+  EXPECT_EQ(messageFor(object.substr(0, 64)),
+            std::string("section header table goes past the end of the file: "
+                        "e_shoff = 0x") +
+                shoff);
+  std::string changed = object;
+  changed[4] = 3;
+  EXPECT_EQ(messageFor(changed), "Invalid ELF class");
+  changed = object;
+  changed[5] = 0;
+  EXPECT_EQ(messageFor(changed), "Invalid ELF data");
+  changed = object;
+  changed[58] = 63;
+  EXPECT_EQ(messageFor(changed), "invalid e_shentsize in ELF header: 63");
+
+  const auto [symtab, index] = symbolTableHeader(object);
+  changed = object;
+  write32(changed, symtab + 40, 99); // sh_link
+  EXPECT_EQ(messageFor(changed), "invalid section index: 99");
+  changed = object;
+  changed[symtab + 56] = 16; // sh_entsize
+  EXPECT_EQ(messageFor(changed), "section [index " + std::to_string(index) +
+                                     "] has invalid sh_entsize: expected 24, "
+                                     "but got 16");
+  changed = object;
+  write32(changed, symtab + 40, index); // linked to itself: not SHT_STRTAB
+  EXPECT_EQ(messageFor(changed), "invalid sh_type for string table section "
+                                 "[index " +
+                                     std::to_string(index) +
+                                     "]: expected SHT_STRTAB, but got "
+                                     "SHT_SYMTAB");
+}
+
+TEST(ArchiveSymbols, EveryTruncationOfEveryObject) {
+  // No expectations but no crash: LLVM itself aborts on some of these.
+  for (const auto &entry :
+       fs::directory_iterator(dataDirectory() / "members")) {
+    const std::string bytes = readFile(entry.path());
+    if (classifyArchiveMember(bytes) != ArchiveMemberKind::Elf)
+      continue;
+    for (size_t length = 0; length < bytes.size(); ++length) {
+      Result<ArchiveMemberSymbols> symbols =
+          archiveSymbolsOf(std::string_view(bytes).substr(0, length));
+      if (!symbols.ok()) {
+        EXPECT_FALSE(symbols.error().message.empty());
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace offbundle
