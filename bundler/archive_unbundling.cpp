@@ -179,9 +179,19 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     auto output = transaction.create(config.outputFileNames.at(i));
     if (!output)
       return output.takeError();
-    if (Status status = plan->stream(
-            [&](std::string_view piece) { return (*output)->write(piece); });
-        !status.ok())
+    // Pieces that lie in the input archive are copied from the file (in the
+    // kernel, without faulting its pages in); the rest is written.
+    std::string_view archiveBytes = (*opened)->contents();
+    auto writePiece = [&](std::string_view piece) {
+      if (piece.data() >= archiveBytes.data() &&
+          piece.data() + piece.size() <=
+              archiveBytes.data() + archiveBytes.size())
+        return (*output)->copyFrom(
+            **opened, static_cast<uint64_t>(piece.data() - archiveBytes.data()),
+            piece.size());
+      return (*output)->write(piece);
+    };
+    if (Status status = plan->stream(writePiece); !status.ok())
       return status;
   }
   return transaction.commit();

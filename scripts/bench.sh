@@ -20,6 +20,8 @@
 #                 uncompressed bundle
 #   7. cunbundle1 unbundling one target from the compressed bundle: >= 2x
 #   8. clist      -list of the compressed bundle: >= 2x
+#   9. archive    -unbundle -type=a of a 1 GiB library of 2,000 fat objects
+#                 for one GPU: >= 3x
 # Every scenario also checks that both tools produce byte-identical output
 # (stdout of -list, output files otherwise); a mismatch is always an error.
 #
@@ -35,7 +37,7 @@
 #
 # Data: generated into a fresh temp dir (removed at exit): four device images
 # of 64 MiB (random 64 KiB blocks alternating with zero blocks, so roughly 50%
-# compressible) and a tiny host file. About 1.8 GiB of free space is needed
+# compressible) and a tiny host file, and a 1 GiB archive. About 3 GiB of free space is needed
 # in full mode (inputs, the input bundle and both tools' outputs).
 #
 # Usage: scripts/bench.sh [options]
@@ -326,13 +328,39 @@ run_scenario clist "$runs" "" -- \
   "$ours" -type=bc -list -input=bundle.ccob -- \
   "$reference" -type=bc -list -input=bundle.ccob
 
+# A heterogeneous device archive: 2,000 fat objects (host object plus two
+# 256 KiB device images each, about 1 GiB in all), split for one GPU.
+if ((quick)); then archive_members=100; else archive_members=2000; fi
+progress "[archive] making a library of $archive_members fat objects"
+printf 'int host_function(void) { return 1; }\n' > archive_host.c
+"$(dirname "$reference")/clang" -c archive_host.c -o archive_host.o
+head -c 262144 /dev/urandom > archive_dev0.bin
+head -c 262144 /dev/urandom > archive_dev1.bin
+"$reference" -type=o \
+  "-targets=$host_target,${device_targets[0]},${device_targets[2]}" \
+  -input=archive_host.o -input=archive_dev0.bin -input=archive_dev1.bin \
+  -output=archive_fat.o
+mkdir archive_members
+for ((i = 0; i < archive_members; i++)); do
+  cp archive_fat.o "archive_members/member$i.o"
+done
+(cd archive_members && ar rc ../library.a ./*.o)
+rm -rf archive_members
+
+run_scenario archive "$runs" "dev.ours.a dev.ref.a" -- \
+  "$ours" -unbundle -type=a -input=library.a "-targets=${device_targets[0]}" \
+  -output=dev.ours.a -allow-missing-bundles -- \
+  "$reference" -unbundle -type=a -input=library.a "-targets=${device_targets[0]}" \
+  -output=dev.ref.a -allow-missing-bundles
+same_file archive dev.ours.a dev.ref.a
+
 # ---------------------------------------------------------------------------
 # Report.
 
 # Scenario index -> targets: minimum speedup, maximum peak RSS of ours in MiB
 # ("" = no target).
-min_speedup=(10 30 3 3 3 2 2 2)
-max_rss=(8 "" 32 32 32 "$compress_rss_limit" "" "")
+min_speedup=(10 30 3 3 3 2 2 2 3)
+max_rss=(8 "" 32 32 32 "$compress_rss_limit" "" "" "")
 
 echo
 echo "clang-offload-bundler benchmark: ${image_mib} MiB device images x 4, $runs runs" \
