@@ -9,6 +9,8 @@
 #include "archive/ar_archive.h"
 #include "archive/archive_symbols.h"
 
+#include "test_files.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,23 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path dataDirectory() {
-  return fs::path(__FILE__).parent_path().parent_path() / "data" / "archive";
-}
+fs::path dataDirectory() { return test_files::dataDirectory("archive"); }
 
-std::string readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::vector<std::string> lines(const std::string &text) {
-  std::vector<std::string> result;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    result.push_back(line);
-  return result;
-}
+using test_files::lines;
+using test_files::readFile;
 
 std::vector<std::string> words(const std::string &line) {
   std::vector<std::string> result;

@@ -8,6 +8,8 @@
 
 #include "bitcode/bitstream_reader.h"
 
+#include "test_files.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,23 +33,10 @@ namespace {
 namespace fs = std::filesystem;
 namespace flags = ir_symbol_flags;
 
-fs::path dataDirectory() {
-  return fs::path(__FILE__).parent_path().parent_path() / "data" / "bitcode";
-}
+fs::path dataDirectory() { return test_files::dataDirectory("bitcode"); }
 
-std::string readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::vector<std::string> lines(const std::string &text) {
-  std::vector<std::string> result;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    result.push_back(line);
-  return result;
-}
+using test_files::lines;
+using test_files::readFile;
 
 // The bitcode files in a directory that have an expected symbol list,
 // except concatenated.bc, which has no symbol table to read.

@@ -6,6 +6,8 @@
 // `make_objects.sh --wide DIR` to check a much larger corpus the same way.
 #include "formats/elf_object.h"
 
+#include "test_files.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,16 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path dataDirectory() {
-  return fs::path(__FILE__).parent_path().parent_path() / "data" / "elf";
-}
+fs::path dataDirectory() { return test_files::dataDirectory("elf"); }
 
-std::string readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
+using test_files::readFile;
 std::optional<std::string> readIfPresent(const fs::path &path) {
   if (!fs::exists(path))
     return std::nullopt;
