@@ -91,7 +91,8 @@ public:
   // Indexed like the section header table: [0] is the null entry (the list
   // is empty when the file has no section header table).
   const std::vector<ElfSection> &sections() const { return sections_; }
-  // The section's bytes; empty for SHT_NOBITS. Always within bytes().
+  // The section's bytes; empty for SHT_NOBITS and for the null entry [0].
+  // Always within bytes().
   std::string_view contents(const ElfSection &section) const;
 
 private:

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (ASan + UBSan, clang 22) into build-fuzz/ and
+# runs each for the given number of seconds, two at a time. Inputs that
+# crash, hang, leak or exceed the memory limit are kept in
+# build-fuzz/findings/ (rerun one with build-fuzz/fuzz/<target> <file>).
+# Prints a summary line per target; exits 1 if any target found anything.
+#
+# Usage: scripts/fuzz.sh [seconds-per-target] [target...]
+#   FUZZ_JOBS=n     targets run at once (default 2, the machine's cores)
+#   FUZZ_SKIP_BUILD=1  use build-fuzz/ as it is
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+seconds=${1:-60}
+shift || true
+jobs=${FUZZ_JOBS:-2}
+llvm=/usr/lib/llvm-22/bin
+
+if [[ ${FUZZ_SKIP_BUILD:-0} != 1 ]]; then
+  cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=$llvm/clang -DCMAKE_CXX_COMPILER=$llvm/clang++ \
+    -DOFFBUNDLE_FUZZ=ON -DOFFBUNDLE_TESTS=OFF >/dev/null
+  cmake --build build-fuzz -j2 >/dev/null
+fi
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  # Every target CMake builds (tests/fuzz/CMakeLists.txt is the list).
+  mapfile -t targets < <(cd build-fuzz/fuzz && ls fuzz_* | sort)
+fi
+
+# Which dictionary helps which target; targets not listed use none.
+dictionary_of() {
+  case $1 in
+    fuzz_text_bundle | fuzz_binary_bundle | fuzz_compressed_bundle | fuzz_bundler_input)
+      echo bundle ;;
+    fuzz_elf_object) echo elf ;;
+    fuzz_ar_archive) echo archive ;;
+    fuzz_bitcode_symbols) echo bitcode ;;
+    fuzz_offload_target) echo target ;;
+    fuzz_command_line) echo command_line ;;
+  esac
+}
+
+findings=$root/build-fuzz/findings
+logs=$root/build-fuzz/logs
+mkdir -p "$findings" "$logs"
+
+run_target() {
+  local target=$1
+  local work=$root/build-fuzz/corpus/$target
+  mkdir -p "$work"
+  local options=(
+    -max_total_time="$seconds"
+    # Any single input taking this long is a hang.
+    -timeout=20
+    # Well under the machine's memory with two targets at once; an input
+    # that needs more is over-allocating.
+    -rss_limit_mb=2048 -malloc_limit_mb=1024
+    -artifact_prefix="$findings/$target-"
+    -print_final_stats=1
+  )
+  local dict
+  dict=$(dictionary_of "$target")
+  if [[ -n $dict ]]; then options+=(-dict="$root/tests/fuzz/dict/$dict.dict"); fi
+  # New inputs go to the working corpus; the committed seeds are read only.
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$root/build-fuzz/fuzz/$target" "${options[@]}" "$work" "$root/tests/fuzz/corpus/$target" \
+    </dev/null >"$logs/$target.log" 2>&1
+}
+
+pids=()
+names=()
+status_of=()
+start=$(date +%s)
+for target in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  run_target "$target" &
+  pids+=($!)
+  names+=("$target")
+done
+failed=0
+for i in "${!pids[@]}"; do
+  if wait "${pids[$i]}"; then status_of[$i]=ok; else status_of[$i]=FINDING; failed=1; fi
+done
+
+printf '%-26s %12s %8s %8s  %s\n' target runs cov ft result
+for i in "${!names[@]}"; do
+  target=${names[$i]}
+  log=$logs/$target.log
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  result=${status_of[$i]}
+  if [[ $result != ok ]]; then
+    artifact=$(grep -o "$findings/$target-[^ ]*" "$log" | head -1)
+    result="FINDING ${artifact:-see $log}"
+  fi
+  printf '%-26s %12s %8s %8s  %s\n' "$target" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$result"
+done
+echo "fuzzing: ${#names[@]} targets, ${seconds} s each, $(($(date +%s) - start)) s in all"
+exit $failed
