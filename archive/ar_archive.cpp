@@ -146,7 +146,8 @@ public:
   ArchiveParser(std::string_view bytes, bool isThin)
       : bytes_(bytes), isThin_(isThin) {}
 
-  Result<std::vector<ArchiveMember>> readMembers(std::string_view archivePath);
+  Result<std::vector<ArchiveMember>> readMembers(std::string_view archivePath,
+                                                 uint64_t externalLimit);
 
 private:
   std::string_view field(uint64_t offset, uint64_t start, uint64_t size) const {
@@ -495,7 +496,8 @@ Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
 // The whole of a thin member's file, with LLVM's message when it cannot be
 // read: "'<name as the archive has it>': <strerror>".
 Result<std::shared_ptr<const std::string>>
-readExternalMember(const std::string &path, const std::string &memberName) {
+readExternalMember(const std::string &path, const std::string &memberName,
+                   uint64_t limit) {
   auto failure = [&](int error) {
     return fileError(quoted(memberName),
                      std::generic_category().message(error));
@@ -512,6 +514,9 @@ readExternalMember(const std::string &path, const std::string &memberName) {
     error = EISDIR;
   else if (S_ISREG(status.st_mode) && status.st_size > 0)
     contents->reserve(static_cast<size_t>(status.st_size));
+  // A member naming a device or a pipe (/dev/zero) is read as LLVM reads
+  // it, to its end, but not past what memory can hold.
+  bool endless = false;
   char buffer[1 << 16];
   while (error == 0) {
     const ssize_t count = ::read(fd, buffer, sizeof(buffer));
@@ -521,17 +526,24 @@ readExternalMember(const std::string &path, const std::string &memberName) {
       error = errno;
     else if (count == 0)
       break;
-    else
+    else if (contents->size() + static_cast<uint64_t>(count) > limit) {
+      endless = true;
+      break;
+    } else
       contents->append(buffer, static_cast<size_t>(count));
   }
   ::close(fd);
+  if (endless)
+    return fileError(quoted(memberName), "does not end within " +
+                                             std::to_string(limit) + " bytes");
   if (error != 0)
     return failure(error);
   return std::shared_ptr<const std::string>(std::move(contents));
 }
 
 Result<std::vector<ArchiveMember>>
-ArchiveParser::readMembers(std::string_view archivePath) {
+ArchiveParser::readMembers(std::string_view archivePath,
+                           uint64_t externalLimit) {
   std::vector<ArchiveMember> members;
   if (bytes_.size() == kArchiveMagic.size())
     return members;
@@ -558,7 +570,7 @@ ArchiveParser::readMembers(std::string_view archivePath) {
         path = std::string(folder) + (folder.back() == '/' ? "" : "/") +
                member.name;
       Result<std::shared_ptr<const std::string>> contents =
-          readExternalMember(path, member.name);
+          readExternalMember(path, member.name, externalLimit);
       if (!contents)
         return contents.takeError();
       member.externalContents = std::move(*contents);
@@ -641,7 +653,8 @@ bool isArchive(std::string_view bytes) {
 }
 
 Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
-                                               std::string_view archivePath) {
+                                               std::string_view archivePath,
+                                               uint64_t externalMemberLimit) {
   bool isThin = false;
   if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
     isThin = true;
@@ -650,7 +663,7 @@ Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
   else if (bytes.substr(0, kArchiveMagic.size()) != kArchiveMagic)
     return makeError("file too small to be an archive");
   ArchiveParser parser(bytes, isThin);
-  return parser.readMembers(archivePath);
+  return parser.readMembers(archivePath, externalMemberLimit);
 }
 
 uint64_t sym64ThresholdFromValue(const char *environmentValue) {

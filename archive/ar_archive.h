@@ -30,6 +30,7 @@
 
 #include "archive/archive_symbols.h"
 #include "bundler/error.h"
+#include "bundler/memory_limit.h"
 
 namespace offbundle {
 
@@ -60,10 +61,13 @@ struct ArchiveMember {
 // Reads every member, in order. `archivePath` is the archive's file name as
 // the user gave it: thin archives' relative member paths are resolved
 // against its folder (as LLVM does with the buffer's name), and thin members
-// that cannot be read give "'<member name>': <reason>". The regular members'
-// `bytes` view `bytes`, which must outlive them.
-Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
-                                               std::string_view archivePath);
+// that cannot be read give "'<member name>': <reason>". A thin member that
+// is a stream (/dev/zero) is read to its end, but no further than
+// `externalMemberLimit` bytes. The regular members' `bytes` view `bytes`,
+// which must outlive them.
+Result<std::vector<ArchiveMember>>
+readArchive(std::string_view bytes, std::string_view archivePath,
+            uint64_t externalMemberLimit = inMemoryInputLimit());
 
 // A member to write: its name as the archive should record it, and its
 // contents (which must outlive any plan made from it).

@@ -176,7 +176,7 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     auto plan = planGnuArchive(archives[i], options);
     if (!plan)
       return plan.takeError();
-    auto output = transaction.create(config.outputFileNames.at(i));
+    auto output = transaction.createFile(config.outputFileNames.at(i));
     if (!output)
       return output.takeError();
     // Pieces that lie in the input archive are copied from the file (in the

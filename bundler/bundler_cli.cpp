@@ -214,10 +214,21 @@ void applyEnvironment(BundlerConfig &config, Reporter &report) {
   }
 }
 
+struct TargetProblem {
+  TargetProblem(std::string text, bool fatal = false)
+      : message(std::move(text)), llvmFatal(fatal) {}
+  TargetProblem(const char *text) : message(text) {}
+  std::string message;
+  // Where LLVM stops with report_fatal_error, the message is a whole line of
+  // its own ("LLVM ERROR: ..."), not an error of the tool.
+  bool llvmFatal = false;
+};
+
 // The checks LLVM's tool makes on the targets, in its order, producing the
 // normalised target names the operations use.
-std::optional<std::string> checkTargets(const std::vector<std::string> &targets,
-                                        bool unbundle, BundlerConfig &config) {
+std::optional<TargetProblem>
+checkTargets(const std::vector<std::string> &targets, bool unbundle,
+             BundlerConfig &config) {
   std::unordered_set<std::string> seen;
   std::set<std::string> seenNormalized;
   std::map<std::string, std::set<std::string>> targetIdsByKindAndTriple;
@@ -244,6 +255,9 @@ std::optional<std::string> checkTargets(const std::vector<std::string> &targets,
         message += ", unknown target triple '" + parsed.triple.str() + "'";
       return message;
     }
+    if (parsed.triple.normalizationIsFatal())
+      return TargetProblem("LLVM ERROR: Unsupported Shader Model version",
+                           /*fatal=*/true);
     // Two spellings of one target would be written as one entry ID twice;
     // LLVM then writes a corrupt bundle or drops an output.
     std::string entryId = parsed.str();
@@ -406,8 +420,12 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
       return report.fail(
           "number of input files and targets should match in bundling mode");
   }
-  if (auto problem = checkTargets(targets, unbundle, config))
-    return report.fail(*problem);
+  if (auto problem = checkTargets(targets, unbundle, config)) {
+    if (!problem->llvmFatal)
+      return report.fail(problem->message);
+    report.printError(problem->message);
+    return report.finish(1);
+  }
 
   Status done = Status::success();
   OperationReport printed;

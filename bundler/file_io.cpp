@@ -1,4 +1,5 @@
 #include "bundler/file_io.h"
+#include "bundler/memory_limit.h"
 
 #include <atomic>
 #include <cerrno>
@@ -39,16 +40,6 @@ std::string directoryOf(const std::string &path) {
   return path.substr(0, slash);
 }
 
-// Half the machine's memory: inputs that are not regular files are read
-// into memory, and the output of an operation may need as much again.
-uint64_t streamedInputLimit() {
-  long pages = ::sysconf(_SC_PHYS_PAGES);
-  long pageSize = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0)
-    return uint64_t{1} << 32;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
-}
-
 std::string baseNameOf(const std::string &path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -87,7 +78,7 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
   // inputs have no usable file offsets, so the descriptor is not offered.
   // A stream that never ends (/dev/zero) must not exhaust memory: refuse
   // what could not be held alongside its own output.
-  const uint64_t limit = streamedInputLimit();
+  const uint64_t limit = inMemoryInputLimit();
   std::string buffer;
   char chunk[1 << 16];
   for (;;) {
@@ -277,14 +268,19 @@ OutputFile *OutputTransaction::createInMemory() {
 }
 
 Result<OutputFile *> OutputTransaction::create(const std::string &path) {
-  auto output = std::make_unique<OutputFile>();
-  output->path_ = path;
   if (path == "-") {
+    auto output = std::make_unique<OutputFile>();
+    output->path_ = path;
     output->inMemory_ = true;
     outputs_.push_back(std::move(output));
     return outputs_.back().get();
   }
+  return createFile(path);
+}
 
+Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
+  auto output = std::make_unique<OutputFile>();
+  output->path_ = path;
   std::string destination = path;
   struct stat info;
   bool exists = ::stat(path.c_str(), &info) == 0;

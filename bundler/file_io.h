@@ -97,6 +97,9 @@ public:
 
   // Opens a new output for the path ("-" means standard output).
   Result<OutputFile *> create(const std::string &path);
+  // Opens a new output for a file of that name, "-" included: LLVM's
+  // archive writer, which writes -type=a outputs, has no standard output.
+  Result<OutputFile *> createFile(const std::string &path);
   // An output that only collects bytes in memory, for a later step (the
   // uncompressed bundle that -compress compresses).
   OutputFile *createInMemory();

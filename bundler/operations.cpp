@@ -1,11 +1,13 @@
 #include "bundler/operations.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <set>
 #include <vector>
 
 #include "bundler/file_io.h"
+#include "bundler/memory_limit.h"
 #include "bundler/offload_target.h"
 #include "bundler/operation_support.h"
 #include "bundler/string_map.h"
@@ -43,6 +45,23 @@ decodeInput(std::unique_ptr<InputFile> input, bool verbose,
   auto spans = splitConcatenatedCompressedBundles(contents);
   if (!spans)
     return failed(spans.error());
+  // Every bundle is held decompressed at once. Sizes are checked against
+  // the data as it decompresses, but data can legitimately expand tens of
+  // thousands of times, so a small input may honestly decompress to more
+  // than the machine holds: refuse that before decompressing anything.
+  const uint64_t limit = inMemoryInputLimit();
+  uint64_t total = 0;
+  for (const CompressedBundleSpan &span : *spans) {
+    total += std::min(span.header.uncompressedSize, limit + 1);
+    if (total > limit)
+      return failed(makeError(
+          (spans->size() == 1
+               ? "the uncompressed size in the header, " +
+                     std::to_string(span.header.uncompressedSize) + " bytes,"
+               : std::string("the uncompressed sizes in the headers")) +
+          " exceed" + (spans->size() == 1 ? "s" : "") + " the limit of " +
+          std::to_string(limit) + " bytes (half of this machine's memory)"));
+  }
   for (const CompressedBundleSpan &span : *spans) {
     auto start = std::chrono::steady_clock::now();
     auto decompressed = decompressBundle(span.bytes);

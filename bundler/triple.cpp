@@ -10,8 +10,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -1197,22 +1195,18 @@ std::optional<DottedVersion> parseDottedVersion(std::string_view text) {
   return version;
 }
 
-[[noreturn]] void reportUnsupportedShaderModel() {
-  // LLVM stops the whole tool here (report_fatal_error without a crash
-  // report): this message on stderr and exit status 1.
-  std::fputs("LLVM ERROR: Unsupported Shader Model version\n", stderr);
-  std::fflush(stderr);
-  std::exit(1);
-}
-
-std::string dxilArchNameForShaderModel(std::string_view osComponent) {
+// LLVM stops the whole tool on a shader model 6.N with N > 9 (report_fatal_error
+// "Unsupported Shader Model version"); here `fatal` is set instead and the
+// caller, which must check it, reports it.
+std::string dxilArchNameForShaderModel(std::string_view osComponent,
+                                       bool &fatal) {
   constexpr std::string_view latestDxil = "dxilv1.9";
   std::string_view versionText = dropFront(osComponent, 11); // "shadermodel"
   std::optional<DottedVersion> version = parseDottedVersion(versionText);
   if (version && !version->isAllZero) {
     if (version->major == 6 && version->minor) {
       if (*version->minor > 9)
-        reportUnsupportedShaderModel();
+        fatal = true;
       return "dxilv1." + std::to_string(*version->minor);
     }
   } else if (osComponent == "shadermodel6.x") {
@@ -1227,7 +1221,8 @@ std::string dxilArchNameForShaderModel(std::string_view osComponent) {
 
 constexpr std::size_t slotCount = 4; // arch, vendor, OS, environment
 
-std::string normalizeComponents(std::string_view text, TripleForm form) {
+std::string normalizeComponents(std::string_view text, TripleForm form,
+                                bool &fatal) {
   std::vector<std::string> components;
   for (std::string_view piece : splitOnDash(text))
     components.emplace_back(piece);
@@ -1389,7 +1384,7 @@ std::string normalizeComponents(std::string_view text, TripleForm form) {
     if (components.size() > 4)
       components.resize(4);
     if (os == OS::ShaderModel)
-      components[0] = dxilArchNameForShaderModel(components[2]);
+      components[0] = dxilArchNameForShaderModel(components[2], fatal);
   }
 
   switch (form) {
@@ -1510,7 +1505,14 @@ bool Triple::isNVPTX() const {
 }
 
 std::string Triple::normalize(TripleForm form) const {
-  return normalizeComponents(text_, form);
+  bool fatal = false;
+  return normalizeComponents(text_, form, fatal);
+}
+
+bool Triple::normalizationIsFatal() const {
+  bool fatal = false;
+  (void)normalizeComponents(text_, TripleForm::Any, fatal);
+  return fatal;
 }
 
 bool Triple::operator==(const Triple &other) const {
@@ -1558,7 +1560,8 @@ bool Triple::isCompatibleWith(const Triple &other) const {
 }
 
 std::string normalizeTriple(std::string_view text, TripleForm form) {
-  return normalizeComponents(text, form);
+  bool fatal = false;
+  return normalizeComponents(text, form, fatal);
 }
 
 } // namespace offbundle

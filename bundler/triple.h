@@ -38,8 +38,13 @@ public:
   bool isAMDGCN() const;
   bool isNVPTX() const;
 
-  // llvm::Triple::normalize(Form) applied to str().
+  // llvm::Triple::normalize(Form) applied to str(). Meaningless when
+  // normalizationIsFatal().
   std::string normalize(TripleForm form) const;
+  // Whether LLVM stops the tool while normalising this triple (a DXIL
+  // shader model 6.N with N > 9: "LLVM ERROR: Unsupported Shader Model
+  // version"). Callers check it before normalize() and report it.
+  bool normalizationIsFatal() const;
 
   // llvm::Triple::isCompatibleWith.
   bool isCompatibleWith(const Triple &other) const;
@@ -62,7 +67,8 @@ private:
                    bool hasVendor, bool hasOs, bool hasEnvironment);
 };
 
-// llvm::Triple::normalize(Str, Form): the static string-to-string form.
+// llvm::Triple::normalize(Str, Form): the static string-to-string form
+// (meaningless where Triple(text).normalizationIsFatal()).
 std::string normalizeTriple(std::string_view text, TripleForm form);
 
 } // namespace offbundle

@@ -64,26 +64,26 @@ run_target() {
   dict=$(dictionary_of "$target")
   if [[ -n $dict ]]; then options+=(-dict="$root/tests/fuzz/dict/$dict.dict"); fi
   # New inputs go to the working corpus; the committed seeds are read only.
+  local status=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$root/build-fuzz/fuzz/$target" "${options[@]}" "$work" "$root/tests/fuzz/corpus/$target" \
-    </dev/null >"$logs/$target.log" 2>&1
+    </dev/null >"$logs/$target.log" 2>&1 || status=$?
+  # A file, not the job's status: waiting for any job (wait -n) to keep two
+  # running consumes the statuses.
+  echo "$status" >"$logs/$target.status"
 }
 
-pids=()
 names=()
-status_of=()
 start=$(date +%s)
 for target in "${targets[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  rm -f "$logs/$target.status"
   run_target "$target" &
-  pids+=($!)
   names+=("$target")
 done
+wait
 failed=0
-for i in "${!pids[@]}"; do
-  if wait "${pids[$i]}"; then status_of[$i]=ok; else status_of[$i]=FINDING; failed=1; fi
-done
 
 printf '%-26s %12s %8s %8s  %s\n' target runs cov ft result
 for i in "${!names[@]}"; do
@@ -92,8 +92,9 @@ for i in "${!names[@]}"; do
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  result=${status_of[$i]}
-  if [[ $result != ok ]]; then
+  result=ok
+  if [[ $(cat "$logs/$target.status" 2>/dev/null) != 0 ]]; then
+    failed=1
     artifact=$(grep -o "$findings/$target-[^ ]*" "$log" | head -1)
     result="FINDING ${artifact:-see $log}"
   fi

@@ -42,7 +42,7 @@ ones are made here.
 Usage: bundler_bad_input.py --tool PATH [--seed S] [--random-cases N]
                             [--random-compressed-cases N]
                             [--reference PATH] [--timeout SECONDS]
-                            [--only SUBSTRING] [--keep]
+                            [--only SUBSTRING] [--keep] [--sanitized]
 """
 
 import argparse
@@ -1417,9 +1417,25 @@ def judge(case, argv0, result, timeout, before, after):
     return problems
 
 
-def run_case(case, tool, scratch, timeout, read_only_works, keep):
+def run_case(case, tool, scratch, timeout, read_only_works, keep,
+             sanitized=False):
     """Runs one case; returns a skip reason (a string) when it cannot run
     here, else the list of problems."""
+    environment = None
+    if sanitized and case.memory_limit is not None:
+        # AddressSanitizer reserves terabytes of address space, so no
+        # address-space limit can be set. Instead any single allocation over
+        # the limit is fatal, which is stricter for inputs that must not
+        # make the tool allocate much; an endless input, which is read
+        # until memory runs short on purpose, cannot be checked that way.
+        if case.stdin == "/dev/zero" or "-input=/dev/zero" in case.args:
+            return ("read an endless input under an address-space limit, "
+                    "which sanitizer builds cannot run under")
+        environment = dict(os.environ)
+        options = environment.get("ASAN_OPTIONS", "")
+        environment["ASAN_OPTIONS"] = (
+            (options + ":" if options else "") +
+            f"max_allocation_size_mb={case.memory_limit >> 20}")
     if case.needs_read_only and not read_only_works:
         return ("rely on permission bits denying writes, which this user "
                 "bypasses (e.g. root)")
@@ -1441,7 +1457,7 @@ def run_case(case, tool, scratch, timeout, read_only_works, keep):
             os.setgroups([])
             os.setgid(gid)
             os.setuid(uid)
-        if case.memory_limit is not None:
+        if case.memory_limit is not None and not sanitized:
             resource.setrlimit(resource.RLIMIT_AS,
                                (case.memory_limit, case.memory_limit))
         if case.file_size_limit is not None:
@@ -1457,13 +1473,15 @@ def run_case(case, tool, scratch, timeout, read_only_works, keep):
                 result = subprocess.run(
                     argv, executable=tool, cwd=root, stdin=stdin,
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    timeout=timeout, preexec_fn=prepare_child)
+                    timeout=timeout, preexec_fn=prepare_child,
+                    env=environment)
         else:
             result = subprocess.run(
                 argv, executable=tool, cwd=root,
                 input=case.stdin if case.stdin is not None else b"",
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                timeout=timeout, preexec_fn=prepare_child)
+                timeout=timeout, preexec_fn=prepare_child,
+                env=environment)
     except subprocess.TimeoutExpired:
         result = None
     except OSError as error:
@@ -1501,6 +1519,9 @@ def main():
     parser.add_argument("--only", help="run cases whose name contains this")
     parser.add_argument("--keep", action="store_true",
                         help="keep the scratch folder")
+    parser.add_argument("--sanitized", action="store_true",
+                        help="the tool is built with AddressSanitizer: "
+                             "memory limits become allocation limits")
     args = parser.parse_args()
 
     tool = os.path.abspath(args.tool)
@@ -1527,7 +1548,7 @@ def main():
     try:
         for case in cases:
             problems = run_case(case, tool, scratch, args.timeout,
-                                read_only_works, args.keep)
+                                read_only_works, args.keep, args.sanitized)
             if isinstance(problems, str):
                 skipped.append((case.name, problems))
             elif problems:

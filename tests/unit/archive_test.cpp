@@ -286,6 +286,21 @@ TEST(ThinArchive, UnreadableMembersNameTheMember) {
   EXPECT_EQ(members.error().message, "'a-folder': Is a directory");
 }
 
+TEST(ThinArchive, EndlessMembersStopAtTheLimit) {
+  // A member naming a stream is read to its end like any file, but one that
+  // never ends is refused once it passes the limit instead of filling
+  // memory (LLVM's reader aborts with "out of memory").
+  Result<std::vector<ArchiveMember>> members =
+      readArchive(thinArchive({"/dev/zero"}), "t.a", 1 << 20);
+  ASSERT_FALSE(members.ok());
+  EXPECT_EQ(members.error().message,
+            "'/dev/zero': does not end within 1048576 bytes");
+  // A stream that ends is read whole.
+  members = readArchive(thinArchive({"/dev/null"}), "t.a", 1 << 20);
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  EXPECT_EQ((*members)[0].bytes, "");
+}
+
 // ---------------------------------------------------------------------------
 // Malformed archives: LLVM's messages.
 

@@ -3,8 +3,12 @@
 // they pin our front end down without needing the reference installed.
 #include "bundler/bundler_cli.h"
 #include "bundler/response_file.h"
+#include "compression/compressed_bundle.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <unistd.h>
 
@@ -22,6 +26,54 @@ TEST(CommandLine, TypeIsRequired) {
   EXPECT_EQ(outcome.standardError,
             "clang-offload-bundler: for the --type option: must be specified "
             "at least once!\n");
+}
+
+TEST(CommandLine, UnsupportedShaderModelKeepsEarlierWarnings) {
+  // LLVM 22 prints the warnings, then stops with its fatal error line.
+  ToolOutcome outcome =
+      run({"-type=bc", "-inputs=a,b", "-outputs=c",
+           "-targets=host-x86_64-unknown-linux-gnu,"
+           "hip-dxil-unknown-shadermodel6.10-compute"});
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardOutput, "");
+  EXPECT_EQ(outcome.standardError,
+            "clang-offload-bundler: warning: -inputs is deprecated, use "
+            "-input instead\n"
+            "clang-offload-bundler: warning: -outputs is deprecated, use "
+            "-output instead\n"
+            "LLVM ERROR: Unsupported Shader Model version\n");
+}
+
+TEST(CompressedInput, SizeClaimBeyondMemoryIsRefusedBeforeDecompressing) {
+  // Data can honestly expand tens of thousands of times, so checking sizes
+  // while decompressing is not enough: a claim beyond what the machine can
+  // hold is refused up front (LLVM aborts with "out of memory").
+  Result<std::string> compressed = compressBundle("not a bundle", {});
+  ASSERT_TRUE(compressed.ok());
+  std::string bytes = *compressed;
+  // Version 3: the uncompressed size is the u64 at offset 16.
+  const uint64_t claim = uint64_t{1} << 62;
+  for (int i = 0; i < 8; ++i)
+    bytes[16 + i] = static_cast<char>((claim >> (8 * i)) & 0xff);
+  char folder[] = "/tmp/offbundle-cli-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string input = std::string(folder) + "/big.ccob";
+  std::ofstream(input, std::ios::binary) << bytes;
+  ToolOutcome outcome =
+      run({"-type=bc", "-unbundle", "-input=" + input,
+           "-targets=host-x86_64-unknown-linux-gnu", "-output=-"});
+  std::filesystem::remove_all(folder);
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardOutput, "");
+  EXPECT_EQ(outcome.standardError.rfind(
+                "clang-offload-bundler: error: Failed to decompress input: the "
+                "uncompressed size in the header, 4611686018427387904 bytes, "
+                "exceeds the limit of ",
+                0),
+            0u)
+      << outcome.standardError;
+  EXPECT_NE(outcome.standardError.find("(half of this machine's memory)\n"),
+            std::string::npos);
 }
 
 TEST(CommandLine, UnknownArgumentSuggestsNearestOption) {

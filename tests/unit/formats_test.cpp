@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -163,6 +164,47 @@ TEST(BinaryBundleReader, RefusesAbsurdCountsAndRanges) {
   EXPECT_FALSE(BinaryBundleReader::open(entry(32 + 24 + id.size(), 8)).ok());
   // offset + size wraps around 2^64.
   EXPECT_FALSE(BinaryBundleReader::open(entry(40, ~uint64_t{0} - 20)).ok());
+}
+
+// Readers search forward from where the last step stopped, never from the
+// start again, so hostile text bundles cost time in proportion to their
+// size. Each shape below is a few megabytes; a reader rescanning for every
+// marker would take hours on it, a linear one milliseconds.
+TEST(TextBundleReader, HostileMarkerPatternsTakeLinearTime) {
+  const std::string start = "\n// __CLANG_OFFLOAD_BUNDLE____START__ ";
+  const std::string end = "\n// __CLANG_OFFLOAD_BUNDLE____END__ ";
+  const size_t count = 100000;
+  std::string startsOnly, startsThenOneEnd, nearMisses, emptyEntries;
+  for (size_t i = 0; i < count; ++i) {
+    startsOnly += start + "id" + std::to_string(i) + "\n";
+    nearMisses += start.substr(0, start.size() - 2) + "\n" + end.substr(0, 20);
+    emptyEntries += start + "e\n" + end + "e\n";
+  }
+  startsThenOneEnd = startsOnly + end + "x\n";
+  const auto began = std::chrono::steady_clock::now();
+  for (const std::string *text :
+       {&startsOnly, &startsThenOneEnd, &nearMisses, &emptyEntries}) {
+    for (bool read : {false, true}) {
+      TextBundleReader reader(*text, "//");
+      size_t entries = 0;
+      for (;;) {
+        auto next = reader.nextEntry();
+        ASSERT_TRUE(next.ok());
+        if (!*next)
+          break;
+        ++entries;
+        bool moved = read ? reader.readEntry().ok() : reader.skipEntry().ok();
+        if (!moved)
+          break;
+      }
+      EXPECT_LE(entries, count);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - began)
+                             .count();
+  // Generous for sanitizer builds on a busy machine.
+  EXPECT_LT(seconds, 20.0);
 }
 
 class TemporaryFolder : public ::testing::Test {
