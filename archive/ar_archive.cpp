@@ -534,8 +534,8 @@ readExternalMember(const std::string &path, const std::string &memberName,
   }
   ::close(fd);
   if (endless)
-    return fileError(quoted(memberName), "does not end within " +
-                                             std::to_string(limit) + " bytes");
+    return fileError(quoted(memberName),
+                     "does not end within " + std::to_string(limit) + " bytes");
   if (error != 0)
     return failure(error);
   return std::shared_ptr<const std::string>(std::move(contents));

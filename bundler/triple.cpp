@@ -1195,9 +1195,9 @@ std::optional<DottedVersion> parseDottedVersion(std::string_view text) {
   return version;
 }
 
-// LLVM stops the whole tool on a shader model 6.N with N > 9 (report_fatal_error
-// "Unsupported Shader Model version"); here `fatal` is set instead and the
-// caller, which must check it, reports it.
+// LLVM stops the whole tool on a shader model 6.N with N > 9
+// (report_fatal_error "Unsupported Shader Model version"); here `fatal` is set
+// instead and the caller, which must check it, reports it.
 std::string dxilArchNameForShaderModel(std::string_view osComponent,
                                        bool &fatal) {
   constexpr std::string_view latestDxil = "dxilv1.9";

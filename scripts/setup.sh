@@ -11,8 +11,10 @@ packages=(
   # MD5 comes from LLVM Support's static archive, which needs libtinfo.a.
   llvm-14-dev libncurses-dev
   python3
-  # The reference tools the differential tests and benchmarks compare with.
-  clang-22 llvm-22 lld-22
+  # The reference tools the differential tests and benchmarks compare with;
+  # clang 22 with its runtime libraries also builds the fuzz targets
+  # (libFuzzer, ASan, UBSan) for scripts/fuzz.sh and the test command.
+  clang-22 llvm-22 lld-22 libclang-rt-22-dev
   hyperfine time
 )
 

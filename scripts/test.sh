@@ -1,8 +1,53 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: unit tests and the
-# differential suites against LLVM 22's tools.
+# Installs what is missing, builds, and runs every test, in three stages:
+#
+#   1. fuzz smoke: every fuzz target (scripts/fuzz.sh, clang with ASan and
+#      UBSan, build-fuzz/) for FUZZ_SECONDS seconds each (default 20);
+#   2. sanitized suite: the whole test suite built with AddressSanitizer and
+#      UndefinedBehaviorSanitizer (build-asan/);
+#   3. the whole test suite on the release build (build/): unit tests and the
+#      differential suites against LLVM 22.
+#
+# The release suite runs last, so its ctest summary closes the output.
+# OFFBUNDLE_QUICK=1 (or --quick as the first argument) runs stage 3 only, for
+# quick local runs; CI runs all three. Other arguments go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=${OFFBUNDLE_QUICK:-0}
+if [[ ${1:-} == --quick ]]; then
+  quick=1
+  shift
+fi
+
 scripts/setup.sh
+
+timings=()
+stage_start=0
+begin_stage() {
+  echo "=== $1"
+  stage_start=$(date +%s)
+}
+end_stage() {
+  timings+=("$1: $(($(date +%s) - stage_start)) s")
+}
+
+if [[ $quick != 1 ]]; then
+  begin_stage "fuzz smoke (${FUZZ_SECONDS:-20} s per target)"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+  end_stage "fuzz smoke"
+
+  begin_stage "test suite under ASan and UBSan (build-asan/)"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DOFFBUNDLE_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j2 >build-asan/build.log 2>&1 || {
+    tail -50 build-asan/build.log
+    exit 1
+  }
+  (cd build-asan && ctest --output-on-failure -j2 "$@")
+  end_stage "sanitized suite"
+fi
+
+begin_stage "test suite (build/)"
+for timing in "${timings[@]}"; do echo "$timing"; done
 cd build
 ctest --output-on-failure -j2 "$@"

@@ -27,10 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   std::vector<offbundle::NewArchiveMember> rewritten;
   for (const offbundle::ArchiveMember &member : *members) {
-    if (!member.externalContents &&
-        (member.bytes.data() < bytes.data() ||
-         member.bytes.data() + member.bytes.size() >
-             bytes.data() + bytes.size()))
+    if (!member.externalContents && (member.bytes.data() < bytes.data() ||
+                                     member.bytes.data() + member.bytes.size() >
+                                         bytes.data() + bytes.size()))
       std::abort();
     rewritten.push_back({member.name, member.bytes});
   }

@@ -12,10 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (auto table = offbundle::readIrSymbolTable(bytes); table.ok()) {
     // Every name views the input.
     for (const offbundle::IrSymbol &symbol : table->symbols) {
-      if (!symbol.name.empty() &&
-          (symbol.name.data() < bytes.data() ||
-           symbol.name.data() + symbol.name.size() >
-               bytes.data() + bytes.size()))
+      if (!symbol.name.empty() && (symbol.name.data() < bytes.data() ||
+                                   symbol.name.data() + symbol.name.size() >
+                                       bytes.data() + bytes.size()))
         std::abort();
     }
   }

@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const offbundle::fuzz::Scratch scratch;
   if (size < 1)
     return 0;
-  constexpr const char *kTypes[] = {"i",  "ii", "cui", "hipi", "d", "ll",
-                                    "s",  "bc", "gch", "ast",  "o", "a"};
+  constexpr const char *kTypes[] = {"i", "ii", "cui", "hipi", "d", "ll",
+                                    "s", "bc", "gch", "ast",  "o", "a"};
   const uint8_t control = data[0];
   const std::string type = kTypes[(control & 0x0f) % 12];
   scratch.clear();

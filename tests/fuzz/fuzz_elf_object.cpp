@@ -52,9 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (auto object = offbundle::parseElfObject(bytes); object.ok()) {
     for (const offbundle::ElfSection &section : object->sections()) {
       std::string_view contents = object->contents(section);
-      if (!contents.empty() && (contents.data() < bytes.data() ||
-                                contents.data() + contents.size() >
-                                    bytes.data() + bytes.size()))
+      if (!contents.empty() &&
+          (contents.data() < bytes.data() ||
+           contents.data() + contents.size() > bytes.data() + bytes.size()))
         std::abort();
     }
   }

@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < 2; ++i) {
     if (!offbundle::isWellFormedBundleId(pieces[i]))
       continue;
-    offbundle::OffloadTarget target = offbundle::OffloadTarget::parse(pieces[i]);
+    offbundle::OffloadTarget target =
+        offbundle::OffloadTarget::parse(pieces[i]);
     (void)target.isOffloadKindValid();
     (void)target.isTripleValid();
     (void)target.str();
@@ -35,9 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   offbundle::Triple triple(pieces[2]);
-  for (auto form : {offbundle::TripleForm::Any, offbundle::TripleForm::ThreeIdent,
-                    offbundle::TripleForm::FourIdent,
-                    offbundle::TripleForm::FiveIdent}) {
+  for (auto form :
+       {offbundle::TripleForm::Any, offbundle::TripleForm::ThreeIdent,
+        offbundle::TripleForm::FourIdent, offbundle::TripleForm::FiveIdent}) {
     (void)triple.normalize(form);
     (void)offbundle::normalizeTriple(pieces[2], form);
   }

@@ -30,10 +30,9 @@ TEST(CommandLine, TypeIsRequired) {
 
 TEST(CommandLine, UnsupportedShaderModelKeepsEarlierWarnings) {
   // LLVM 22 prints the warnings, then stops with its fatal error line.
-  ToolOutcome outcome =
-      run({"-type=bc", "-inputs=a,b", "-outputs=c",
-           "-targets=host-x86_64-unknown-linux-gnu,"
-           "hip-dxil-unknown-shadermodel6.10-compute"});
+  ToolOutcome outcome = run({"-type=bc", "-inputs=a,b", "-outputs=c",
+                             "-targets=host-x86_64-unknown-linux-gnu,"
+                             "hip-dxil-unknown-shadermodel6.10-compute"});
   EXPECT_EQ(outcome.exitCode, 1);
   EXPECT_EQ(outcome.standardOutput, "");
   EXPECT_EQ(outcome.standardError,

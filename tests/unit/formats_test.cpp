@@ -200,9 +200,9 @@ TEST(TextBundleReader, HostileMarkerPatternsTakeLinearTime) {
       EXPECT_LE(entries, count);
     }
   }
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - began)
-                             .count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
+          .count();
   // Generous for sanitizer builds on a busy machine.
   EXPECT_LT(seconds, 20.0);
 }
