@@ -78,7 +78,8 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
       if (map == MAP_FAILED)
         return fileError(path, errnoMessage(errno));
       input->data_ = map;
-      input->mapped_ = true;
+      input->mapBase_ = map;
+      input->mapSize_ = input->size_;
     }
     return input;
   }
@@ -127,9 +128,29 @@ std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
   return input;
 }
 
+std::unique_ptr<InputFile> InputFile::slice(const InputFile &parent,
+                                            uint64_t offset, uint64_t size) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = parent.path_;
+  input->data_ = parent.contents().data() + offset;
+  input->size_ = size;
+  // A descriptor of its own, so that the slice can be closed independently.
+  input->fd_ = parent.fd_ >= 0 ? ::dup(parent.fd_) : -1;
+  input->fileOffset_ = parent.fileOffset_ + offset;
+  return input;
+}
+
+void InputFile::narrow(uint64_t offset, uint64_t size,
+                       std::string displayPath) {
+  data_ = static_cast<const char *>(data_) + offset;
+  size_ = size;
+  fileOffset_ += offset;
+  path_ = std::move(displayPath);
+}
+
 InputFile::~InputFile() {
-  if (mapped_)
-    ::munmap(const_cast<void *>(data_), size_);
+  if (mapBase_ != nullptr)
+    ::munmap(const_cast<void *>(mapBase_), mapSize_);
   if (fd_ >= 0)
     ::close(fd_);
 }
@@ -214,8 +235,9 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
     memoryBytes_.resize(start + length);
     uint64_t done = 0;
     while (done < length) {
-      ssize_t n = ::pread(input.fd(), &memoryBytes_[start + done],
-                          length - done, static_cast<off_t>(offset + done));
+      ssize_t n =
+          ::pread(input.fd(), &memoryBytes_[start + done], length - done,
+                  static_cast<off_t>(input.fileOffset() + offset + done));
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0) {
@@ -234,7 +256,7 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   if (Status status = flush(); !status.ok())
     return status;
   written_ += length;
-  loff_t inOffset = static_cast<loff_t>(offset);
+  loff_t inOffset = static_cast<loff_t>(input.fileOffset() + offset);
   uint64_t remaining = length;
   while (remaining > 0) {
     ssize_t n =

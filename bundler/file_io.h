@@ -25,6 +25,12 @@ public:
   // they came from.
   static std::unique_ptr<InputFile> fromMemory(const std::string &path,
                                                std::string bytes);
+  // A view of bytes [offset, offset + size) of `parent` (which must outlive
+  // it) as a file of its own: a bundle found inside an executable, say.
+  // Copies from it still go straight from the parent's file. Requires the
+  // range to lie within the parent.
+  static std::unique_ptr<InputFile> slice(const InputFile &parent,
+                                          uint64_t offset, uint64_t size);
   ~InputFile();
   InputFile(const InputFile &) = delete;
   InputFile &operator=(const InputFile &) = delete;
@@ -38,6 +44,12 @@ public:
   // A descriptor positioned anywhere, usable with pread/copy_file_range; -1
   // when the contents live only in memory.
   int fd() const { return fd_; }
+  // Where contents() starts in the file fd() reads: 0 unless this input is
+  // a range of a larger file (a code object URI, a slice).
+  uint64_t fileOffset() const { return fileOffset_; }
+  // Narrows the input to bytes [offset, offset + size) of what it holds now,
+  // under a new name for messages. Requires the range to lie within it.
+  void narrow(uint64_t offset, uint64_t size, std::string displayPath);
 
 private:
   InputFile() = default;
@@ -45,7 +57,10 @@ private:
   int fd_ = -1;
   const void *data_ = nullptr;
   uint64_t size_ = 0;
-  bool mapped_ = false;
+  uint64_t fileOffset_ = 0;
+  // The whole mapping, which narrowing leaves in place until destruction.
+  const void *mapBase_ = nullptr;
+  uint64_t mapSize_ = 0;
   std::string buffer_; // contents of non-regular inputs
 };
 
