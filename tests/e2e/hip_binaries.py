@@ -22,6 +22,7 @@ Usage: hip_binaries.py --ours PATH --reference-bin DIR [--keep DIR]
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import struct
@@ -403,6 +404,56 @@ class Suite:
         check(not os.path.exists(folder), "a failed -output-dir left a folder")
         check(section_offset <= second, "bundle before its section")
 
+    def check_random_damage(self, paths, count):
+        """Random damage to offload data: every command either succeeds or
+        fails with one error line, and a failed -output-dir leaves nothing."""
+        generator = random.Random(9)
+        ranges = {}
+        for path in paths:
+            ranges[path] = [r for r in (self.tools.section(path, name) for name
+                                        in (".hip_fatbin", ".llvm.offloading"))
+                            if r is not None]
+            check(ranges[path], f"{path} has no offload data")
+        folder = os.path.join(self.tools.folder, "damaged-out")
+        commands = (["-list", "-type=o"],
+                    ["-list", "-type=o", "-format=json"],
+                    ["-unbundle", "-type=o", "-output-dir=" + folder],
+                    ["-unbundle", "-type=o", "-output=damaged.co",
+                     "-targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack+"])
+        for number in range(count):
+            path = generator.choice(paths)
+            data = bytearray(read(path))
+            for _ in range(generator.randint(1, 6)):
+                offset, size = generator.choice(ranges[path])
+                if generator.random() < 0.5:
+                    size = min(size, 128)  # headers, mostly
+                at = offset + generator.randrange(size)
+                if generator.random() < 0.4:
+                    value = generator.choice([0, 1, 2**63, 2**64 - 1,
+                                              len(data), size])
+                    data[at:at + 8] = value.to_bytes(8, "little")
+                else:
+                    data[at] = generator.randrange(256)
+            with open("damaged", "wb") as handle:
+                handle.write(data)
+            for arguments in commands:
+                done = self.tools.bundler(arguments + ["-input=damaged"])
+                lines = done.stderr.splitlines()
+                failed_cleanly = (done.returncode == 1 and len(lines) == 1 and
+                                  b"error:" in lines[0])
+                check(done.returncode == 0 or failed_cleanly,
+                      f"mutation {number} of {path}, {arguments}: exit "
+                      f"{done.returncode}, {done.stderr[:500]}")
+                if done.returncode != 0 and "-list" not in arguments:
+                    check(done.stdout == b"", "output printed on failure")
+                if done.returncode != 0:
+                    check(not os.path.exists(folder),
+                          f"mutation {number}: a failed -output-dir left "
+                          "its folder")
+                if done.returncode == 0 and "-format=json" in arguments:
+                    json.loads(done.stdout)
+                shutil.rmtree(folder, ignore_errors=True)
+
     def check_usage_errors(self, path):
         for arguments in (["-unbundle", "-format=json", "-targets=x",
                            "-output=o"],
@@ -558,6 +609,10 @@ def main():
         suite.case("[compressed executable] damaged .hip_fatbin",
                    suite.check_failures, "app-compressed")
         suite.case("usage errors", suite.check_usage_errors, "app-plain")
+        suite.case("randomly damaged offload data (150 files)",
+                   suite.check_random_damage,
+                   ["app-plain", "app-compressed", "app-mixed",
+                    "libkernels-compressed.so", "scale-new-driver.o"], 150)
     except Failure as failure:
         suite.failed += 1
         print(f"FAIL building the test programs: {failure}")
