@@ -385,8 +385,11 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   if (auto folder = parsed.last("output-dir")) {
     if (folder->empty())
       return report.fail("-output-dir needs a folder name");
-    if (!unbundle)
+    if (!unbundle || list)
       return report.fail("-output-dir is only valid with -unbundle");
+    if (config.checkInputArchive)
+      return report.fail(
+          "-check-input-archive cannot be used with -output-dir");
     if (!outputs.empty())
       return report.fail("-output-dir and -output cannot be used together");
     if (!targets.empty())

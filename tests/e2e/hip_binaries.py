@@ -459,6 +459,7 @@ class Suite:
                            "-output=o"],
                           ["-list", "-format=yaml"],
                           ["-list", "-output-dir=d"],
+                          ["-list", "-unbundle", "-output-dir=d"],
                           ["-unbundle", "-output-dir=d", "-output=o"],
                           ["-unbundle", "-output-dir=d",
                            "-targets=hip-amdgcn-amd-amdhsa--gfx906"]):
