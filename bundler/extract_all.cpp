@@ -157,33 +157,25 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
   if (Status status = folders.create(folder); !status.ok())
     return status;
   OutputTransaction transaction;
-  std::vector<std::pair<const InputFile *, PendingCopy>> copies;
-  std::vector<std::pair<OutputFile *, const ElfWritePlan *>> rewrites;
   std::string written;
+  // One output at a time, each closed once written: an archive may hold
+  // thousands of entries, more than a process may keep files open.
   for (const Extracted &entry : entries) {
     std::string path = joinPath(folder, entry.name);
     auto output = transaction.create(path);
     if (!output)
       return output.takeError();
-    if (entry.payload.rewrittenObject)
-      rewrites.emplace_back(*output, entry.payload.rewrittenObject.get());
-    else
-      copies.push_back({entry.bundle->data.get(),
-                        {*output, entry.payload.offset, entry.payload.size}});
+    Status status =
+        entry.payload.rewrittenObject
+            ? writeElfPlan(**output, *entry.payload.rewrittenObject, {})
+            : (*output)->copyFrom(*entry.bundle->data, entry.payload.offset,
+                                  entry.payload.size);
+    if (!status.ok())
+      return status;
+    if (Status finished = transaction.finish(**output); !finished.ok())
+      return finished;
     written += path + "\n";
   }
-  // Copies from one bundle's file run together, on both cores.
-  for (const DiscoveredBundle &bundle : discovery->bundles) {
-    std::vector<PendingCopy> fromThisBundle;
-    for (const auto &[source, copy] : copies)
-      if (source == bundle.data.get())
-        fromThisBundle.push_back(copy);
-    if (Status status = runCopies(*bundle.data, fromThisBundle); !status.ok())
-      return status;
-  }
-  for (const auto &[output, plan] : rewrites)
-    if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
-      return status;
   if (Status status = transaction.commit(); !status.ok())
     return status;
   folders.keep();

@@ -134,8 +134,8 @@ std::unique_ptr<InputFile> InputFile::slice(const InputFile &parent,
   input->path_ = parent.path_;
   input->data_ = parent.contents().data() + offset;
   input->size_ = size;
-  // A descriptor of its own, so that the slice can be closed independently.
-  input->fd_ = parent.fd_ >= 0 ? ::dup(parent.fd_) : -1;
+  input->fd_ = parent.fd_;
+  input->ownsFd_ = false;
   input->fileOffset_ = parent.fileOffset_ + offset;
   return input;
 }
@@ -151,7 +151,7 @@ void InputFile::narrow(uint64_t offset, uint64_t size,
 InputFile::~InputFile() {
   if (mapBase_ != nullptr)
     ::munmap(const_cast<void *>(mapBase_), mapSize_);
-  if (fd_ >= 0)
+  if (fd_ >= 0 && ownsFd_)
     ::close(fd_);
 }
 
@@ -376,21 +376,27 @@ Status runCopies(const InputFile &input,
   return Status::success();
 }
 
+Status OutputTransaction::finish(OutputFile &output) {
+  if (output.inMemory_ || output.fd_ < 0)
+    return Status::success();
+  if (Status status = output.flush(); !status.ok())
+    return status;
+  // Padding may have been skipped over rather than written (see
+  // writeZeros); setting the length materialises it as a hole.
+  if (!output.tempPath_.empty() &&
+      ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  int fd = output.fd_;
+  output.fd_ = -1;
+  if (::close(fd) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  return Status::success();
+}
+
 Status OutputTransaction::commit() {
-  for (auto &output : outputs_) {
-    if (output->inMemory_ || output->fd_ < 0)
-      continue;
-    if (Status status = output->flush(); !status.ok())
+  for (auto &output : outputs_)
+    if (Status status = finish(*output); !status.ok())
       return status;
-    // Padding may have been skipped over rather than written (see
-    // writeZeros); setting the length materialises it as a hole.
-    if (!output->tempPath_.empty() &&
-        ::ftruncate(output->fd_, static_cast<off_t>(output->written_)) != 0)
-      return fileError(output->path_, errnoMessage(errno));
-    if (::close(output->fd_) != 0)
-      return fileError(output->path_, errnoMessage(errno));
-    output->fd_ = -1;
-  }
 
   // Renames cannot happen all at once. An existing destination is therefore
   // swapped with its temporary (RENAME_EXCHANGE), which keeps the old bytes

@@ -55,6 +55,9 @@ private:
   InputFile() = default;
   std::string path_;
   int fd_ = -1;
+  // Slices share their parent's descriptor: an archive of thousands of
+  // members must not need a descriptor per member.
+  bool ownsFd_ = true;
   const void *data_ = nullptr;
   uint64_t size_ = 0;
   uint64_t fileOffset_ = 0;
@@ -115,6 +118,11 @@ public:
   // An output that only collects bytes in memory, for a later step (the
   // uncompressed bundle that -compress compresses).
   OutputFile *createInMemory();
+  // Ends writing one output before commit: its bytes are flushed and its
+  // descriptor closed, so that a transaction of thousands of outputs holds
+  // only the descriptors of those still being written. Nothing more may be
+  // written to it.
+  Status finish(OutputFile &output);
   // Renames every temporary into place, in creation order.
   Status commit();
 

@@ -24,6 +24,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import struct
 import subprocess
@@ -454,6 +455,35 @@ class Suite:
                     json.loads(done.stdout)
                 shutil.rmtree(folder, ignore_errors=True)
 
+    def check_many_members(self, unit, count):
+        """An archive of many objects, extracted with few files allowed
+        open: outputs must not all stay open until the end."""
+        os.makedirs("many", exist_ok=True)
+        members = []
+        for number in range(count):
+            member = os.path.join("many", f"unit{number}.o")
+            shutil.copyfile(unit.obj, member)
+            members.append(member)
+        run([self.tools.tool("llvm-ar"), "rcD", "libmany.a"] + members,
+            self.tools.folder)
+        folder = os.path.join(self.tools.folder, "many-out")
+
+        def few_files():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+        done = subprocess.run([self.tools.ours, "-unbundle", "-type=o",
+                               "-input=libmany.a", "-output-dir=" + folder],
+                              capture_output=True, preexec_fn=few_files)
+        check(done.returncode == 0, f"-output-dir failed: {done.stderr}")
+        printed = done.stdout.decode().splitlines()
+        check(len(printed) == count * len(unit.listed),
+              f"{len(printed)} files for {count} members")
+        for number in (0, count - 1):
+            for entry_id in unit.listed:
+                name = f"unit{number}.o-{file_name_for(entry_id)}"
+                check(read(os.path.join(folder, name)) ==
+                      unit.payloads[entry_id], f"{name} differs")
+
     def check_usage_errors(self, path):
         for arguments in (["-unbundle", "-format=json", "-targets=x",
                            "-output=o"],
@@ -610,6 +640,8 @@ def main():
         suite.case("[compressed executable] damaged .hip_fatbin",
                    suite.check_failures, "app-compressed")
         suite.case("usage errors", suite.check_usage_errors, "app-plain")
+        suite.case("archive of 300 objects, 64 open files allowed",
+                   suite.check_many_members, units[objects["plain"][1]], 300)
         suite.case("randomly damaged offload data (150 files)",
                    suite.check_random_damage,
                    ["app-plain", "app-compressed", "app-mixed",
