@@ -2,6 +2,7 @@
 
 #include "archive/ar_archive.h"
 #include "bitcode/embedded_objects.h"
+#include "formats/coff_object.h"
 #include "formats/elf_object.h"
 
 namespace offbundle {
@@ -10,8 +11,17 @@ namespace {
 // The section type clang gives `.llvm.offloading` (SHT_LLVM_OFFLOADING).
 // LLVM finds the sections by this type, not by their name.
 constexpr uint32_t kElfSectionTypeLlvmOffloading = 0x6fff4c0b;
+constexpr std::string_view kOffloadingSectionName = ".llvm.offloading";
 
-enum class InputKind { OffloadBinary, Elf, OtherElf, Archive, Bitcode, Other };
+enum class InputKind {
+  OffloadBinary,
+  Elf,
+  OtherElf,
+  Coff,
+  Archive,
+  Bitcode,
+  Other
+};
 
 // identify_magic(), as far as extractOffloadBinaries cares.
 InputKind classify(std::string_view bytes) {
@@ -35,6 +45,8 @@ InputKind classify(std::string_view bytes) {
       return InputKind::Elf;
     return InputKind::OtherElf;
   }
+  if (isCoffObject(bytes))
+    return InputKind::Coff;
   return InputKind::Other;
 }
 
@@ -51,6 +63,8 @@ public:
       return addBinaries(bytes, name, "'" + name + "'");
     case InputKind::Elf:
       return addElf(bytes, name);
+    case InputKind::Coff:
+      return addCoff(bytes, name);
     case InputKind::Archive:
       return addArchive(bytes, name, archiveFolderPath);
     case InputKind::Bitcode:
@@ -62,8 +76,8 @@ public:
     }
     if (!topLevel)
       return Status::success();
-    return fileError(name, "not an offload binary, ELF file, archive or "
-                           "LLVM bitcode file");
+    return fileError(name, "not an offload binary, ELF or COFF object, "
+                           "archive or LLVM bitcode file");
   }
 
 private:
@@ -90,6 +104,25 @@ private:
                                   std::to_string(index) + " '" +
                                   std::string(section.name) + "'";
       if (Status status = addBinaries(object->contents(section), name, context);
+          !status.ok())
+        return status;
+    }
+    return Status::success();
+  }
+
+  // COFF has no section types: LLVM goes by the name.
+  Status addCoff(std::string_view bytes, const std::string &name) {
+    auto sections = readCoffSections(bytes);
+    if (!sections)
+      return fileError(name, sections.error().message);
+    for (size_t index = 0; index < sections->size(); ++index) {
+      const CoffSection &section = (*sections)[index];
+      if (!section.name.starts_with(kOffloadingSectionName))
+        continue;
+      const std::string context = "'" + name + "': section " +
+                                  std::to_string(index + 1) + " '" +
+                                  section.name + "'";
+      if (Status status = addBinaries(section.contents, name, context);
           !status.ok())
         return status;
     }
