@@ -160,6 +160,10 @@ private:
     }
     if (!sawModule)
       return malformed("no module");
+    // From version 2 on, names live in the string table, which LLVM
+    // requires even when no name is asked for.
+    if (version_ >= 2 && !sawStrtab_)
+      return malformed("no string table");
     return Status::success();
   }
 
@@ -391,8 +395,10 @@ private:
       return status;
     return walkBlock(
         [&](const Record &record) -> Status {
-          if (record.code == kStrtabBlob && record.blob)
+          if (record.code == kStrtabBlob && record.blob) {
             strtab_ = *record.blob;
+            sawStrtab_ = true;
+          }
           return Status::success();
         },
         [&](unsigned id) { return skipAnyBlock(id); });
@@ -496,12 +502,17 @@ private:
   std::vector<MetadataEntry> metadata_;
   std::vector<uint64_t> embeddedObjectNodes_;
   std::string_view strtab_;
+  bool sawStrtab_ = false;
 };
 
 } // namespace
 
 Result<std::vector<EmbeddedObject>>
 findEmbeddedOffloadingObjects(std::string_view bitcode) {
+  // LLVM's reader takes whole 32-bit words only, wrapper included.
+  if (bitcode.size() % 4 != 0)
+    return malformed("invalid bitcode signature (the size is not a multiple "
+                     "of 4)");
   // A wrapper header (magic, version, offset, size, CPU type; little-endian
   // 32-bit fields) says where the bitcode itself is.
   if (bitcode.substr(0, 4) == "\xDE\xC0\x17\x0B") {
