@@ -73,7 +73,8 @@ public:
     const size_t start = out.size();
     out.append(size_, '\0');
     for (const auto &[text, offset] : offsets_)
-      std::memcpy(out.data() + start + offset, text.data(), text.size());
+      if (!text.empty())
+        std::memcpy(out.data() + start + offset, text.data(), text.size());
   }
 
 private:

@@ -202,6 +202,34 @@ class Suite:
             raise RuntimeError(err)
         return read(os.path.join(self.corpus, target))
 
+    def clang_builds(self):
+        """clang 22 finds llvm-offload-binary through -B, like the bundler:
+        the objects it makes with ours must be LLVM's, byte for byte."""
+        ours_bin = os.path.join(self.folder, "ours-bin")
+        os.makedirs(ours_bin)
+        os.symlink(self.ours, os.path.join(ours_bin, TOOL))
+        builds = [("omp", [self.llvm("clang"), "-fopenmp",
+                           "--offload-arch=gfx906,gfx90a:xnack+", "-nogpulib",
+                           "-O1", "-c", "k.c"]),
+                  ("omp-bc", [self.llvm("clang"), "-fopenmp",
+                              "--offload-arch=gfx1030", "-nogpulib", "-c",
+                              "-emit-llvm", "k.c"]),
+                  ("hip-rdc", [self.llvm("clang") + "++", "-x", "hip",
+                               # A fixed compilation unit ID: clang
+                               # otherwise makes one from temporary names.
+                               "--offload-new-driver", "-fgpu-rdc", "-cuid=k",
+                               "--offload-arch=gfx906", "--offload-arch=gfx908",
+                               "-nogpulib", "-nogpuinc", "-c", "k.hip"])]
+        for name, command in builds:
+            ok_ref, err = self.sh(*command, "-o", f"{name}.ref")
+            if not ok_ref:
+                print(f"note: clang cannot build {name} here: {err[:200]}")
+                continue
+            ok, err = self.sh(*command, "-B" + ours_bin, "-o", f"{name}.ours")
+            self.check(f"clang -B build {name}", ok and
+                       read(os.path.join(self.corpus, f"{name}.ref")) ==
+                       read(os.path.join(self.corpus, f"{name}.ours")), err)
+
     # -- part one: packaging -------------------------------------------------
 
     def packaging_cases(self, images):
@@ -584,6 +612,7 @@ class Suite:
         for name in members + ["raw.bin"]:
             write(os.path.join(in_folder, name), read(os.path.join(self.corpus, name)))
 
+        self.clang_builds()
         self.packaging_cases(images)
         self.extraction_cases(inputs)
         self.refused_binaries(raw)

@@ -18,6 +18,7 @@ outside it). Random cases come from a fixed seed.
 
 Usage: offload_binary_bad_input.py --tool PATH [--reference PATH]
                                    [--seed S] [--random-cases N]
+                                   [--no-memory-limit]
 """
 
 import argparse
@@ -46,8 +47,12 @@ MODES = {
 }
 
 
+MEMORY_LIMIT = [1 << 30]
+
+
 def limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    if MEMORY_LIMIT[0]:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT[0], MEMORY_LIMIT[0]))
 
 
 def binary(image=b"IMAGE-BYTES", strings=(("triple", "t"), ("arch", "a")),
@@ -325,7 +330,12 @@ def main():
     parser.add_argument("--reference")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--random-cases", type=int, default=60)
+    parser.add_argument("--no-memory-limit", action="store_true",
+                        help="for tools built with AddressSanitizer, which "
+                        "reserves more address space than the limit")
     args = parser.parse_args()
+    if args.no_memory_limit:
+        MEMORY_LIMIT[0] = 0
     reference = args.reference if args.reference and os.path.exists(
         args.reference) else None
     if reference is None:
