@@ -176,6 +176,8 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     auto plan = planGnuArchive(archives[i], options);
     if (!plan)
       return plan.takeError();
+    for (const std::string &warning : plan->warnings())
+      report.diagnostics += "warning: " + warning + "\n";
     auto output = transaction.create(config.outputFileNames.at(i));
     if (!output)
       return output.takeError();

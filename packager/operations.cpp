@@ -100,18 +100,22 @@ Status writeFile(OutputTransaction &transaction, const std::string &path,
 
 Status writeArchive(OutputTransaction &transaction, const std::string &path,
                     const std::vector<NewArchiveMember> &members,
-                    const InputFile &input) {
+                    const InputFile &input, PackagerReport &report) {
   ArchiveWriteOptions options;
   options.sym64Threshold = sym64ThresholdFromEnvironment();
   options.bitcodeSymbols = [](std::string_view bitcode) {
     return bitcodeArchiveSymbols(bitcode);
   };
-  auto plan = planGnuArchive(members, options);
-  if (!plan)
-    return plan.takeError();
+  // LLVM creates the file before it looks at the members.
   auto output = transaction.create(path);
   if (!output)
     return reasonOnly(output.takeError(), path);
+  auto plan = planGnuArchive(members, options);
+  if (!plan)
+    return plan.takeError();
+  // Bitcode LLVM's reader cannot open stays in the archive, unindexed.
+  for (const std::string &warning : plan->warnings())
+    report.plainDiagnostics.push_back("warning: " + warning);
   return plan->stream([&](std::string_view piece) {
     return writeBytes(**output, piece, input);
   });
@@ -320,8 +324,8 @@ Status extractMatchingImages(const PackagerConfig &config,
       std::vector<NewArchiveMember> members;
       for (const FoundOffloadBinary *found : extracted)
         members.push_back({found->source, found->binary.image});
-      if (Status status =
-              writeArchive(transaction, std::string(*target), members, file);
+      if (Status status = writeArchive(transaction, std::string(*target),
+                                       members, file, report);
           !status.ok())
         return status;
     } else if (target) {
@@ -380,7 +384,7 @@ Status extractAllImages(const PackagerConfig &config, PackagerReport &report) {
   return Status::success();
 }
 
-Status archiveAllImages(const PackagerConfig &config, PackagerReport &) {
+Status archiveAllImages(const PackagerConfig &config, PackagerReport &report) {
   const std::vector<ImageArguments> filters = parseFilters(config);
   for (const ImageArguments &filter : filters)
     if (filter.contains("file"))
@@ -405,7 +409,7 @@ Status archiveAllImages(const PackagerConfig &config, PackagerReport &) {
   }
   OutputTransaction transaction;
   if (Status status = writeArchive(transaction, config.outputFile, members,
-                                   *(*input)->file);
+                                   *(*input)->file, report);
       !status.ok())
     return status;
   return transaction.commit();

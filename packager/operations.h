@@ -27,6 +27,9 @@ struct PackagerReport {
   std::string standardOutput;
   // Warning texts, printed as "<argv0>: warning: <text>".
   std::vector<std::string> warnings;
+  // Lines printed as they are, in order after the warnings (LLVM's archive
+  // writer warns as "warning: <text>", without the program's name).
+  std::vector<std::string> plainDiagnostics;
 };
 
 // -o OUT --image=file=F,key=value...: one binary per file, concatenated, as

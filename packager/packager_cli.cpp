@@ -106,6 +106,8 @@ public:
     for (const std::string &warning : report.warnings)
       outcome_.standardError +=
           argv0_ + ": warning: " + escapeControlCharacters(warning) + "\n";
+    for (const std::string &line : report.plainDiagnostics)
+      outcome_.standardError += escapeControlCharacters(line) + "\n";
     if (!status.ok())
       return fail(status.error().message);
     return finish(0);

@@ -469,7 +469,10 @@ class Suite:
             # of the extracted files (deterministic GNU archive, symbol table).
             code, _, err = self.ours_in(work, ["../" + name, "--archive", "-o",
                                                "all.a"])
-            self.check(f"{name}: --archive -o", code == 0 and not err, err)
+            # (LLVM's archive writer warns about bitcode it cannot read.)
+            self.check(f"{name}: --archive -o", code == 0 and
+                       all(line.startswith(b"warning: ")
+                           for line in err.splitlines()), err)
             if extracted:
                 ok, err = self.sh(self.llvm("llvm-ar"), "rcsD", "--format=gnu",
                                   "ref.a", *extracted, cwd=work)
@@ -547,6 +550,13 @@ class Suite:
                       "--image=file=b.cubin,triple=amdgcn-amd-amdhsa,"
                       "arch=gfx906,kind=hip,foo=bar,foo=baz"])
         inputs = {"raw.bin": read(os.path.join(self.corpus, "raw.bin"))}
+        # Bitcode LLVM's archive writer cannot read: it warns and keeps the
+        # member unindexed.
+        write(os.path.join(self.corpus, "bad.bc"),
+              b"BC\xc0\xde\x01\x02\x03\x04garbage!")
+        self.package(["-o", "badbc.bin",
+                      "--image=file=bad.bc,triple=t,arch=a,kind=openmp"])
+        inputs["badbc.bin"] = read(os.path.join(self.corpus, "badbc.bin"))
         for name in ("omp.o", "omp.bc", "hip.o", "win.obj"):
             if name in built:
                 inputs[name] = built[name]
