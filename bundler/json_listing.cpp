@@ -218,11 +218,11 @@ void writeParsedId(JsonWriter &json, std::string_view id) {
   json.endObject();
 }
 
-void writeImage(JsonWriter &json, const OffloadImage &image) {
+void writeImage(JsonWriter &json, const OffloadBinaryView &image) {
   json.key("image");
   json.beginObject();
-  json.field("kind", imageKindName(image.imageKind));
-  json.field("offload_kind", offloadKindName(image.offloadKind));
+  json.field("kind", imageKindDescription(image.imageKind));
+  json.field("offload_kind", offloadKindDescription(image.offloadKind));
   json.field("flags", uint64_t{image.flags});
   json.key("strings");
   json.beginObject();
@@ -310,7 +310,7 @@ public:
       writeParsedId(json_, id);
       if (bundle.format == DiscoveredFormat::OffloadBinary)
         writeImage(json_,
-                   static_cast<OffloadBinaryReader &>(**reader).currentImage());
+                   static_cast<OffloadBinaryReader &>(**reader).binary());
       else
         json_.nullField("image");
       json_.endObject();

@@ -1,99 +1,56 @@
-// Offload binaries (magic 0x10FF10AD), as clang's new offloading driver
-// embeds them in ".llvm.offloading" sections, read just far enough for the
-// bundler to list and extract their images. All integers little-endian:
-//
-//   header   magic "\x10\xFF\x10\xAD"              4 bytes
-//            version (1)                           u32
-//            size of this binary                   u64
-//            entry table offset, entry table size  u64, u64
-//   entry    image kind, offload kind              u16, u16
-//            flags                                 u32
-//            string table offset, string count     u64, u64
-//            image offset, image size              u64, u64   (40 bytes)
-//   strings  key offset, value offset              u64, u64 per string,
-//            each naming a NUL-terminated string
-//
-// Offsets count from the start of the binary. Several binaries are laid end
-// to end in a section (8-byte aligned), each starting with its own magic.
-// Every offset and size is checked against the binary before use.
+// The bundler's view of offload binaries (magic 0x10FF10AD, read by
+// formats/offload_binary.h), as clang's new offloading driver embeds them in
+// ".llvm.offloading" sections: each binary holds one image, which the
+// bundler lists and extracts like a bundle entry.
 //
 // The bundler names an image by an entry ID in its own style,
-// "<offload kind>-<triple>-<arch>", with the triple written four-part as
-// bundle entry IDs are ("hip-amdgcn-amd-amdhsa--gfx906"), so that -targets
-// can select images as it selects bundle entries.
+// "<offload kind>-<triple>-<arch>", with the triple written as bundle entry
+// IDs write it ("hip-amdgcn-amd-amdhsa--gfx906"), so that -targets can
+// select images as it selects bundle entries.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "bundler/error.h"
 #include "formats/bundle_format.h"
+#include "formats/offload_binary.h"
 
 namespace offbundle {
 
-inline constexpr std::string_view kOffloadBinaryMagic = "\x10\xFF\x10\xAD";
-inline constexpr uint64_t kOffloadBinaryHeaderSize = 32;
+// The entry ID the bundler gives an image (see above); the offload kind is
+// spelled by offloadKindDescription.
+std::string offloadImageEntryId(const OffloadBinaryView &binary);
 
-bool hasOffloadBinaryMagic(std::string_view bytes);
+// Words for listings: the offload kind ("openmp", "cuda", "hip", "sycl",
+// "none" for 0, "unknown" otherwise) and the image kind ("none", "object",
+// "bitcode", "cubin", "fatbinary", "ptx", "spirv", else "unknown"). The
+// packager's offloadKindName and imageKindName give LLVM's spellings
+// instead (file extensions for images).
+std::string_view offloadKindDescription(uint16_t kind);
+std::string_view imageKindDescription(uint16_t kind);
 
-struct OffloadImage {
-  uint16_t imageKind = 0;
-  uint16_t offloadKind = 0;
-  uint32_t flags = 0;
-  // Key and value pairs in table order; views into the binary.
-  std::vector<std::pair<std::string_view, std::string_view>> strings;
-  // The image, counted from the start of the binary.
-  ByteRange image;
-
-  // The value of a string key, "" when absent.
-  std::string_view string(std::string_view key) const;
-  // The entry ID the bundler gives this image (see above).
-  std::string entryId() const;
-};
-
-struct OffloadBinaryInfo {
-  uint32_t version = 0;
-  // Bytes the binary spans, from its header.
-  uint64_t size = 0;
-  std::vector<OffloadImage> images;
-};
-
-// Reads the offload binary at the start of `bytes` (which may continue
-// past it). Refuses anything that does not fit.
-Result<OffloadBinaryInfo> parseOffloadBinary(std::string_view bytes);
-
-// "openmp", "cuda", "hip", "sycl"; "none" for 0, "unknown" otherwise.
-std::string_view offloadKindName(uint16_t kind);
-// "object", "bitcode", "cubin", "fatbinary", "ptx", "spirv"; "none" for 0,
-// "unknown" otherwise.
-std::string_view imageKindName(uint16_t kind);
-
-// The images of one offload binary, as bundle entries.
+// A one-entry bundle reader over one offload binary.
 class OffloadBinaryReader final : public BundleReader {
 public:
-  // `bytes` is exactly one binary (see parseOffloadBinary for its size).
+  // `bytes` starts with the binary; it may run on past it.
   static Result<std::unique_ptr<OffloadBinaryReader>>
   open(std::string_view bytes);
-
   Result<std::optional<std::string_view>> nextEntry() override;
   Result<EntryPayload> readEntry() override;
   Status skipEntry() override { return Status::success(); }
 
-  const OffloadBinaryInfo &info() const { return info_; }
-  // The image the last nextEntry() moved to.
-  const OffloadImage &currentImage() const {
-    return info_.images.at(next_ - 1);
-  }
+  const OffloadBinaryView &binary() const { return binary_; }
 
 private:
   OffloadBinaryReader() = default;
-  OffloadBinaryInfo info_;
-  std::vector<std::string> ids_;
-  size_t next_ = 0;
+  OffloadBinaryView binary_;
+  std::string id_;
+  bool consumed_ = false;
 };
 
 } // namespace offbundle
