@@ -704,6 +704,7 @@ planGnuArchive(const std::vector<NewArchiveMember> &members,
   std::string symbolNames;
   uint64_t symbolCount = 0;
   bool hasSymbolicFile = false;
+  std::vector<std::string> warnings;
   // Offsets from the first member's header.
   uint64_t membersEnd = 0;
   uint64_t lastMemberStart = 0;
@@ -740,6 +741,9 @@ planGnuArchive(const std::vector<NewArchiveMember> &members,
         archiveSymbolsOf(member.bytes, options.bitcodeSymbols);
     if (!symbols)
       return fileError(member.name, symbols.error().message);
+    if (symbols->unreadableReason)
+      warnings.push_back(
+          fileError(member.name, *symbols->unreadableReason).message);
     hasSymbolicFile = hasSymbolicFile || symbols->isSymbolicFile;
     for (const std::string &symbol : symbols->names) {
       layout.symbolNameOffsets.push_back(symbolNames.size());
@@ -812,6 +816,7 @@ planGnuArchive(const std::vector<NewArchiveMember> &members,
   prefix += longNameTable;
 
   ArchiveWritePlan plan;
+  plan.warnings_ = std::move(warnings);
   auto addGenerated = [&plan](std::string bytes) {
     plan.generated_.push_back(
         std::make_unique<const std::string>(std::move(bytes)));

@@ -103,6 +103,9 @@ public:
   std::string render() const;
   // Hands the pieces to `write` in order, stopping at the first error.
   Status stream(const std::function<Status(std::string_view)> &write) const;
+  // What LLVM's writer warns about while planning, in order, each as
+  // "'<member name>': <reason>" (bitcode it cannot read, kept unindexed).
+  const std::vector<std::string> &warnings() const { return warnings_; }
 
 private:
   friend Result<ArchiveWritePlan>
@@ -113,6 +116,7 @@ private:
   // Bytes made here that pieces view; each string is allocated once and
   // never moves, so the plan itself can be moved freely.
   std::vector<std::unique_ptr<const std::string>> generated_;
+  std::vector<std::string> warnings_;
 };
 
 // What llvm::writeArchive(Name, Members, SymtabWritingMode::NormalSymtab,

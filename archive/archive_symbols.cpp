@@ -565,11 +565,15 @@ archiveSymbolsOf(std::string_view memberBytes,
     if (!bitcodeSymbols)
       return makeError("cannot list the symbols of an LLVM bitcode member "
                        "for the archive symbol table");
-    Result<std::vector<std::string>> names = bitcodeSymbols(memberBytes);
-    if (!names)
-      return names.takeError();
+    Result<BitcodeArchiveSymbols> listed = bitcodeSymbols(memberBytes);
+    if (!listed)
+      return listed.takeError();
+    if (listed->unreadableReason) {
+      symbols.unreadableReason = std::move(listed->unreadableReason);
+      return symbols;
+    }
     symbols.isSymbolicFile = true;
-    symbols.names = std::move(*names);
+    symbols.names = std::move(listed->names);
     return symbols;
   }
   case ArchiveMemberKind::OtherSymbolic:

@@ -18,10 +18,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bitcode/bitcode_symbols.h"
 #include "bundler/error.h"
 
 namespace offbundle {
@@ -29,9 +31,9 @@ namespace offbundle {
 // Lists the archive symbols of an LLVM bitcode file ("BC\xC0\xDE" or the
 // 0x0B17C0DE wrapper), in the order LLVM's IRObjectFile gives them, keeping
 // only those LLVM's writer keeps (global, defined, not format-specific).
-// Provided by the bitcode module.
+// Provided by the bitcode module (bitcodeArchiveSymbols).
 using BitcodeSymbolLister =
-    std::function<Result<std::vector<std::string>>(std::string_view bitcode)>;
+    std::function<Result<BitcodeArchiveSymbols>(std::string_view bitcode)>;
 
 // How LLVM's identify_magic() and SymbolicFile::isSymbolicFile() see a
 // member's bytes, as far as the writer cares.
@@ -49,6 +51,9 @@ struct ArchiveMemberSymbols {
   bool isSymbolicFile = false;
   // The symbol names, in the order the symbol table lists them.
   std::vector<std::string> names;
+  // For bitcode LLVM's reader cannot open: the reason LLVM's writer prints
+  // in its warning (the member then counts as a plain blob).
+  std::optional<std::string> unreadableReason;
 };
 
 // The member's archive symbols. Errors for malformed ELF files (messages as

@@ -231,18 +231,18 @@ tableString(std::string_view symtab, size_t field, std::string_view strtab) {
 
 } // namespace
 
-Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode) {
-  Result<TopLevelContents> contents = readTopLevel(bitcode);
-  if (!contents)
-    return contents.takeError();
+namespace {
+
+// The table described by the file's top-level contents.
+Result<IrSymbolTable> irSymbolTableOf(const TopLevelContents &contents) {
   // LLVM's archive writer lists the symbols of the modules it finds; with
   // none (as in a file holding just the magic) there are none to list, and
   // no symbol table is consulted.
-  if (contents->moduleCount == 0)
+  if (contents.moduleCount == 0)
     return IrSymbolTable{};
 
-  const std::string_view symtab = contents->symtab;
-  const std::string_view strtab = contents->strtabForSymtab;
+  const std::string_view symtab = contents.symtab;
+  const std::string_view strtab = contents.strtabForSymtab;
   if (strtab.empty() || symtab.size() < kHeaderSize)
     return rebuildNeeded("without a symbol table");
   const uint32_t version = readLittle32(symtab, kHeaderVersion);
@@ -268,10 +268,10 @@ Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode) {
   // A module count that disagrees with the file's modules means the table
   // does not describe this file (typically binary concatenation).
   table.moduleCount = readLittle32(symtab, kHeaderModules + 4);
-  if (table.moduleCount != contents->moduleCount)
+  if (table.moduleCount != contents.moduleCount)
     return rebuildNeeded(
         "whose symbol table lists " + std::to_string(table.moduleCount) +
-        " modules for a file holding " + std::to_string(contents->moduleCount));
+        " modules for a file holding " + std::to_string(contents.moduleCount));
 
   const uint64_t symbolsOffset = readLittle32(symtab, kHeaderSymbols);
   const uint64_t symbolCount = readLittle32(symtab, kHeaderSymbols + 4);
@@ -294,15 +294,28 @@ Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode) {
   return table;
 }
 
-Result<std::vector<std::string>>
-bitcodeArchiveSymbols(std::string_view bitcode) {
-  Result<IrSymbolTable> table = readIrSymbolTable(bitcode);
+} // namespace
+
+Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode) {
+  Result<TopLevelContents> contents = readTopLevel(bitcode);
+  if (!contents)
+    return contents.takeError();
+  return irSymbolTableOf(*contents);
+}
+
+Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode) {
+  BitcodeArchiveSymbols symbols;
+  Result<TopLevelContents> contents = readTopLevel(bitcode);
+  if (!contents) {
+    symbols.unreadableReason = contents.error().message;
+    return symbols;
+  }
+  Result<IrSymbolTable> table = irSymbolTableOf(*contents);
   if (!table)
     return table.takeError();
   const uint64_t maxNameBytes =
       kMaxNameBytesPerInputByte * uint64_t(bitcode.size());
   uint64_t nameBytes = 0;
-  std::vector<std::string> names;
   for (const IrSymbol &symbol : table->symbols) {
     if (!symbol.isArchiveSymbol())
       continue;
@@ -310,9 +323,9 @@ bitcodeArchiveSymbols(std::string_view bitcode) {
     if (nameBytes > maxNameBytes)
       return makeError("invalid bitcode symbol table: symbol names larger "
                        "than the file can hold");
-    names.emplace_back(symbol.name);
+    symbols.names.emplace_back(symbol.name);
   }
-  return names;
+  return symbols;
 }
 
 } // namespace offbundle

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,18 +95,25 @@ Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode);
 // The table would point into a temporary.
 Result<IrSymbolTable> readIrSymbolTable(std::string &&bitcode) = delete;
 
-// The names LLVM's archive writer puts into an archive's symbol table for a
-// bitcode member, in its order (duplicates kept: the GNU index keeps them).
-// An empty list is a valid answer: the member still counts as an object,
-// which makes LLVM write a symbol table even when no member has a symbol.
-//
-// Where LLVM cannot read a member as bitcode, it prints
-// "warning: '<member name>': <message>", indexes nothing for the member and
-// does not count it as an object; for damage at the top level of the file
-// the message is the one this returns. LLVM also reads the IR itself, so a
-// file whose IR is damaged but whose top level and symbol table are intact
-// gets a list here and only a warning from LLVM.
-Result<std::vector<std::string>>
-bitcodeArchiveSymbols(std::string_view bitcode);
+// What LLVM's archive writer makes of a bitcode member.
+struct BitcodeArchiveSymbols {
+  // The names it puts into the archive's symbol table, in its order
+  // (duplicates kept: the GNU index keeps them). An empty list is a valid
+  // answer: the member still counts as an object, which makes LLVM write a
+  // symbol table even when no member has a symbol.
+  std::vector<std::string> names;
+  // Set when LLVM's bitcode reader cannot open the member at all: LLVM then
+  // prints "warning: '<member name>': <this message>", indexes nothing for
+  // the member and does not count it as an object. (It treats unreadable
+  // bitcode as coming from a newer compiler and keeps it as a plain blob.)
+  std::optional<std::string> unreadableReason;
+};
+
+// The answer for one member. Damage at the top level of the file gives an
+// unreadableReason with LLVM's message; a table pointing outside itself, and
+// files whose table LLVM would rebuild from the IR, are errors. LLVM also
+// reads the IR itself, so a file whose IR is damaged but whose top level and
+// symbol table are intact gets a list here and only a warning from LLVM.
+Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode);
 
 } // namespace offbundle

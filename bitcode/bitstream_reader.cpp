@@ -191,6 +191,7 @@ Result<BitstreamEntry> BitstreamCursor::advance() {
       Result<uint32_t> blockId = readVbr32(kBlockIdWidth);
       if (!blockId)
         return blockId.takeError();
+      lastSubBlockId_ = *blockId;
       return BitstreamEntry{BitstreamEntry::Kind::SubBlock, *blockId};
     }
     case kDefineAbbrevAbbrevId:
@@ -218,6 +219,17 @@ bool BitstreamCursor::endBlock() {
 Status BitstreamCursor::enterSubBlock() {
   enclosingBlocks_.push_back({codeWidth_, std::move(abbreviations_)});
   abbreviations_.clear();
+  // Abbreviations BLOCKINFO gave this kind of block come first.
+  for (const auto &[blockId, abbreviations] : blockInfo_) {
+    if (blockId != lastSubBlockId_)
+      continue;
+    for (const Abbreviation &abbrev : abbreviations) {
+      if (operandsHeld_ + abbrev.size() >= kMaxAbbreviationOperands)
+        return makeError("too many abbreviation operands");
+      operandsHeld_ += abbrev.size();
+      abbreviations_.push_back(abbrev);
+    }
+  }
   Result<uint32_t> width = readVbr32(kCodeLengthWidth);
   if (!width)
     return width.takeError();
@@ -456,6 +468,157 @@ Result<BlobRecord> BitstreamCursor::readBlobRecord(unsigned abbrevId) {
     record.blob = bytes_.substr(size_t(start / 8), *length);
   }
   return record;
+}
+
+Result<Record> BitstreamCursor::readRecord(unsigned abbrevId) {
+  // The stream's size in bits bounds any element count: every element takes
+  // at least one bit.
+  auto isPlausibleCount = [&](uint32_t count) {
+    return uint64_t(count) < uint64_t(bytes_.size()) * 8;
+  };
+
+  Record record;
+  if (abbrevId == kUnabbreviatedRecordAbbrevId) {
+    Result<uint32_t> code = readVbr32(kUnabbreviatedFieldWidth);
+    if (!code)
+      return code.takeError();
+    Result<uint32_t> count = readVbr32(kUnabbreviatedFieldWidth);
+    if (!count)
+      return makeError("Failed to read size: " + count.error().message);
+    if (!isPlausibleCount(*count))
+      return makeError("Size is not plausible");
+    record.code = *code;
+    for (uint32_t index = 0; index != *count; ++index) {
+      Result<uint64_t> value = readVbr64(kUnabbreviatedFieldWidth);
+      if (!value)
+        return value.takeError();
+      record.operands.push_back(*value);
+    }
+    return record;
+  }
+
+  Result<const Abbreviation *> found = abbreviation(abbrevId);
+  if (!found)
+    return found.takeError();
+  const Abbreviation &abbrev = **found;
+  Result<unsigned> code = readRecordCode(abbrev);
+  if (!code)
+    return code.takeError();
+  record.code = *code;
+  for (size_t index = 1; index < abbrev.size(); ++index) {
+    const AbbrevOperand &operand = abbrev[index];
+    if (operand.kind == AbbrevOperand::Kind::Literal) {
+      record.operands.push_back(operand.value);
+      continue;
+    }
+    if (isScalar(operand.kind)) {
+      Result<uint64_t> value = readScalarOperand(operand);
+      if (!value)
+        return value.takeError();
+      record.operands.push_back(*value);
+      continue;
+    }
+    if (operand.kind == AbbrevOperand::Kind::Array) {
+      Result<uint32_t> count = readVbr32(kUnabbreviatedFieldWidth);
+      if (!count)
+        return makeError("Failed to read size: " + count.error().message);
+      if (!isPlausibleCount(*count))
+        return makeError("Size is not plausible");
+      if (index + 2 != abbrev.size())
+        return makeError("Array op not second to last");
+      const AbbrevOperand &element = abbrev[++index];
+      if (element.kind == AbbrevOperand::Kind::Literal)
+        return makeError("Array element type has to be an encoding of a type");
+      if (!isScalar(element.kind))
+        return makeError("Array element type can't be an Array or a Blob");
+      for (uint32_t left = *count; left != 0; --left) {
+        Result<uint64_t> value = readScalarOperand(element);
+        if (!value)
+          return value.takeError();
+        record.operands.push_back(*value);
+      }
+      continue;
+    }
+    Result<uint32_t> length = readVbr32(kUnabbreviatedFieldWidth);
+    if (!length)
+      return length.takeError();
+    skipToFourByteBoundary();
+    uint64_t start = bitPosition();
+    uint64_t end = start + ((uint64_t(*length) + 3) & ~uint64_t(3)) * 8;
+    if (end / 8 > bytes_.size())
+      return makeError("Blob ends too soon");
+    if (Status status = jumpToBit(end); !status.ok())
+      return status.takeError();
+    record.blob = bytes_.substr(size_t(start / 8), *length);
+  }
+  return record;
+}
+
+Status BitstreamCursor::readBlockInfoBlock() {
+  // The block's own abbreviation list is empty, so every abbreviation
+  // advance() collects in it was defined for the current SETBID target.
+  if (Status status = enterSubBlock(); !status.ok())
+    return status;
+  std::optional<unsigned> target;
+  auto keepDefinitions = [&]() -> Status {
+    if (abbreviations_.empty())
+      return Status::success();
+    if (!target)
+      return makeError("Malformed block");
+    auto existing = blockInfo_.begin();
+    while (existing != blockInfo_.end() && existing->first != *target)
+      ++existing;
+    if (existing == blockInfo_.end()) {
+      blockInfo_.push_back({*target, {}});
+      existing = blockInfo_.end() - 1;
+    }
+    // The operands stay counted in operandsHeld_: BLOCKINFO keeps them.
+    for (Abbreviation &abbrev : abbreviations_)
+      existing->second.push_back(std::move(abbrev));
+    abbreviations_.clear();
+    return Status::success();
+  };
+  // Read code by code rather than with advance(), which would fold the
+  // definitions into the block and drop those before END_BLOCK with it.
+  while (true) {
+    if (atEndOfStream())
+      return makeError("Malformed block");
+    Result<uint64_t> code = readFixed(codeWidth_);
+    if (!code)
+      return code.takeError();
+    switch (*code) {
+    case kEndBlockAbbrevId:
+      if (!endBlock())
+        return makeError("Malformed block");
+      return Status::success();
+    case kEnterSubblockAbbrevId: {
+      Result<uint32_t> blockId = readVbr32(kBlockIdWidth);
+      if (!blockId)
+        return blockId.takeError();
+      if (Status status = skipBlock(); !status.ok())
+        return status;
+      continue;
+    }
+    case kDefineAbbrevAbbrevId: {
+      if (Status status = readAbbreviationDefinition(); !status.ok())
+        return status;
+      if (Status status = keepDefinitions(); !status.ok())
+        return status;
+      continue;
+    }
+    default: {
+      Result<Record> record = readRecord(unsigned(*code));
+      if (!record)
+        return record.takeError();
+      if (record->code == 1) { // SETBID
+        if (record->operands.empty())
+          return makeError("Malformed block");
+        target = unsigned(record->operands[0]);
+      }
+      continue;
+    }
+    }
+  }
 }
 
 } // namespace offbundle::bitcode

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace offbundle::bitcode {
@@ -52,6 +53,18 @@ struct BlobRecord {
   unsigned code = 0;
   std::optional<std::string_view> blob;
 };
+
+// A record read whole, as LLVM's readRecord returns it: the code, the
+// operand values (array elements inline, characters of Char6 arrays
+// decoded), and the blob when the abbreviation has one.
+struct Record {
+  unsigned code = 0;
+  std::vector<uint64_t> operands;
+  std::optional<std::string_view> blob;
+};
+
+// The BLOCKINFO block's ID.
+inline constexpr unsigned kBlockInfoBlockId = 0;
 
 class BitstreamCursor {
 public:
@@ -90,6 +103,13 @@ public:
   // be unabbreviated.
   Result<unsigned> skipRecord(unsigned abbrevId);
   Result<BlobRecord> readBlobRecord(unsigned abbrevId);
+  // The same checks, keeping every operand (for reading the IR itself).
+  Result<Record> readRecord(unsigned abbrevId);
+
+  // After advance() returned a SubBlock with kBlockInfoBlockId: read the
+  // BLOCKINFO block, whose abbreviations every block entered afterwards
+  // with enterSubBlock() then starts with (as in LLVM's readers of IR).
+  Status readBlockInfoBlock();
 
 private:
   struct EnclosingBlock {
@@ -110,6 +130,11 @@ private:
   uint64_t nextByte_ = 0;
   uint64_t currentWord_ = 0;
   unsigned bitsInWord_ = 0;
+
+  // Abbreviations BLOCKINFO defines, by block ID, and the ID of the block
+  // advance() found last (the one enterSubBlock() enters).
+  std::vector<std::pair<unsigned, std::vector<Abbreviation>>> blockInfo_;
+  unsigned lastSubBlockId_ = 0;
 
   unsigned codeWidth_ = 2; // abbreviation ID width; 2 at the top level
   std::vector<Abbreviation> abbreviations_;

@@ -6,6 +6,7 @@
 
 #include "archive/ar_archive.h"
 #include "bitcode/bitcode_symbols.h"
+#include "bundler/code_object_uri.h"
 #include "bundler/file_io.h"
 #include "bundler/offload_target.h"
 #include "bundler/operation_support.h"
@@ -87,10 +88,12 @@ Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
 
 Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
   const std::string &archivePath = config.inputFileNames.front();
-  auto opened = InputFile::open(archivePath);
+  auto opened = openInput(archivePath);
   if (!opened)
     return opened.takeError();
-  auto members = readArchive((*opened)->contents(), archivePath);
+  // A thin archive's members are found beside the archive's file, also
+  // when the archive is named by a code object URI.
+  auto members = readArchive((*opened)->contents(), inputFilePath(archivePath));
   if (!members)
     return members.takeError();
   if (config.checkInputArchive)
@@ -176,6 +179,8 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     auto plan = planGnuArchive(archives[i], options);
     if (!plan)
       return plan.takeError();
+    for (const std::string &warning : plan->warnings())
+      report.diagnostics += "warning: " + warning + "\n";
     auto output = transaction.createFile(config.outputFileNames.at(i));
     if (!output)
       return output.takeError();

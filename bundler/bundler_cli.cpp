@@ -96,6 +96,18 @@ CommandLineSyntax bundlerSyntax() {
                   {"Specify the compression level (integer)"},
                   ValueKind::Integer),
   };
+  // Options LLVM 22's tool does not have. Left out of --help and of "Did
+  // you mean" suggestions, which must stay LLVM's; the README documents
+  // them.
+  OptionSpec outputDir =
+      valueOption("output-dir", OptionShape::Value, "folder",
+                  {"With -unbundle: write every entry into this folder."});
+  outputDir.visibility = OptionVisibility::ReallyHidden;
+  OptionSpec format = valueOption("format", OptionShape::Value, "text|json",
+                                  {"With -list: the listing's format."});
+  format.visibility = OptionVisibility::ReallyHidden;
+  syntax.options.push_back(outputDir);
+  syntax.options.push_back(format);
   return syntax;
 }
 
@@ -374,6 +386,41 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   config.inputFileNames = inputs;
   config.outputFileNames = outputs;
 
+  // The options of our own come with command lines LLVM's tool refuses, so
+  // checking them first changes nothing LLVM accepts.
+  if (auto format = parsed.last("format")) {
+    if (*format != "text" && *format != "json")
+      return report.fail("invalid -format value '" + *format +
+                         "': expected text or json");
+    if (!list)
+      return report.fail("-format is only valid with -list");
+    config.listAsJson = *format == "json";
+  }
+  if (auto folder = parsed.last("output-dir")) {
+    if (folder->empty())
+      return report.fail("-output-dir needs a folder name");
+    if (!unbundle || list)
+      return report.fail("-output-dir is only valid with -unbundle");
+    if (config.checkInputArchive)
+      return report.fail(
+          "-check-input-archive cannot be used with -output-dir");
+    if (!outputs.empty())
+      return report.fail("-output-dir and -output cannot be used together");
+    if (!targets.empty())
+      return report.fail("-targets option is invalid with -output-dir, which "
+                         "extracts every entry");
+    if (inputs.size() != 1)
+      return report.fail("only one input file supported in unbundling mode");
+    config.outputDirectory = *folder;
+    OperationReport printed;
+    Status done = unbundleAllToDirectory(config, printed);
+    report.print(printed.standardOutput);
+    report.printDiagnostics(printed.diagnostics);
+    if (!done.ok())
+      return report.fail(done.error().message);
+    return report.finish(0);
+  }
+
   if (list) {
     if (unbundle)
       return report.fail("-unbundle and -list cannot be used together");
@@ -384,7 +431,8 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
     if (!targets.empty())
       return report.fail("-targets option is invalid for -list");
     OperationReport printed;
-    Status listed = listBundleIds(config, printed);
+    Status listed = config.listAsJson ? listBundlesAsJson(config, printed)
+                                      : listBundleIds(config, printed);
     report.print(printed.standardOutput);
     report.printDiagnostics(printed.diagnostics);
     if (!listed.ok())

@@ -144,7 +144,8 @@ public:
   LlvmStyleWalker(const CommandLineSyntax &syntax, const std::string &argv0,
                   ParsedCommandLine &result)
       : specs_(allSpecs(syntax)), argv0_(argv0),
-        program_(programBaseName(argv0)), result_(result) {
+        program_(programBaseName(argv0)), result_(result),
+        acceptsPositionals_(syntax.maxPositionals > 0) {
     for (const OptionSpec &spec : specs_)
       byName_.insertOrAssign(spec.name, &spec);
   }
@@ -183,6 +184,10 @@ private:
   void step(const std::string &token, std::vector<std::string> &rest,
             std::vector<po::option> &options) {
     if (token.size() < 2 || token[0] != '-' || afterDashDash_) {
+      if (acceptsPositionals_) {
+        result_.positionals.push_back(token);
+        return;
+      }
       unknown(token, false);
       return;
     }
@@ -198,10 +203,20 @@ private:
       value = body.substr(equals + 1);
     const OptionSpec *const *found = byName_.find(name);
     if (found == nullptr) {
+      // LLVM reads "-ofile" as a group of one-letter options, and a letter
+      // that takes a value may not be part of a group.
+      if (const OptionSpec *const *letter = byName_.find(body.substr(0, 1));
+          letter != nullptr && (*letter)->name.size() == 1 &&
+          (*letter)->shape != OptionShape::Flag)
+        optionError(**letter, "may not occur within a group!");
       unknown(token, true);
       return;
     }
     const OptionSpec &spec = **found;
+    if (!spec.allowsValue && value) {
+      optionError(spec, "does not allow a value! '" + *value + "' specified.");
+      return;
+    }
 
     if (spec.shape == OptionShape::Flag) {
       std::optional<bool> enabled = parseFlagValue(value.value_or(""));
@@ -276,13 +291,15 @@ private:
   std::string argv0_;
   std::string program_;
   ParsedCommandLine &result_;
+  bool acceptsPositionals_;
   bool afterDashDash_ = false;
 };
 
 std::string optionColumn(const OptionSpec &spec) {
   std::string column = "  " + printedName(spec.name);
+  // LLVM shows a one-letter option's value after a space ("-o <file>").
   if (spec.shape != OptionShape::Flag)
-    column += "=<" + spec.valueName + ">";
+    column += (spec.name.size() == 1 ? " <" : "=<") + spec.valueName + ">";
   return column;
 }
 
@@ -345,6 +362,9 @@ std::vector<OptionSpec> genericOptionSpecs() {
     spec.help = {std::move(help)};
     spec.visibility = visibility;
     spec.generic = true;
+    // The help and version options take no value; the print-options ones
+    // are ordinary flags.
+    spec.allowsValue = spec.name.rfind("print-", 0) == 0;
     return spec;
   };
   return {
@@ -393,6 +413,15 @@ ParsedCommandLine parseCommandLine(const std::vector<std::string> &argv,
 
   if (result.earlyExit != EarlyExit::None)
     return result;
+  if (syntax.maxPositionals > 0 &&
+      result.positionals.size() > syntax.maxPositionals) {
+    result.diagnostics.push_back(programBaseName(argv0) +
+                                 ": Too many positional arguments specified!");
+    result.diagnostics.push_back(
+        "Can specify at most " + std::to_string(syntax.maxPositionals) +
+        " positional arguments: See: " + argv0 + " --help");
+    result.failed = true;
+  }
   for (const std::string &required : syntax.requiredOptions) {
     if (!result.specified(required)) {
       result.diagnostics.push_back(programBaseName(argv0) + ": for the " +
@@ -426,7 +455,10 @@ std::string formatHelp(const CommandLineSyntax &syntax,
       width = std::max(width, optionColumn(*spec).size());
 
   std::string text = "OVERVIEW: " + syntax.overview + "\n";
-  text += "USAGE: " + programName + " [options]\n\nOPTIONS:\n";
+  text += "USAGE: " + programName + " [options]";
+  if (!syntax.positionalHelp.empty())
+    text += " " + syntax.positionalHelp;
+  text += "\n\nOPTIONS:\n";
   if (!categorized) {
     appendOptionLines(text, toolShown, width);
     return text;

@@ -37,6 +37,8 @@ struct OptionSpec {
   OptionVisibility visibility = OptionVisibility::Visible;
   // Listed under "Generic Options" in categorised help.
   bool generic = false;
+  // LLVM's --help and --version take no value ("--help=1" is an error).
+  bool allowsValue = true;
 };
 
 enum class EarlyExit {
@@ -54,6 +56,9 @@ struct ParsedCommandLine {
   std::vector<std::string> diagnostics;
   bool failed = false;
   EarlyExit earlyExit = EarlyExit::None;
+  // Arguments that are not options ("-" included, and all after "--"), for
+  // tools that take positional arguments.
+  std::vector<std::string> positionals;
 
   bool specified(const std::string &name) const;
   std::vector<std::string> all(const std::string &name) const;
@@ -66,6 +71,10 @@ struct CommandLineSyntax {
   std::vector<std::string> requiredOptions;
   std::string overview;
   std::string toolCategory; // heading of the tool's options in --help
+  // Positional arguments the tool accepts (0: every non-option argument is
+  // an unknown argument), and their description on the USAGE line.
+  size_t maxPositionals = 0;
+  std::string positionalHelp;
 };
 
 // The options every LLVM tool has (help, help-list, version, ...).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct BundlerConfig {
   // Compressed bundles: zstd at this level, in this format version (2 or 3).
   int compressionLevel = 3;
   uint16_t compressedBundleVersion = 3;
+
+  // -list -format=json: a machine-readable description of every bundle.
+  bool listAsJson = false;
+  // -unbundle -output-dir=<folder>: every entry of every bundle into this
+  // folder instead of chosen targets into -output files.
+  std::optional<std::string> outputDirectory;
 
   // Index of the host target in targetNames, if any.
   static constexpr unsigned kNoHost = ~0u;

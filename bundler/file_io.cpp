@@ -69,7 +69,8 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
       if (map == MAP_FAILED)
         return fileError(path, errnoMessage(errno));
       input->data_ = map;
-      input->mapped_ = true;
+      input->mapBase_ = map;
+      input->mapSize_ = input->size_;
     }
     return input;
   }
@@ -118,10 +119,30 @@ std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
   return input;
 }
 
+std::unique_ptr<InputFile> InputFile::slice(const InputFile &parent,
+                                            uint64_t offset, uint64_t size) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = parent.path_;
+  input->data_ = parent.contents().data() + offset;
+  input->size_ = size;
+  input->fd_ = parent.fd_;
+  input->ownsFd_ = false;
+  input->fileOffset_ = parent.fileOffset_ + offset;
+  return input;
+}
+
+void InputFile::narrow(uint64_t offset, uint64_t size,
+                       std::string displayPath) {
+  data_ = static_cast<const char *>(data_) + offset;
+  size_ = size;
+  fileOffset_ += offset;
+  path_ = std::move(displayPath);
+}
+
 InputFile::~InputFile() {
-  if (mapped_)
-    ::munmap(const_cast<void *>(data_), size_);
-  if (fd_ >= 0)
+  if (mapBase_ != nullptr)
+    ::munmap(const_cast<void *>(mapBase_), mapSize_);
+  if (fd_ >= 0 && ownsFd_)
     ::close(fd_);
 }
 
@@ -205,8 +226,9 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
     memoryBytes_.resize(start + length);
     uint64_t done = 0;
     while (done < length) {
-      ssize_t n = ::pread(input.fd(), &memoryBytes_[start + done],
-                          length - done, static_cast<off_t>(offset + done));
+      ssize_t n =
+          ::pread(input.fd(), &memoryBytes_[start + done], length - done,
+                  static_cast<off_t>(input.fileOffset() + offset + done));
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0) {
@@ -225,7 +247,7 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   if (Status status = flush(); !status.ok())
     return status;
   written_ += length;
-  loff_t inOffset = static_cast<loff_t>(offset);
+  loff_t inOffset = static_cast<loff_t>(input.fileOffset() + offset);
   uint64_t remaining = length;
   while (remaining > 0) {
     ssize_t n =
@@ -350,21 +372,27 @@ Status runCopies(const InputFile &input,
   return Status::success();
 }
 
+Status OutputTransaction::finish(OutputFile &output) {
+  if (output.inMemory_ || output.fd_ < 0)
+    return Status::success();
+  if (Status status = output.flush(); !status.ok())
+    return status;
+  // Padding may have been skipped over rather than written (see
+  // writeZeros); setting the length materialises it as a hole.
+  if (!output.tempPath_.empty() &&
+      ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  int fd = output.fd_;
+  output.fd_ = -1;
+  if (::close(fd) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  return Status::success();
+}
+
 Status OutputTransaction::commit() {
-  for (auto &output : outputs_) {
-    if (output->inMemory_ || output->fd_ < 0)
-      continue;
-    if (Status status = output->flush(); !status.ok())
+  for (auto &output : outputs_)
+    if (Status status = finish(*output); !status.ok())
       return status;
-    // Padding may have been skipped over rather than written (see
-    // writeZeros); setting the length materialises it as a hole.
-    if (!output->tempPath_.empty() &&
-        ::ftruncate(output->fd_, static_cast<off_t>(output->written_)) != 0)
-      return fileError(output->path_, errnoMessage(errno));
-    if (::close(output->fd_) != 0)
-      return fileError(output->path_, errnoMessage(errno));
-    output->fd_ = -1;
-  }
 
   // Renames cannot happen all at once. An existing destination is therefore
   // swapped with its temporary (RENAME_EXCHANGE), which keeps the old bytes

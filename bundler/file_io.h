@@ -25,6 +25,12 @@ public:
   // they came from.
   static std::unique_ptr<InputFile> fromMemory(const std::string &path,
                                                std::string bytes);
+  // A view of bytes [offset, offset + size) of `parent` (which must outlive
+  // it) as a file of its own: a bundle found inside an executable, say.
+  // Copies from it still go straight from the parent's file. Requires the
+  // range to lie within the parent.
+  static std::unique_ptr<InputFile> slice(const InputFile &parent,
+                                          uint64_t offset, uint64_t size);
   ~InputFile();
   InputFile(const InputFile &) = delete;
   InputFile &operator=(const InputFile &) = delete;
@@ -38,14 +44,26 @@ public:
   // A descriptor positioned anywhere, usable with pread/copy_file_range; -1
   // when the contents live only in memory.
   int fd() const { return fd_; }
+  // Where contents() starts in the file fd() reads: 0 unless this input is
+  // a range of a larger file (a code object URI, a slice).
+  uint64_t fileOffset() const { return fileOffset_; }
+  // Narrows the input to bytes [offset, offset + size) of what it holds now,
+  // under a new name for messages. Requires the range to lie within it.
+  void narrow(uint64_t offset, uint64_t size, std::string displayPath);
 
 private:
   InputFile() = default;
   std::string path_;
   int fd_ = -1;
+  // Slices share their parent's descriptor: an archive of thousands of
+  // members must not need a descriptor per member.
+  bool ownsFd_ = true;
   const void *data_ = nullptr;
   uint64_t size_ = 0;
-  bool mapped_ = false;
+  uint64_t fileOffset_ = 0;
+  // The whole mapping, which narrowing leaves in place until destruction.
+  const void *mapBase_ = nullptr;
+  uint64_t mapSize_ = 0;
   std::string buffer_; // contents of non-regular inputs
 };
 
@@ -103,6 +121,11 @@ public:
   // An output that only collects bytes in memory, for a later step (the
   // uncompressed bundle that -compress compresses).
   OutputFile *createInMemory();
+  // Ends writing one output before commit: its bytes are flushed and its
+  // descriptor closed, so that a transaction of thousands of outputs holds
+  // only the descriptors of those still being written. Nothing more may be
+  // written to it.
+  Status finish(OutputFile &output);
   // Renames every temporary into place, in creation order.
   Status commit();
 

@@ -6,6 +6,8 @@
 #include <set>
 #include <vector>
 
+#include "bundler/bundle_discovery.h"
+#include "bundler/code_object_uri.h"
 #include "bundler/file_io.h"
 #include "bundler/memory_limit.h"
 #include "bundler/offload_target.h"
@@ -26,17 +28,17 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 // The bundles an input holds: the input itself, or, for compressed input,
 // each compressed bundle laid end to end in it, decompressed.
+// The input must outlive the result, which may view it.
 Result<std::vector<std::unique_ptr<InputFile>>>
-decodeInput(std::unique_ptr<InputFile> input, bool verbose,
-            OperationReport &report) {
+decodeInput(const InputFile &input, bool verbose, OperationReport &report) {
   std::vector<std::unique_ptr<InputFile>> bundles;
-  std::string_view contents = input->contents();
+  std::string_view contents = input.contents();
   // LLVM takes anything shorter than the common header as uncompressed.
   if (contents.size() < kCompressedBundleCommonHeaderSize ||
       !hasCompressedBundleMagic(contents)) {
     if (verbose && contents.size() >= kCompressedBundleCommonHeaderSize)
       report.diagnostics += "Uncompressed bundle.\n";
-    bundles.push_back(std::move(input));
+    bundles.push_back(InputFile::slice(input, 0, input.size()));
     return bundles;
   }
   auto failed = [](const Error &error) {
@@ -73,7 +75,7 @@ decodeInput(std::unique_ptr<InputFile> input, bool verbose,
           decompressed->compressedExtent - decompressed->header.headerSize,
           secondsSince(start), decompressed->header.hash);
     bundles.push_back(
-        InputFile::fromMemory(input->path(), std::move(decompressed->bytes)));
+        InputFile::fromMemory(input.path(), std::move(decompressed->bytes)));
   }
   return bundles;
 }
@@ -116,7 +118,7 @@ private:
 Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   std::vector<std::unique_ptr<InputFile>> inputs;
   for (const std::string &name : config.inputFileNames) {
-    auto input = InputFile::open(name);
+    auto input = openInput(name);
     if (!input)
       return input.takeError();
     inputs.push_back(std::move(*input));
@@ -196,10 +198,11 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
 }
 
 Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
-  auto opened = InputFile::open(config.inputFileNames.front());
+  auto opened = openInput(config.inputFileNames.front());
   if (!opened)
     return opened.takeError();
-  auto decoded = decodeInput(std::move(*opened), config.verbose, report);
+  const InputFile &input = **opened;
+  auto decoded = decodeInput(input, config.verbose, report);
   if (!decoded)
     return decoded.takeError();
   std::vector<std::unique_ptr<InputFile>> &bundles = *decoded;
@@ -225,19 +228,17 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
       rewrites;
   bool foundHostBundle = false;
-  // Several compressed bundles may lie end to end; each requested target is
-  // looked for in one bundle after another.
-  for (const auto &bundle : bundles) {
-    auto reader = openReader(*choice, bundle->contents(), bundle->path(),
-                             config, report.diagnostics);
-    if (!reader)
-      return reader.takeError();
+  size_t entriesSeen = 0;
+  // Several bundles may lie end to end; each requested target is looked for
+  // in one bundle after another.
+  auto walk = [&](const InputFile &bundle, BundleReader &reader) -> Status {
     while (!worklist.empty()) {
-      auto next = (*reader)->nextEntry();
+      auto next = reader.nextEntry();
       if (!next)
         return next.takeError();
       if (!*next)
         break;
+      ++entriesSeen;
       std::string_view entryId = **next;
       if (!isWellFormedBundleId(entryId))
         return makeError("invalid bundle id read from the bundle");
@@ -258,17 +259,49 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
           transaction.create(config.outputFileNames.at(match->second));
       if (!output)
         return output.takeError();
-      auto payload = (*reader)->readEntry();
+      auto payload = reader.readEntry();
       if (!payload)
         return payload.takeError();
       if (payload->rewrittenObject)
         rewrites.emplace_back(*output, payload->rewrittenObject);
       else
-        copies.push_back(
-            {bundle.get(), {*output, payload->offset, payload->size}});
+        copies.push_back({&bundle, {*output, payload->offset, payload->size}});
       worklist.erase(std::string(match->first));
       if (codeObject.hasHostKind())
         foundHostBundle = true;
+    }
+    return Status::success();
+  };
+  for (const auto &bundle : bundles) {
+    auto reader = openReader(*choice, bundle->contents(), bundle->path(),
+                             config, report.diagnostics);
+    if (!reader)
+      return reader.takeError();
+    if (Status status = walk(*bundle, **reader); !status.ok())
+      return status;
+  }
+
+  // A file with no bundle of its own, where LLVM's tool gives up ("Can't
+  // find bundles"): an executable, shared library, object or archive may
+  // hold bundles in .hip_fatbin or .llvm.offloading sections, which are then
+  // unbundled as if the sections were the input. With
+  // -allow-missing-bundles LLVM succeeds (the whole file is the host
+  // output), and so does this tool, in the same way.
+  Discovery embedded;
+  if (entriesSeen == 0 && !config.allowMissingBundles &&
+      holdsEmbeddedBundles(input.contents())) {
+    auto discovery =
+        discoverBundles(input, config, DiscoveryMode::Lenient, report);
+    if (!discovery)
+      return discovery.takeError();
+    embedded = std::move(*discovery);
+    for (const DiscoveredBundle &bundle : embedded.bundles) {
+      auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/false,
+                                         report.diagnostics);
+      if (!reader)
+        return reader.takeError();
+      if (Status status = walk(*bundle.data, **reader); !status.ok())
+        return status;
     }
   }
 
@@ -307,12 +340,17 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
 
   // Copies from each bundle run together; one output may take pieces from
   // several bundles only in the host case above, where they run in order.
-  for (const auto &bundle : bundles) {
+  std::vector<const InputFile *> sources;
+  for (const auto &bundle : bundles)
+    sources.push_back(bundle.get());
+  for (const DiscoveredBundle &bundle : embedded.bundles)
+    sources.push_back(bundle.data.get());
+  for (const InputFile *source : sources) {
     std::vector<PendingCopy> fromThisBundle;
-    for (const auto &[source, copy] : copies)
-      if (source == bundle.get())
+    for (const auto &[from, copy] : copies)
+      if (from == source)
         fromThisBundle.push_back(copy);
-    if (Status status = runCopies(*bundle, fromThisBundle); !status.ok())
+    if (Status status = runCopies(*source, fromThisBundle); !status.ok())
       return status;
   }
   for (const auto &[output, plan] : rewrites)
@@ -383,43 +421,76 @@ Result<bool> listCompressedHeaders(const InputFile &input,
   return true;
 }
 
+namespace {
+
+// Prints the entry IDs of one reader, in the order it visits them.
+Status printEntryIds(BundleReader &reader, OperationReport &report,
+                     size_t &printed) {
+  for (;;) {
+    auto next = reader.nextEntry();
+    if (!next)
+      return next.takeError();
+    if (!*next)
+      break;
+    report.standardOutput += **next;
+    report.standardOutput += '\n';
+    ++printed;
+    if (Status status = reader.skipEntry(); !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
+} // namespace
+
 Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
-  auto opened = InputFile::open(config.inputFileNames.front());
+  auto opened = openInput(config.inputFileNames.front());
   if (!opened)
     return opened.takeError();
+  const InputFile &input = **opened;
   auto listChoice = containerForType(config.filesType);
   // Binary bundles inside compressed ones are listed from their headers;
   // -verbose needs the whole bundle decompressed, for its hash report.
   if (listChoice && listChoice->kind != ContainerKind::Text &&
       !config.verbose) {
-    auto listed = listCompressedHeaders(**opened, report);
+    auto listed = listCompressedHeaders(input, report);
     if (!listed)
       return listed.takeError();
     if (*listed)
       return Status::success();
   }
-  auto decoded = decodeInput(std::move(*opened), config.verbose, report);
+  auto decoded = decodeInput(input, config.verbose, report);
   if (!decoded)
     return decoded.takeError();
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
+  size_t printed = 0;
   for (const auto &bundle : *decoded) {
     auto reader = openReader(*choice, bundle->contents(), bundle->path(),
                              config, report.diagnostics);
     if (!reader)
       return reader.takeError();
-    for (;;) {
-      auto next = (*reader)->nextEntry();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      report.standardOutput += **next;
-      report.standardOutput += '\n';
-      if (Status status = (*reader)->skipEntry(); !status.ok())
-        return status;
-    }
+    if (Status status = printEntryIds(**reader, report, printed); !status.ok())
+      return status;
+  }
+  // LLVM's tool lists nothing for an executable, shared library, object or
+  // archive without bundles of its own; their .hip_fatbin and
+  // .llvm.offloading sections (and their members') are listed instead, each
+  // bundle as -list of that bundle alone would list it.
+  if (printed != 0 || !holdsEmbeddedBundles(input.contents()))
+    return Status::success();
+  auto discovery =
+      discoverBundles(input, config, DiscoveryMode::Lenient, report);
+  if (!discovery)
+    return discovery.takeError();
+  for (const DiscoveredBundle &bundle : discovery->bundles) {
+    auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/false,
+                                       report.diagnostics);
+    if (!reader)
+      return reader.takeError();
+    if (Status status = printEntryIds(**reader, report, printed); !status.ok())
+      return status;
   }
   return Status::success();
 }

@@ -30,4 +30,14 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report);
 // Prints one line per entry ID of the single input.
 Status listBundleIds(const BundlerConfig &config, OperationReport &report);
 
+// -list -format=json: prints a JSON description of every bundle of the
+// single input, wherever it sits (bundler/json_listing.cpp).
+Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report);
+
+// -unbundle -output-dir: writes every entry of every bundle of the single
+// input into config.outputDirectory and prints the path of each file
+// written (bundler/extract_all.cpp).
+Status unbundleAllToDirectory(const BundlerConfig &config,
+                              OperationReport &report);
+
 } // namespace offbundle

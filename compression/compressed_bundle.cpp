@@ -491,6 +491,12 @@ splitConcatenatedCompressedBundles(std::string_view bytes) {
   std::vector<CompressedBundleSpan> spans;
   size_t offset = 0;
   while (offset < bytes.size()) {
+    // Zero bytes after a bundle are alignment padding, as a linker leaves
+    // between the bundles of a .hip_fatbin section.
+    if (offset > 0 && bytes[offset] == '\0') {
+      offset = std::min(bytes.find_first_not_of('\0', offset), bytes.size());
+      continue;
+    }
     std::string_view rest = bytes.substr(offset);
     // Messages about later bundles say where they are; those about the first
     // stay LLVM's own words.

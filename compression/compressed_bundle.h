@@ -150,9 +150,11 @@ struct CompressedBundleSpan {
 };
 
 // The compressed bundles laid end to end in `bytes`, each bundle's extent
-// taken from its header (a version 1 bundle can only be the last one). Data
-// that does not start with "CCOB" where a bundle should start is refused.
-// Empty input gives an empty list.
+// taken from its header (a version 1 bundle can only be the last one). Zero
+// bytes after a bundle are skipped as padding (a linker pads the bundles of
+// a .hip_fatbin section to their alignment); other data that does not start
+// with "CCOB" where a bundle should start is refused. Empty input gives an
+// empty list.
 Result<std::vector<CompressedBundleSpan>>
 splitConcatenatedCompressedBundles(std::string_view bytes);
 

@@ -1,5 +1,6 @@
 #include "formats/binary_bundle.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -59,6 +60,17 @@ BinaryBundleReader::open(std::string_view contents) {
 
 Result<std::unique_ptr<BinaryBundleReader>>
 BinaryBundleReader::openHeader(std::string_view contents, uint64_t totalSize) {
+  return read(contents, totalSize, /*fileOrder=*/false);
+}
+
+Result<std::unique_ptr<BinaryBundleReader>>
+BinaryBundleReader::openInFileOrder(std::string_view contents) {
+  return read(contents, contents.size(), /*fileOrder=*/true);
+}
+
+Result<std::unique_ptr<BinaryBundleReader>>
+BinaryBundleReader::read(std::string_view contents, uint64_t totalSize,
+                         bool fileOrder) {
   auto reader = std::unique_ptr<BinaryBundleReader>(new BinaryBundleReader());
   if (!hasBinaryBundleMagic(contents))
     return reader;
@@ -78,6 +90,8 @@ BinaryBundleReader::openHeader(std::string_view contents, uint64_t totalSize) {
     return malformed("entry count " + std::to_string(count) +
                      " does not fit in a file of " + std::to_string(available) +
                      " bytes");
+  if (fileOrder)
+    reader->records_.reserve(count);
   for (uint64_t index = 0; index < count; ++index) {
     if (available - pos < kEntryFixedSize)
       return malformed("entry " + std::to_string(index + 1) + " is cut off");
@@ -95,9 +109,15 @@ BinaryBundleReader::openHeader(std::string_view contents, uint64_t totalSize) {
                        std::to_string(offset) + ", size " +
                        std::to_string(size) + ") lies outside the file of " +
                        std::to_string(fileSize) + " bytes");
-    reader->entries_.insertOrAssign(id, ByteRange{offset, size});
+    if (fileOrder) {
+      reader->records_.push_back(ByteRange{offset, size});
+      reader->visitOrder_.emplace_back(id, &reader->records_.back());
+    } else {
+      reader->entries_.insertOrAssign(id, ByteRange{offset, size});
+    }
   }
-  reader->visitOrder_ = reader->entries_.entries();
+  if (!fileOrder)
+    reader->visitOrder_ = reader->entries_.entries();
   return reader;
 }
 
@@ -121,6 +141,17 @@ std::vector<std::string_view> BinaryBundleReader::entryIds() const {
   for (const auto &entry : visitOrder_)
     ids.push_back(entry.first);
   return ids;
+}
+
+Result<uint64_t> binaryBundleExtent(std::string_view bytes) {
+  auto reader = BinaryBundleReader::openInFileOrder(bytes);
+  if (!reader)
+    return reader.takeError();
+  auto headerSize = binaryBundleHeaderSize(bytes);
+  uint64_t extent = headerSize.value_or(bytes.size());
+  for (const auto &[id, range] : (*reader)->visitOrder_)
+    extent = std::max(extent, range->offset + range->size);
+  return extent;
 }
 
 Status writeBinaryBundle(OutputFile &output,

@@ -44,6 +44,11 @@ public:
   // without decompressing its payloads.
   static Result<std::unique_ptr<BinaryBundleReader>>
   openHeader(std::string_view prefix, uint64_t totalSize);
+  // A reader that visits every record of the header in file order, repeated
+  // IDs included, for listings that describe the whole bundle (-format=json,
+  // -output-dir) rather than what LLVM's StringMap keeps.
+  static Result<std::unique_ptr<BinaryBundleReader>>
+  openInFileOrder(std::string_view contents);
 
   Result<std::optional<std::string_view>> nextEntry() override;
   Result<EntryPayload> readEntry() override;
@@ -53,10 +58,22 @@ public:
   std::vector<std::string_view> entryIds() const;
 
 private:
+  friend Result<uint64_t> binaryBundleExtent(std::string_view bytes);
+  static Result<std::unique_ptr<BinaryBundleReader>>
+  read(std::string_view prefix, uint64_t totalSize, bool fileOrder);
+
   LlvmOrderedStringMap<ByteRange> entries_;
+  // Every record in file order (openInFileOrder only).
+  std::vector<ByteRange> records_;
   std::vector<std::pair<std::string_view, ByteRange *>> visitOrder_;
   size_t next_ = 0;
 };
+
+// How many bytes the binary bundle at the start of `bytes` spans: its header
+// and the furthest end of a payload. The bundle may be followed by other
+// data (the next bundle in a .hip_fatbin section); every entry must lie
+// within `bytes`.
+Result<uint64_t> binaryBundleExtent(std::string_view bytes);
 
 Status writeBinaryBundle(OutputFile &output,
                          const std::vector<EntryToWrite> &entries,

@@ -28,6 +28,10 @@ public:
   Result<EntryPayload> readEntry() override;
   Status skipEntry() override { return Status::success(); }
 
+  // The section of the entry the last nextEntry() moved to: its raw range,
+  // for listings (readEntry gives the host entry as a rewritten object).
+  const ElfSection &currentSection() const { return *current_; }
+
 private:
   FatObjectReader(ElfObject object) : object_(std::move(object)) {}
   ElfObject object_;

@@ -187,6 +187,7 @@ class Suite:
                           "-targets=hip-amdgcn-amd-amdhsa--gfx906:xnack+",
                           "-output=c.a", "-allow-missing-bundles"] + extra,
                          ["c.a"])
+        self.compare_unreadable_bitcode()
         # Not an archive, an empty archive, a missing one.
         with open(os.path.join(self.folder, "empty.a"), "wb") as handle:
             handle.write(b"!<arch>\n")
@@ -195,6 +196,36 @@ class Suite:
                          ["-unbundle", "-type=a", f"-input={archive}",
                           "-targets=hip-amdgcn-amd-amdhsa--gfx906",
                           "-output=e.a", "-allow-missing-bundles"], ["e.a"])
+
+    def compare_unreadable_bitcode(self):
+        """Device bitcode LLVM's reader refuses: LLVM's archive writer warns,
+        keeps the member unindexed and goes on."""
+        with open(os.path.join(self.folder, "lib0.gfx906"), "rb") as handle:
+            bitcode = handle.read()
+        damaged = {
+            "signature": b"BC\xc0\xde\x35\x14\x00\x00garbage!",
+            "not-four": bitcode + b"\n",
+            "truncated": bitcode[:len(bitcode) // 2 & ~3],
+            "bad-magic": b"BC\xc0\xdf" + bitcode[4:],
+        }
+        good = "lib2.o"  # bitcode for gfx906 as well: indexed symbols
+        for name, payload in damaged.items():
+            device = os.path.join(self.folder, f"bad-{name}.dev")
+            with open(device, "wb") as handle:
+                handle.write(payload)
+            self.sh(self.reference, "-type=o",
+                    f"-targets={HOST},hip-amdgcn-amd-amdhsa--{GPUS[0]}",
+                    "-input=lib0.host.o", f"-input=bad-{name}.dev",
+                    f"-output=bad-{name}.o")
+            for members in ([f"bad-{name}.o"], [f"bad-{name}.o", good]):
+                archive = f"bad-{name}-{len(members)}.a"
+                self.sh("ar", "rc", archive, *members)
+                self.compare(f"unreadable bitcode {archive}",
+                             ["-unbundle", "-type=a", f"-input={archive}",
+                              f"-targets=hip-amdgcn-amd-amdhsa--{GPUS[0]},"
+                              f"hip-amdgcn-amd-amdhsa--{GPUS[1]}",
+                              "-output=u0.a", "-output=u1.a",
+                              "-allow-missing-bundles"], ["u0.a", "u1.a"])
 
 
 def main():

@@ -610,8 +610,11 @@ std::vector<WriteCase> writeCases() {
 }
 
 // The bitcode member's symbols, as the bitcode module would list them.
-Result<std::vector<std::string>> committedBitcodeSymbols(std::string_view) {
-  return lines(readFile(dataDirectory() / "symbols-device-gfx906.bc.txt"));
+Result<BitcodeArchiveSymbols> committedBitcodeSymbols(std::string_view) {
+  BitcodeArchiveSymbols symbols;
+  symbols.names =
+      lines(readFile(dataDirectory() / "symbols-device-gfx906.bc.txt"));
+  return symbols;
 }
 
 class WriteCommittedArchive : public testing::TestWithParam<WriteCase> {};
@@ -724,12 +727,27 @@ TEST(WriteArchive, MemberErrorsNameTheMember) {
 
   ArchiveWriteOptions options;
   options.bitcodeSymbols =
-      [](std::string_view) -> Result<std::vector<std::string>> {
+      [](std::string_view) -> Result<BitcodeArchiveSymbols> {
     return makeError("malformed block");
   };
   written = writeGnuArchive({{"device.bc", bitcode}}, options);
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message, "'device.bc': malformed block");
+
+  // Bitcode LLVM's reader refuses is kept as a plain member with a warning,
+  // and (as the only member) leaves the archive without a symbol table.
+  options.bitcodeSymbols =
+      [](std::string_view) -> Result<BitcodeArchiveSymbols> {
+    BitcodeArchiveSymbols unreadable;
+    unreadable.unreadableReason = "Invalid bitcode signature";
+    return unreadable;
+  };
+  Result<ArchiveWritePlan> plan =
+      planGnuArchive({{"device.bc", bitcode}}, options);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->warnings(),
+            std::vector<std::string>{"'device.bc': Invalid bitcode signature"});
+  EXPECT_EQ(plan->render().substr(8, 10), "device.bc/");
 
   // A COFF object for x86-64: LLVM would list its symbols; refused here.
   written = writeGnuArchive({{"w.obj", std::string("d\x86\x01\x00", 4)}});

@@ -58,11 +58,21 @@ std::vector<std::string> committedFiles() {
   return bitcodeFiles(dataDirectory());
 }
 
+// The names, "unreadable: <LLVM's warning>" for bitcode LLVM's reader
+// refuses, or "error: <message>".
+std::vector<std::string> namesOrError(std::string_view bitcode) {
+  Result<BitcodeArchiveSymbols> symbols = bitcodeArchiveSymbols(bitcode);
+  if (!symbols)
+    return {"error: " + symbols.error().message};
+  if (symbols->unreadableReason)
+    return {"unreadable: " + *symbols->unreadableReason};
+  return symbols->names;
+}
+
 void expectSymbolsOfFile(const fs::path &path) {
-  Result<std::vector<std::string>> symbols =
-      bitcodeArchiveSymbols(readFile(path));
-  ASSERT_TRUE(symbols.ok()) << path << ": " << symbols.error().message;
-  EXPECT_EQ(*symbols, lines(readFile(path.string() + ".symbols"))) << path;
+  EXPECT_EQ(namesOrError(readFile(path)),
+            lines(readFile(path.string() + ".symbols")))
+      << path;
 }
 
 class CommittedBitcode : public testing::TestWithParam<std::string> {};
@@ -172,8 +182,7 @@ TEST(IrSymbolTable, ConcatenationLeavesNothingToRead) {
   // llvm-cat -b writes no symbol table; LLVM rebuilds one from the IR (the
   // .symbols file records its answer), which cannot be done here.
   const fs::path path = dataDirectory() / "concatenated.bc";
-  Result<std::vector<std::string>> symbols =
-      bitcodeArchiveSymbols(readFile(path));
+  Result<BitcodeArchiveSymbols> symbols = bitcodeArchiveSymbols(readFile(path));
   ASSERT_FALSE(symbols.ok());
   EXPECT_NE(symbols.error().message.find("without a symbol table"),
             std::string::npos)
@@ -200,44 +209,41 @@ TEST(BitcodeWrapper, IsSkipped) {
   const std::string bitcode = readFile(path);
   const std::vector<std::string> expected =
       lines(readFile(path.string() + ".symbols"));
-  Result<std::vector<std::string>> symbols = bitcodeArchiveSymbols(
-      wrapped(bitcode, uint32_t(bitcode.size()), /*trailingBytes=*/12));
-  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
-  EXPECT_EQ(*symbols, expected);
+  EXPECT_EQ(namesOrError(wrapped(bitcode, uint32_t(bitcode.size()),
+                                 /*trailingBytes=*/12)),
+            expected);
 }
 
 TEST(BitcodeWrapper, SizeBeyondTheFileIsRefused) {
   const std::string bitcode = readFile(dataDirectory() / "globals.x86_64.bc");
-  Result<std::vector<std::string>> symbols = bitcodeArchiveSymbols(
-      wrapped(bitcode, uint32_t(bitcode.size() + 4), /*trailingBytes=*/0));
-  ASSERT_FALSE(symbols.ok());
-  EXPECT_EQ(symbols.error().message, "Invalid bitcode wrapper header");
+  EXPECT_EQ(
+      namesOrError(wrapped(bitcode, uint32_t(bitcode.size() + 4),
+                           /*trailingBytes=*/0)),
+      std::vector<std::string>{"unreadable: Invalid bitcode wrapper header"});
 }
 
 TEST(BitcodeInput, SizeMustBeAMultipleOfFour) {
   const std::string bitcode = readFile(dataDirectory() / "globals.x86_64.bc");
-  Result<std::vector<std::string>> symbols =
-      bitcodeArchiveSymbols(bitcode + "\n");
-  ASSERT_FALSE(symbols.ok());
-  EXPECT_EQ(symbols.error().message, "Invalid bitcode signature");
+  EXPECT_EQ(namesOrError(bitcode + "\n"),
+            std::vector<std::string>{"unreadable: Invalid bitcode signature"});
 }
 
 TEST(BitcodeInput, WrongMagicIsRefused) {
-  Result<std::vector<std::string>> symbols =
-      bitcodeArchiveSymbols(std::string("BC\xC0\xDF", 4));
-  ASSERT_FALSE(symbols.ok());
-  EXPECT_EQ(symbols.error().message, "file doesn't start with bitcode header");
+  EXPECT_EQ(namesOrError(std::string("BC\xC0\xDF", 4)),
+            std::vector<std::string>{
+                "unreadable: file doesn't start with bitcode header"});
 }
 
 TEST(BitcodeInput, TruncatedModuleReportsLlvmsMessage) {
   // clang-offload-bundler warns with this text for such a member.
   const std::string bitcode =
       readFile(dataDirectory() / "device-hip.gfx906.bc");
-  Result<std::vector<std::string>> symbols =
+  Result<BitcodeArchiveSymbols> symbols =
       bitcodeArchiveSymbols(bitcode.substr(0, 2000));
-  ASSERT_FALSE(symbols.ok());
-  EXPECT_EQ(symbols.error().message.rfind("can't skip to bit ", 0), 0u)
-      << symbols.error().message;
+  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+  ASSERT_TRUE(symbols->unreadableReason.has_value());
+  EXPECT_EQ(symbols->unreadableReason->rfind("can't skip to bit ", 0), 0u)
+      << *symbols->unreadableReason;
 }
 
 // ---------------------------------------------------------------------------
@@ -445,13 +451,6 @@ std::string bitcodeWith(const TableSpec &spec, unsigned modulesInFile = 1) {
   return writer.bytes();
 }
 
-std::vector<std::string> namesOrError(std::string_view bitcode) {
-  Result<std::vector<std::string>> names = bitcodeArchiveSymbols(bitcode);
-  if (!names)
-    return {"error: " + names.error().message};
-  return *names;
-}
-
 TEST(SyntheticBitcode, IndexesDefinedGlobalsOnly) {
   TableSpec spec;
   spec.symbols = {
@@ -473,10 +472,7 @@ TEST(SyntheticBitcode, IndexesDefinedGlobalsOnly) {
 TEST(SyntheticBitcode, MagicAloneHasNoModulesAndNoSymbols) {
   BitWriter writer;
   writer.magic();
-  Result<std::vector<std::string>> names =
-      bitcodeArchiveSymbols(writer.bytes());
-  ASSERT_TRUE(names.ok()) << names.error().message;
-  EXPECT_TRUE(names->empty());
+  EXPECT_TRUE(namesOrError(writer.bytes()).empty());
 }
 
 TEST(SyntheticBitcode, OtherFormatVersionNeedsRebuild) {
@@ -594,7 +590,7 @@ TEST(SyntheticBitcode, IdentificationMustPrecedeAModule) {
   writer.endBlock();
   blobBlock(writer, kStrtabBlock, "strings");
   EXPECT_EQ(namesOrError(writer.bytes()),
-            std::vector<std::string>{"error: Malformed block"});
+            std::vector<std::string>{"unreadable: Malformed block"});
 }
 
 TEST(SyntheticBitcode, EndBlockAtTopLevelIsMalformed) {
@@ -605,7 +601,7 @@ TEST(SyntheticBitcode, EndBlockAtTopLevelIsMalformed) {
   writer.alignTo32Bits();
   writer.emit(0, 64); // enough bytes that the reader looks at the entry
   EXPECT_EQ(namesOrError(writer.bytes()),
-            std::vector<std::string>{"error: Malformed block"});
+            std::vector<std::string>{"unreadable: Malformed block"});
 }
 
 TEST(SyntheticBitcode, ShortTrailingPaddingIsIgnored) {
@@ -617,7 +613,7 @@ TEST(SyntheticBitcode, ShortTrailingPaddingIsIgnored) {
   EXPECT_EQ(namesOrError(bitcode + std::string(8, '\xff')),
             std::vector<std::string>{"plain"});
   EXPECT_EQ(namesOrError(bitcode + std::string(12, '\0')),
-            std::vector<std::string>{"error: Malformed block"});
+            std::vector<std::string>{"unreadable: Malformed block"});
 }
 
 TEST(SyntheticBitcode, BadAbbreviationsAreRefused) {
@@ -640,7 +636,7 @@ TEST(SyntheticBitcode, BadAbbreviationsAreRefused) {
     writer.defineAbbrev(test.operands);
     writer.endBlock();
     EXPECT_EQ(namesOrError(writer.bytes()),
-              std::vector<std::string>{"error: " + test.message});
+              std::vector<std::string>{"unreadable: " + test.message});
   }
 }
 
@@ -668,7 +664,7 @@ TEST(SyntheticBitcode, BadRecordsAreRefused) {
     writer.emitVbr(1, 6); // an array length, if the abbreviation reads one
     writer.endBlock();
     EXPECT_EQ(namesOrError(writer.bytes()),
-              std::vector<std::string>{"error: " + test.message});
+              std::vector<std::string>{"unreadable: " + test.message});
   }
 
   BitWriter undefinedAbbrev;
@@ -678,7 +674,7 @@ TEST(SyntheticBitcode, BadRecordsAreRefused) {
   undefinedAbbrev.abbrevId(bitcode::kFirstApplicationAbbrevId);
   undefinedAbbrev.endBlock();
   EXPECT_EQ(namesOrError(undefinedAbbrev.bytes()),
-            std::vector<std::string>{"error: Invalid abbrev number"});
+            std::vector<std::string>{"unreadable: Invalid abbrev number"});
 }
 
 TEST(SyntheticBitcode, BlobPastTheEndIsRefused) {
@@ -693,7 +689,7 @@ TEST(SyntheticBitcode, BlobPastTheEndIsRefused) {
   writer.emit(0, 32);
   writer.endBlock();
   EXPECT_EQ(namesOrError(writer.bytes()),
-            std::vector<std::string>{"error: Blob ends too soon"});
+            std::vector<std::string>{"unreadable: Blob ends too soon"});
 }
 
 TEST(SyntheticBitcode, HugeAbbreviationsAreRefused) {
@@ -705,8 +701,9 @@ TEST(SyntheticBitcode, HugeAbbreviationsAreRefused) {
       std::vector<BitWriter::Operand>((1 << 20) + 1, BitWriter::char6()));
   writer.alignTo32Bits();
   writer.emit(0, 64);
-  EXPECT_EQ(namesOrError(writer.bytes()),
-            std::vector<std::string>{"error: too many abbreviation operands"});
+  EXPECT_EQ(
+      namesOrError(writer.bytes()),
+      std::vector<std::string>{"unreadable: too many abbreviation operands"});
 }
 
 TEST(SyntheticBitcode, NamesLargerThanTheFileAreRefused) {
@@ -736,14 +733,14 @@ void expectListOrError(std::string_view input) {
   if (table.ok()) {
     EXPECT_LE(table->symbols.size(), input.size());
   }
-  Result<std::vector<std::string>> names = bitcodeArchiveSymbols(input);
-  if (names.ok()) {
+  Result<BitcodeArchiveSymbols> symbols = bitcodeArchiveSymbols(input);
+  if (symbols.ok()) {
     size_t total = 0;
-    for (const std::string &name : *names)
+    for (const std::string &name : symbols->names)
       total += name.size();
     EXPECT_LE(total, 8 * input.size());
   } else {
-    EXPECT_FALSE(names.error().message.empty());
+    EXPECT_FALSE(symbols.error().message.empty());
   }
 }
 

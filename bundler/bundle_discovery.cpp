@@ -1,0 +1,293 @@
+#include "bundler/bundle_discovery.h"
+
+#include <chrono>
+
+#include "archive/ar_archive.h"
+#include "bundler/code_object_uri.h"
+#include "formats/binary_bundle.h"
+#include "formats/elf_object.h"
+#include "formats/embedded_offload.h"
+#include "formats/embedded_sections.h"
+#include "formats/fat_object.h"
+#include "formats/text_bundle.h"
+
+namespace offbundle {
+namespace {
+
+bool hasBundleSections(const ElfObject &elf) {
+  for (const ElfSection &section : elf.sections())
+    if (section.name.substr(0, kBundleMagic.size()) == kBundleMagic)
+      return true;
+  return false;
+}
+
+// Where a piece of the input is: the file it can be sliced from, its offset
+// there, and its offset in the input file when it lies in it.
+struct Place {
+  const InputFile *source = nullptr;
+  uint64_t sourceOffset = 0;
+  std::optional<uint64_t> fileOffset;
+
+  Place at(uint64_t offset) const {
+    Place moved = *this;
+    moved.sourceOffset += offset;
+    if (moved.fileOffset)
+      *moved.fileOffset += offset;
+    return moved;
+  }
+};
+
+class Discoverer {
+public:
+  Discoverer(const InputFile &input, const BundlerConfig &config,
+             DiscoveryMode mode, OperationReport &report)
+      : input_(input), config_(config), mode_(mode), report_(report) {
+    auto choice = containerForType(config.filesType);
+    if (choice && choice->kind == ContainerKind::Text)
+      textComment_ = choice->comment;
+  }
+
+  Status run() {
+    Place whole{&input_, 0, input_.fileOffset()};
+    return discoverFile(whole, input_.contents(), "", /*allowArchive=*/true);
+  }
+
+  Discovery take() { return std::move(found_); }
+
+private:
+  std::string displayName(const std::string &member) const {
+    return member.empty() ? input_.path() : input_.path() + "(" + member + ")";
+  }
+
+  Error failure(const std::string &member, const std::string &section,
+                const std::string &what) const {
+    std::string where = section.empty() ? "" : "section " + section + ": ";
+    return fileError(displayName(member), where + what);
+  }
+
+  std::unique_ptr<InputFile> sliceOf(const Place &place, uint64_t size,
+                                     const std::string &member) const {
+    auto slice = InputFile::slice(*place.source, place.sourceOffset, size);
+    slice->narrow(0, size, displayName(member));
+    return slice;
+  }
+
+  void add(DiscoveredBundle bundle) {
+    found_.bundles.push_back(std::move(bundle));
+  }
+
+  // The format of bytes that are a bundle by themselves.
+  DiscoveredFormat sniff(std::string_view bytes) const {
+    if (hasBinaryBundleMagic(bytes))
+      return DiscoveredFormat::Binary;
+    if (isElf(bytes))
+      return DiscoveredFormat::FatObject;
+    if (!textComment_.empty())
+      return DiscoveredFormat::Text;
+    return DiscoveredFormat::Binary;
+  }
+
+  Status addElements(const Place &place, std::string_view bytes,
+                     const std::string &member, const std::string &section) {
+    auto elements = splitOffloadData(bytes);
+    if (!elements)
+      return failure(member, section, elements.error().message);
+    for (const OffloadDataElement &element : *elements) {
+      Place here = place.at(element.offset);
+      DiscoveredBundle bundle;
+      bundle.member = member;
+      bundle.section = section;
+      bundle.fileOffset = here.fileOffset;
+      bundle.fileSize = element.bytes.size();
+      switch (element.kind) {
+      case OffloadDataKind::BinaryBundle:
+        bundle.format = DiscoveredFormat::Binary;
+        bundle.data = sliceOf(here, element.bytes.size(), member);
+        break;
+      case OffloadDataKind::OffloadBinary:
+        bundle.format = DiscoveredFormat::OffloadBinary;
+        bundle.data = sliceOf(here, element.bytes.size(), member);
+        break;
+      case OffloadDataKind::CompressedBundle: {
+        auto start = std::chrono::steady_clock::now();
+        auto decompressed = decompressBundle(element.bytes);
+        if (!decompressed)
+          return failure(member, section,
+                         "at offset " + std::to_string(element.offset) +
+                             ": Failed to decompress input: " +
+                             decompressed.error().message);
+        if (config_.verbose)
+          report_.diagnostics += formatDecompressionReport(
+              decompressed->header,
+              decompressed->compressedExtent - decompressed->header.headerSize,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            start)
+                  .count(),
+              decompressed->header.hash);
+        bundle.compression = decompressed->header;
+        bundle.format = sniff(decompressed->bytes);
+        bundle.data = InputFile::fromMemory(displayName(member),
+                                            std::move(decompressed->bytes));
+        break;
+      }
+      }
+      add(std::move(bundle));
+    }
+    return Status::success();
+  }
+
+  Status discoverElf(const Place &place, std::string_view bytes,
+                     const std::string &member) {
+    auto elf = parseElfObject(bytes);
+    if (!elf) {
+      if (mode_ == DiscoveryMode::Lenient)
+        return Status::success();
+      return failure(member, "", elf.error().message);
+    }
+    if (hasBundleSections(*elf)) {
+      DiscoveredBundle bundle;
+      bundle.member = member;
+      bundle.format = DiscoveredFormat::FatObject;
+      bundle.fileOffset = place.fileOffset;
+      bundle.fileSize = bytes.size();
+      bundle.data = sliceOf(place, bytes.size(), member);
+      add(std::move(bundle));
+    }
+    for (const OffloadDataSection &section : findOffloadDataSections(*elf))
+      if (Status status =
+              addElements(place.at(section.fileOffset), section.bytes, member,
+                          std::string(section.name));
+          !status.ok())
+        return status;
+    return Status::success();
+  }
+
+  Status discoverArchive(const Place &place, std::string_view bytes) {
+    auto members = readArchive(bytes, inputFilePath(input_.path()));
+    if (!members) {
+      if (mode_ == DiscoveryMode::Lenient)
+        return Status::success();
+      return members.takeError();
+    }
+    for (const ArchiveMember &member : *members) {
+      if (member.externalContents) {
+        // A thin archive's member lives in a file of its own.
+        found_.holders.push_back(InputFile::fromMemory(
+            displayName(member.name), std::string(member.bytes)));
+        const InputFile &holder = *found_.holders.back();
+        Place own{&holder, 0, std::nullopt};
+        if (Status status = discoverFile(own, holder.contents(), member.name,
+                                         /*allowArchive=*/false);
+            !status.ok())
+          return status;
+        continue;
+      }
+      uint64_t offset =
+          static_cast<uint64_t>(member.bytes.data() - bytes.data());
+      if (Status status = discoverFile(place.at(offset), member.bytes,
+                                       member.name, /*allowArchive=*/false);
+          !status.ok())
+        return status;
+    }
+    return Status::success();
+  }
+
+  Status discoverFile(const Place &place, std::string_view bytes,
+                      const std::string &member, bool allowArchive) {
+    if (startsWithOffloadData(bytes))
+      return addElements(place, bytes, member, "");
+    if (isElf(bytes))
+      return discoverElf(place, bytes, member);
+    if (allowArchive && isArchive(bytes))
+      return discoverArchive(place, bytes);
+    if (!textComment_.empty()) {
+      TextBundleReader reader(bytes, textComment_);
+      auto first = reader.nextEntry();
+      if (first && *first) {
+        DiscoveredBundle bundle;
+        bundle.member = member;
+        bundle.format = DiscoveredFormat::Text;
+        bundle.fileOffset = place.fileOffset;
+        bundle.fileSize = bytes.size();
+        bundle.data = sliceOf(place, bytes.size(), member);
+        add(std::move(bundle));
+      }
+    }
+    return Status::success();
+  }
+
+  const InputFile &input_;
+  const BundlerConfig &config_;
+  DiscoveryMode mode_;
+  OperationReport &report_;
+  std::string_view textComment_;
+  Discovery found_;
+};
+
+} // namespace
+
+std::string_view discoveredFormatName(DiscoveredFormat format) {
+  switch (format) {
+  case DiscoveredFormat::Binary:
+    return "binary";
+  case DiscoveredFormat::Text:
+    return "text";
+  case DiscoveredFormat::FatObject:
+    return "fat-object";
+  case DiscoveredFormat::OffloadBinary:
+    return "offload-binary";
+  }
+  return "binary";
+}
+
+bool holdsEmbeddedBundles(std::string_view bytes) {
+  return isElf(bytes) || isArchive(bytes) || hasOffloadBinaryMagic(bytes);
+}
+
+Result<Discovery> discoverBundles(const InputFile &input,
+                                  const BundlerConfig &config,
+                                  DiscoveryMode mode, OperationReport &report) {
+  Discoverer discoverer(input, config, mode, report);
+  if (Status status = discoverer.run(); !status.ok())
+    return status.takeError();
+  return discoverer.take();
+}
+
+Result<std::unique_ptr<BundleReader>>
+openDiscoveredBundle(const DiscoveredBundle &bundle,
+                     const BundlerConfig &config, bool fileOrder,
+                     std::string &commandLog) {
+  std::string_view contents = bundle.data->contents();
+  const std::string &path = bundle.data->path();
+  switch (bundle.format) {
+  case DiscoveredFormat::Text: {
+    auto choice = containerForType(config.filesType);
+    std::string_view comment =
+        choice && choice->kind == ContainerKind::Text ? choice->comment : "//";
+    return std::unique_ptr<BundleReader>(
+        std::make_unique<TextBundleReader>(contents, comment));
+  }
+  case DiscoveredFormat::FatObject: {
+    auto reader = FatObjectReader::open(contents, config.printExternalCommands,
+                                        path, commandLog);
+    if (!reader)
+      return fileError(path, reader.error().message);
+    return std::unique_ptr<BundleReader>(std::move(*reader));
+  }
+  case DiscoveredFormat::OffloadBinary: {
+    auto reader = OffloadBinaryReader::open(contents);
+    if (!reader)
+      return fileError(path, reader.error().message);
+    return std::unique_ptr<BundleReader>(std::move(*reader));
+  }
+  case DiscoveredFormat::Binary:
+    break;
+  }
+  auto reader = fileOrder ? BinaryBundleReader::openInFileOrder(contents)
+                          : BinaryBundleReader::open(contents);
+  if (!reader)
+    return fileError(path, reader.error().message);
+  return std::unique_ptr<BundleReader>(std::move(*reader));
+}
+
+} // namespace offbundle

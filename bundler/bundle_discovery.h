@@ -1,0 +1,84 @@
+// Finding every bundle an input holds, wherever it sits: the input itself
+// (a binary or text bundle, compressed bundles end to end, a fat object, an
+// offload binary), the .hip_fatbin and .llvm.offloading sections of an ELF
+// executable, shared library or object, and the members of an archive of
+// any of these. The -list and -unbundle fallbacks for files LLVM's tool finds
+// nothing in, -list -format=json and -unbundle -output-dir all start here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bundler/config.h"
+#include "bundler/error.h"
+#include "bundler/file_io.h"
+#include "bundler/operations.h"
+#include "compression/compressed_bundle.h"
+#include "formats/bundle_format.h"
+
+namespace offbundle {
+
+enum class DiscoveredFormat { Binary, Text, FatObject, OffloadBinary };
+
+// "binary", "text", "fat-object", "offload-binary".
+std::string_view discoveredFormatName(DiscoveredFormat format);
+
+struct DiscoveredBundle {
+  // The archive member holding it; "" when it is not in an archive.
+  std::string member;
+  // The ELF section holding it; "" when it is the (member) file itself.
+  std::string section;
+  DiscoveredFormat format = DiscoveredFormat::Binary;
+  // Where its bytes (compressed, if it is) lie in the input file; nullopt
+  // for the members of thin archives, which live in files of their own.
+  std::optional<uint64_t> fileOffset;
+  uint64_t fileSize = 0;
+  // The compressed bundle's header, when it was compressed.
+  std::optional<CompressedBundleHeader> compression;
+  // The bundle to read: a view of the input, or the decompressed bytes.
+  std::unique_ptr<InputFile> data;
+
+  // Where an offset of `data` lies in the input file, when it does.
+  std::optional<uint64_t> fileOffsetOf(uint64_t offset) const {
+    if (!fileOffset || compression)
+      return std::nullopt;
+    return *fileOffset + offset;
+  }
+};
+
+struct Discovery {
+  std::vector<DiscoveredBundle> bundles;
+  // Inputs the bundles' data views (the members of thin archives).
+  std::vector<std::unique_ptr<InputFile>> holders;
+};
+
+// Strict: a file that looks like an ELF file or archive but cannot be read
+// as one is an error (the new modes, which promise to describe the input).
+// Lenient: it holds no bundles, as LLVM's tool would have it (the implicit
+// fallbacks of -list and -unbundle). Damaged offload data that was found is
+// an error either way.
+enum class DiscoveryMode { Strict, Lenient };
+
+// Every bundle of `input`, in file order. `config.filesType` decides how
+// text bundles are read; everything else is recognised by its contents.
+// Decompression reports go to report.diagnostics with -verbose.
+Result<Discovery> discoverBundles(const InputFile &input,
+                                  const BundlerConfig &config,
+                                  DiscoveryMode mode, OperationReport &report);
+
+// Whether the bytes are of a kind LLVM's bundler finds nothing in but
+// discoverBundles reads: an ELF file, an archive, an offload binary.
+bool holdsEmbeddedBundles(std::string_view bytes);
+
+// A reader over a discovered bundle. `fileOrder` visits binary bundles'
+// header records in file order, repeats included (listings that describe
+// the file); otherwise entries come in the order LLVM's tool visits them.
+Result<std::unique_ptr<BundleReader>>
+openDiscoveredBundle(const DiscoveredBundle &bundle,
+                     const BundlerConfig &config, bool fileOrder,
+                     std::string &commandLog);
+
+} // namespace offbundle

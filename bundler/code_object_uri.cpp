@@ -1,0 +1,202 @@
+#include "bundler/code_object_uri.h"
+
+#include <limits>
+#include <sys/stat.h>
+
+namespace offbundle {
+namespace {
+
+bool startsWithIgnoringCase(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size())
+    return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
+    if (c != prefix[i])
+      return false;
+  }
+  return true;
+}
+
+constexpr std::string_view kFileScheme = "file://";
+constexpr std::string_view kMemoryScheme = "memory://";
+
+int hexDigitValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+// A C integer literal as ROCm writes offsets and sizes: 0x/0X hexadecimal,
+// a leading 0 for octal, else decimal. No sign, no suffix.
+std::optional<uint64_t> parseCInteger(std::string_view text) {
+  unsigned radix = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    radix = 16;
+    text.remove_prefix(2);
+  } else if (text.size() > 1 && text[0] == '0') {
+    radix = 8;
+    text.remove_prefix(1);
+  }
+  if (text.empty())
+    return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    int digit = hexDigitValue(c);
+    if (digit < 0 || static_cast<unsigned>(digit) >= radix)
+      return std::nullopt;
+    if (value > (std::numeric_limits<uint64_t>::max() - digit) / radix)
+      return std::nullopt;
+    value = value * radix + static_cast<uint64_t>(digit);
+  }
+  return value;
+}
+
+Error uriError(std::string_view uri, const std::string &reason) {
+  return fileError(std::string(uri), "invalid code object URI: " + reason);
+}
+
+} // namespace
+
+bool looksLikeCodeObjectUri(std::string_view text) {
+  return startsWithIgnoringCase(text, kFileScheme) ||
+         startsWithIgnoringCase(text, kMemoryScheme);
+}
+
+Result<CodeObjectUri> parseCodeObjectUri(std::string_view text) {
+  if (startsWithIgnoringCase(text, kMemoryScheme))
+    return fileError(std::string(text),
+                     "memory:// code object URIs name the memory of a running "
+                     "process, which this tool does not read; save the code "
+                     "object to a file and name it with file://");
+  if (!startsWithIgnoringCase(text, kFileScheme))
+    return uriError(text, "it does not start with file://");
+  std::string_view rest = text.substr(kFileScheme.size());
+  size_t rangeAt = rest.find_first_of("#?");
+  std::string_view encodedPath = rest.substr(0, rangeAt);
+
+  CodeObjectUri uri;
+  for (size_t i = 0; i < encodedPath.size(); ++i) {
+    if (encodedPath[i] != '%') {
+      uri.path += encodedPath[i];
+      continue;
+    }
+    int high =
+        i + 1 < encodedPath.size() ? hexDigitValue(encodedPath[i + 1]) : -1;
+    int low =
+        i + 2 < encodedPath.size() ? hexDigitValue(encodedPath[i + 2]) : -1;
+    if (high < 0 || low < 0)
+      return uriError(text, "'%' must be followed by two hexadecimal digits");
+    uri.path += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  if (uri.path.empty())
+    return uriError(text, "the file path is empty");
+  if (uri.path.find('\0') != std::string::npos)
+    return uriError(text, "the file path contains a NUL byte");
+
+  if (rangeAt == std::string_view::npos)
+    return uri;
+  std::string_view parameters = rest.substr(rangeAt + 1);
+  bool sawOffset = false;
+  bool sawSize = false;
+  for (;;) {
+    size_t ampersand = parameters.find('&');
+    std::string_view parameter = parameters.substr(0, ampersand);
+    size_t equals = parameter.find('=');
+    if (equals == std::string_view::npos)
+      return uriError(text, "expected offset=<number> or size=<number>, got '" +
+                                std::string(parameter) + "'");
+    std::string_view key = parameter.substr(0, equals);
+    std::string_view value = parameter.substr(equals + 1);
+    bool isOffset = key == "offset";
+    if (!isOffset && key != "size")
+      return uriError(text, "unknown parameter '" + std::string(key) +
+                                "' (expected offset or size)");
+    bool &seen = isOffset ? sawOffset : sawSize;
+    if (seen)
+      return uriError(text, std::string(key) + " is given twice");
+    seen = true;
+    std::optional<uint64_t> number = parseCInteger(value);
+    if (!number)
+      return uriError(text, std::string(key) + " '" + std::string(value) +
+                                "' is not a decimal, 0x hexadecimal or 0 "
+                                "octal number");
+    if (isOffset)
+      uri.offset = *number;
+    else
+      uri.size = *number;
+    if (ampersand == std::string_view::npos)
+      break;
+    parameters.remove_prefix(ampersand + 1);
+  }
+  return uri;
+}
+
+std::string formatCodeObjectUri(std::string_view path, uint64_t offset,
+                                uint64_t size) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri(kFileScheme);
+  for (unsigned char c : path) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '/' || c == '_' || c == '.' ||
+                 c == '~' || c == '-';
+    if (plain) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  uri += "#offset=" + std::to_string(offset) + "&size=" + std::to_string(size);
+  return uri;
+}
+
+namespace {
+
+bool existsAsFile(const std::string &name) {
+  struct stat info;
+  return ::stat(name.c_str(), &info) == 0;
+}
+
+} // namespace
+
+std::string inputFilePath(const std::string &name) {
+  if (!looksLikeCodeObjectUri(name) || existsAsFile(name))
+    return name;
+  auto uri = parseCodeObjectUri(name);
+  return uri ? uri->path : name;
+}
+
+Result<std::unique_ptr<InputFile>> openInput(const std::string &name) {
+  // A file of that name, however unlikely, is what LLVM's tool would read.
+  if (!looksLikeCodeObjectUri(name) || existsAsFile(name))
+    return InputFile::open(name);
+  auto uri = parseCodeObjectUri(name);
+  if (!uri)
+    return uri.takeError();
+  auto input = InputFile::open(uri->path);
+  if (!input)
+    return input.takeError();
+  const uint64_t fileSize = (*input)->size();
+  if (uri->offset > fileSize)
+    return fileError(name, "offset " + std::to_string(uri->offset) +
+                               " lies past the end of '" + uri->path + "' (" +
+                               std::to_string(fileSize) + " bytes)");
+  uint64_t size = uri->size.value_or(fileSize - uri->offset);
+  if (size > fileSize - uri->offset)
+    return fileError(name, "offset " + std::to_string(uri->offset) +
+                               " and size " + std::to_string(size) +
+                               " run past the end of '" + uri->path + "' (" +
+                               std::to_string(fileSize) + " bytes)");
+  (*input)->narrow(uri->offset, size, name);
+  return input;
+}
+
+} // namespace offbundle

@@ -1,0 +1,57 @@
+// ROCm code object URIs, the names the ROCm runtime and debugger give code
+// objects (AMDGPUUsage, "Loaded Code Object Path Uniform Resource
+// Identifier"):
+//
+//   code_object_uri ::= file_uri | memory_uri
+//   file_uri        ::= "file://" file_path [ range_specifier ]
+//   memory_uri      ::= "memory://" process_id range_specifier
+//   range_specifier ::= ( "#" | "?" ) "offset=" number "&" "size=" number
+//   number          ::= C integer literal: 0x/0X hexadecimal, 0 octal, decimal
+//
+// The path is percent-encoded: every byte outside [a-zA-Z0-9/_.~-] is
+// written %XX. An omitted offset means 0 and an omitted size means "to the
+// end of the file". The bundler accepts file URIs wherever it reads a file,
+// so that a code object or a bundle inside an executable can be named the
+// way ROCm names it; memory URIs name another process's memory and are
+// refused with an explanation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bundler/error.h"
+#include "bundler/file_io.h"
+
+namespace offbundle {
+
+struct CodeObjectUri {
+  std::string path; // percent-decoded
+  uint64_t offset = 0;
+  std::optional<uint64_t> size; // absent: to the end of the file
+};
+
+// Whether the text has the form of a code object URI ("file://" or
+// "memory://", scheme in any case).
+bool looksLikeCodeObjectUri(std::string_view text);
+
+// Parses a file URI. Memory URIs and malformed URIs are errors.
+Result<CodeObjectUri> parseCodeObjectUri(std::string_view text);
+
+// The URI naming bytes [offset, offset + size) of the file at `path`.
+std::string formatCodeObjectUri(std::string_view path, uint64_t offset,
+                                uint64_t size);
+
+// Opens an input named on the command line. A name that exists as a file is
+// that file, whatever it looks like (LLVM's tool would open it); otherwise a
+// code object URI is the range of the file it names, checked against the
+// file's size, and reported under the URI in messages.
+Result<std::unique_ptr<InputFile>> openInput(const std::string &name);
+
+// The file an input name refers to: the URI's path for a URI that does not
+// exist as a file, else the name itself.
+std::string inputFilePath(const std::string &name);
+
+} // namespace offbundle

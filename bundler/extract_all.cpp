@@ -1,0 +1,186 @@
+// -unbundle -output-dir=<folder>: every entry of every bundle of the input
+// (a bundle, compressed bundles, a fat object, an executable or shared
+// library's .hip_fatbin and .llvm.offloading sections, an archive of any of
+// these) written into one folder, with no need to know the targets first.
+//
+// Names: the entry ID with every byte outside [A-Za-z0-9._+-] (':' above
+// all) written '_', prefixed by "<member>-" for entries of archive members;
+// when a name would occur more than once, every occurrence gets ".<n>", n
+// counting from 0 in file order. The folder is created (with its parents)
+// when missing, and removed again when the run fails, so that a failed run
+// leaves nothing behind; the files appear together or not at all.
+#include <cerrno>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundler/bundle_discovery.h"
+#include "bundler/code_object_uri.h"
+#include "bundler/operations.h"
+#include "formats/fat_object.h"
+
+namespace offbundle {
+namespace {
+
+std::string safeFileName(std::string_view text) {
+  std::string name;
+  for (unsigned char c : text) {
+    bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
+                c == '+';
+    name += kept ? static_cast<char>(c) : '_';
+  }
+  if (name.empty())
+    return "_";
+  // No hidden files, and never "." or "..".
+  if (name.front() == '.')
+    name.front() = '_';
+  return name;
+}
+
+std::string_view baseNameOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string joinPath(const std::string &folder, const std::string &name) {
+  if (!folder.empty() && folder.back() == '/')
+    return folder + name;
+  return folder + "/" + name;
+}
+
+// Creates a folder and its missing parents, and removes the ones it created
+// unless told the run succeeded.
+class CreatedFolders {
+public:
+  ~CreatedFolders() {
+    if (keep_)
+      return;
+    for (auto it = created_.rbegin(); it != created_.rend(); ++it)
+      ::rmdir(it->c_str());
+  }
+  Status create(const std::string &folder) {
+    std::string prefix;
+    size_t at = 0;
+    while (at <= folder.size()) {
+      size_t slash = folder.find('/', at);
+      if (slash == std::string::npos)
+        slash = folder.size();
+      prefix = folder.substr(0, slash);
+      at = slash + 1;
+      if (prefix.empty() || prefix == "." || prefix == "..")
+        continue;
+      struct stat info;
+      if (::stat(prefix.c_str(), &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+          return fileError(prefix, errnoMessage(ENOTDIR));
+        continue;
+      }
+      if (errno != ENOENT)
+        return fileError(prefix, errnoMessage(errno));
+      if (::mkdir(prefix.c_str(), 0777) != 0)
+        return fileError(prefix, errnoMessage(errno));
+      created_.push_back(prefix);
+    }
+    return Status::success();
+  }
+  void keep() { keep_ = true; }
+
+private:
+  std::vector<std::string> created_;
+  bool keep_ = false;
+};
+
+struct Extracted {
+  const DiscoveredBundle *bundle;
+  std::string name;
+  EntryPayload payload;
+};
+
+} // namespace
+
+Status unbundleAllToDirectory(const BundlerConfig &config,
+                              OperationReport &report) {
+  const std::string &folder = *config.outputDirectory;
+  auto input = openInput(config.inputFileNames.front());
+  if (!input)
+    return input.takeError();
+  auto discovery =
+      discoverBundles(**input, config, DiscoveryMode::Strict, report);
+  if (!discovery)
+    return discovery.takeError();
+
+  std::vector<Extracted> entries;
+  for (const DiscoveredBundle &bundle : discovery->bundles) {
+    auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/true,
+                                       report.diagnostics);
+    if (!reader)
+      return reader.takeError();
+    for (;;) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return next.takeError();
+      if (!*next)
+        break;
+      std::string name = safeFileName(**next);
+      if (!bundle.member.empty())
+        name = safeFileName(baseNameOf(bundle.member)) + "-" + name;
+      auto payload = (*reader)->readEntry();
+      if (!payload)
+        return payload.takeError();
+      entries.push_back({&bundle, std::move(name), std::move(*payload)});
+    }
+  }
+  if (entries.empty())
+    return fileError(config.inputFileNames.front(),
+                     "no bundle entries to extract: it holds no offload "
+                     "bundle, .hip_fatbin or .llvm.offloading data");
+
+  // Names that repeat are numbered in file order; a numbered name that
+  // happens to equal another entry's name gets underscores until unique.
+  std::map<std::string, size_t> occurrences;
+  for (const Extracted &entry : entries)
+    ++occurrences[entry.name];
+  std::map<std::string, size_t> numbered;
+  std::set<std::string> used;
+  for (Extracted &entry : entries) {
+    if (occurrences[entry.name] > 1)
+      entry.name += "." + std::to_string(numbered[entry.name]++);
+    while (!used.insert(entry.name).second)
+      entry.name += "_";
+  }
+
+  // Declared before the transaction, so that on failure the temporaries go
+  // first and the folders they were in can then be removed.
+  CreatedFolders folders;
+  if (Status status = folders.create(folder); !status.ok())
+    return status;
+  OutputTransaction transaction;
+  std::string written;
+  // One output at a time, each closed once written: an archive may hold
+  // thousands of entries, more than a process may keep files open.
+  for (const Extracted &entry : entries) {
+    std::string path = joinPath(folder, entry.name);
+    auto output = transaction.create(path);
+    if (!output)
+      return output.takeError();
+    Status status =
+        entry.payload.rewrittenObject
+            ? writeElfPlan(**output, *entry.payload.rewrittenObject, {})
+            : (*output)->copyFrom(*entry.bundle->data, entry.payload.offset,
+                                  entry.payload.size);
+    if (!status.ok())
+      return status;
+    if (Status finished = transaction.finish(**output); !finished.ok())
+      return finished;
+    written += path + "\n";
+  }
+  if (Status status = transaction.commit(); !status.ok())
+    return status;
+  folders.keep();
+  report.standardOutput += written;
+  return Status::success();
+}
+
+} // namespace offbundle

@@ -1,0 +1,373 @@
+// -list -format=json: one JSON document describing every bundle of the
+// input and every entry of each. The schema (README, "Machine-readable
+// listings"):
+//
+//   { "input": <name as given>,
+//     "bundles": [ { "index", "member", "section", "format", "offset",
+//                    "size", "uri", "compression", "entries": [ { "id",
+//                    "offset", "size", "file_offset", "uri", "kind",
+//                    "triple", "target_id", "image" } ] } ] }
+//
+// Keys always appear, in this order, with null where a value does not
+// apply, so that consumers need no special cases.
+#include "bundler/json_listing.h"
+
+#include "bundler/bundle_discovery.h"
+#include "bundler/code_object_uri.h"
+#include "bundler/offload_target.h"
+#include "bundler/operations.h"
+#include "bundler/string_split.h"
+#include "bundler/target_id.h"
+#include "formats/embedded_offload.h"
+#include "formats/fat_object.h"
+
+namespace offbundle {
+
+// --- JSON text ---------------------------------------------------------------
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at bytes[at], or 0.
+size_t utf8SequenceLength(std::string_view bytes, size_t at) {
+  auto byte = [&](size_t i) -> unsigned {
+    return at + i < bytes.size() ? static_cast<unsigned char>(bytes[at + i])
+                                 : 0x100;
+  };
+  auto continuation = [&](size_t i, unsigned low = 0x80, unsigned high = 0xbf) {
+    return byte(i) >= low && byte(i) <= high;
+  };
+  unsigned lead = byte(0);
+  if (lead >= 0xc2 && lead <= 0xdf)
+    return continuation(1) ? 2 : 0;
+  if (lead == 0xe0)
+    return continuation(1, 0xa0) && continuation(2) ? 3 : 0;
+  if ((lead >= 0xe1 && lead <= 0xec) || lead == 0xee || lead == 0xef)
+    return continuation(1) && continuation(2) ? 3 : 0;
+  if (lead == 0xed)
+    return continuation(1, 0x80, 0x9f) && continuation(2) ? 3 : 0;
+  if (lead == 0xf0)
+    return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : 0;
+  if (lead >= 0xf1 && lead <= 0xf3)
+    return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
+  if (lead == 0xf4)
+    return continuation(1, 0x80, 0x8f) && continuation(2) && continuation(3)
+               ? 4
+               : 0;
+  return 0;
+}
+
+} // namespace
+
+std::string jsonString(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < bytes.size();) {
+    unsigned char c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x80) {
+      size_t length = utf8SequenceLength(bytes, i);
+      if (length != 0) {
+        out.append(bytes.substr(i, length));
+        i += length;
+        continue;
+      }
+    }
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    ++i;
+  }
+  out += '"';
+  return out;
+}
+
+void JsonWriter::newline() {
+  text_ += '\n';
+  text_.append(2 * hasMembers_.size(), ' ');
+}
+
+void JsonWriter::beforeValue() {
+  if (afterKey_) {
+    afterKey_ = false;
+    return;
+  }
+  if (hasMembers_.empty())
+    return;
+  if (hasMembers_.back())
+    text_ += ',';
+  hasMembers_.back() = true;
+  newline();
+}
+
+void JsonWriter::open(char bracket) {
+  beforeValue();
+  text_ += bracket;
+  hasMembers_.push_back(false);
+}
+
+void JsonWriter::close(char bracket) {
+  bool hadMembers = hasMembers_.back();
+  hasMembers_.pop_back();
+  if (hadMembers)
+    newline();
+  text_ += bracket;
+}
+
+void JsonWriter::beginObject() { open('{'); }
+void JsonWriter::endObject() { close('}'); }
+void JsonWriter::beginArray() { open('['); }
+void JsonWriter::endArray() { close(']'); }
+
+void JsonWriter::key(std::string_view name) {
+  beforeValue();
+  text_ += jsonString(name);
+  text_ += ": ";
+  afterKey_ = true;
+}
+
+void JsonWriter::string(std::string_view value) {
+  beforeValue();
+  text_ += jsonString(value);
+}
+
+void JsonWriter::number(uint64_t value) {
+  beforeValue();
+  text_ += std::to_string(value);
+}
+
+void JsonWriter::boolean(bool value) {
+  beforeValue();
+  text_ += value ? "true" : "false";
+}
+
+void JsonWriter::null() {
+  beforeValue();
+  text_ += "null";
+}
+
+std::string JsonWriter::finish() { return text_ + "\n"; }
+
+// --- The listing -------------------------------------------------------------
+
+namespace {
+
+// What the entry ID says, part by part, as written (not normalised).
+void writeParsedId(JsonWriter &json, std::string_view id) {
+  if (!isWellFormedBundleId(id)) {
+    json.nullField("kind");
+    json.nullField("triple");
+    json.nullField("target_id");
+    return;
+  }
+  std::vector<std::string_view> parts = splitOnDash(id, 6);
+  json.field("kind", parts[0]);
+  json.key("triple");
+  json.beginObject();
+  json.field("text",
+             id.substr(parts[0].size() + 1,
+                       parts[4].data() + parts[4].size() - parts[1].data()));
+  json.field("arch", parts[1]);
+  json.field("vendor", parts[2]);
+  json.field("os", parts[3]);
+  json.field("environment", parts[4]);
+  json.endObject();
+  json.key("target_id");
+  if (parts.size() < 6 || parts[5].empty()) {
+    json.null();
+    return;
+  }
+  json.beginObject();
+  json.field("text", parts[5]);
+  TargetFeatureMap features;
+  std::optional<std::string_view> processor =
+      parseTargetIdFormat(parts[5], &features);
+  if (!processor) {
+    json.nullField("processor");
+    json.nullField("features");
+  } else {
+    json.field("processor", *processor);
+    json.key("features");
+    json.beginObject();
+    for (const auto &[name, enabled] : features) {
+      json.key(name);
+      json.boolean(enabled);
+    }
+    json.endObject();
+  }
+  json.endObject();
+}
+
+void writeImage(JsonWriter &json, const OffloadBinaryView &image) {
+  json.key("image");
+  json.beginObject();
+  json.field("kind", imageKindDescription(image.imageKind));
+  json.field("offload_kind", offloadKindDescription(image.offloadKind));
+  json.field("flags", uint64_t{image.flags});
+  json.key("strings");
+  json.beginObject();
+  for (const auto &[key, value] : image.strings)
+    json.field(key, value);
+  json.endObject();
+  json.endObject();
+}
+
+void writeCompression(JsonWriter &json, const DiscoveredBundle &bundle) {
+  json.key("compression");
+  if (!bundle.compression) {
+    json.null();
+    return;
+  }
+  const CompressedBundleHeader &header = *bundle.compression;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hash = "0x";
+  for (int shift = 60; shift >= 0; shift -= 4)
+    hash += kHex[(header.hash >> shift) & 15];
+  json.beginObject();
+  json.field("version", uint64_t{header.version});
+  json.field("method",
+             header.method == CompressionMethod::Zstd ? "zstd" : "zlib");
+  json.field("total_size", header.totalFileSize);
+  json.field("uncompressed_size", header.uncompressedSize);
+  json.field("hash", hash);
+  json.endObject();
+}
+
+class JsonListing {
+public:
+  JsonListing(const InputFile &input, const BundlerConfig &config)
+      : config_(config) {
+    // URIs name the file itself; standard input has no name to give.
+    if (input.path() != "-")
+      uriPath_ = inputFilePath(input.path());
+  }
+
+  Status writeBundle(size_t index, const DiscoveredBundle &bundle,
+                     std::string &commandLog) {
+    json_.beginObject();
+    json_.field("index", uint64_t{index});
+    writeNameOrNull("member", bundle.member);
+    writeNameOrNull("section", bundle.section);
+    json_.field("format", discoveredFormatName(bundle.format));
+    json_.field("offset", bundle.fileOffset);
+    json_.field("size", bundle.fileSize);
+    writeUri(bundle.fileOffset, bundle.fileSize);
+    writeCompression(json_, bundle);
+    json_.key("entries");
+    json_.beginArray();
+    auto reader =
+        openDiscoveredBundle(bundle, config_, /*fileOrder=*/true, commandLog);
+    if (!reader)
+      return reader.takeError();
+    for (;;) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return next.takeError();
+      if (!*next)
+        break;
+      std::string_view id = **next;
+      ByteRange range;
+      if (bundle.format == DiscoveredFormat::FatObject) {
+        // The section as it is: readEntry would rewrite the host object.
+        const ElfSection &section =
+            static_cast<FatObjectReader &>(**reader).currentSection();
+        range = {section.offset, section.hasContents() ? section.size : 0};
+        if (Status status = (*reader)->skipEntry(); !status.ok())
+          return status;
+      } else {
+        auto payload = (*reader)->readEntry();
+        if (!payload)
+          return payload.takeError();
+        range = *payload;
+      }
+      json_.beginObject();
+      json_.field("id", id);
+      json_.field("offset", range.offset);
+      json_.field("size", range.size);
+      std::optional<uint64_t> fileOffset = bundle.fileOffsetOf(range.offset);
+      json_.field("file_offset", fileOffset);
+      writeUri(fileOffset, range.size);
+      writeParsedId(json_, id);
+      if (bundle.format == DiscoveredFormat::OffloadBinary)
+        writeImage(json_,
+                   static_cast<OffloadBinaryReader &>(**reader).binary());
+      else
+        json_.nullField("image");
+      json_.endObject();
+    }
+    json_.endArray();
+    json_.endObject();
+    return Status::success();
+  }
+
+  JsonWriter &json() { return json_; }
+
+private:
+  void writeNameOrNull(std::string_view key, const std::string &name) {
+    if (name.empty())
+      json_.nullField(key);
+    else
+      json_.field(key, name);
+  }
+
+  void writeUri(const std::optional<uint64_t> &offset, uint64_t size) {
+    if (!offset || !uriPath_)
+      json_.nullField("uri");
+    else
+      json_.field("uri", formatCodeObjectUri(*uriPath_, *offset, size));
+  }
+
+  const BundlerConfig &config_;
+  std::optional<std::string> uriPath_;
+  JsonWriter json_;
+};
+
+} // namespace
+
+Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
+  auto input = openInput(config.inputFileNames.front());
+  if (!input)
+    return input.takeError();
+  auto discovery =
+      discoverBundles(**input, config, DiscoveryMode::Strict, report);
+  if (!discovery)
+    return discovery.takeError();
+  JsonListing listing(**input, config);
+  JsonWriter &json = listing.json();
+  json.beginObject();
+  json.field("input", config.inputFileNames.front());
+  json.key("bundles");
+  json.beginArray();
+  for (size_t i = 0; i < discovery->bundles.size(); ++i)
+    if (Status status =
+            listing.writeBundle(i, discovery->bundles[i], report.diagnostics);
+        !status.ok())
+      return status;
+  json.endArray();
+  json.endObject();
+  // Printed only once complete: a failed listing prints no partial JSON.
+  report.standardOutput += json.finish();
+  return Status::success();
+}
+
+} // namespace offbundle

@@ -1,0 +1,104 @@
+#include "formats/coff_object.h"
+
+namespace offbundle {
+namespace {
+
+constexpr uint64_t kFileHeaderSize = 20;
+constexpr uint64_t kSectionHeaderSize = 40;
+constexpr uint64_t kSymbolSize = 18;
+
+uint32_t readLe(std::string_view bytes, uint64_t at, unsigned width) {
+  uint32_t value = 0;
+  for (unsigned i = width; i-- > 0;)
+    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
+  return value;
+}
+
+Error malformed(const std::string &what) {
+  return makeError("malformed COFF object: " + what);
+}
+
+} // namespace
+
+bool isCoffObject(std::string_view bytes) {
+  if (bytes.size() < 4)
+    return false;
+  switch (readLe(bytes, 0, 2)) {
+  case 0x014c: // i386
+  case 0x01c4: // ARM Thumb-2
+  case 0x8664: // x86-64
+  case 0xaa64: // ARM64
+  case 0xa641: // ARM64EC
+  case 0xa64e: // ARM64X
+    return true;
+  default:
+    return false;
+  }
+}
+
+Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
+  if (bytes.size() < kFileHeaderSize)
+    return malformed("the file header is truncated");
+  const uint64_t sectionCount = readLe(bytes, 2, 2);
+  const uint64_t symbolTable = readLe(bytes, 8, 4);
+  const uint64_t symbolCount = readLe(bytes, 12, 4);
+  const uint64_t optionalHeaderSize = readLe(bytes, 16, 2);
+  const uint64_t sectionTable = kFileHeaderSize + optionalHeaderSize;
+  if (sectionTable > bytes.size() ||
+      sectionCount > (bytes.size() - sectionTable) / kSectionHeaderSize)
+    return malformed("the section table runs past the end of the file");
+
+  // The string table follows the symbols; without symbols there is none.
+  std::string_view strings;
+  if (symbolTable != 0) {
+    const uint64_t stringTable = symbolTable + symbolCount * kSymbolSize;
+    if (stringTable > bytes.size() || bytes.size() - stringTable < 4)
+      return malformed("the symbol table runs past the end of the file");
+    const uint64_t stringTableSize = readLe(bytes, stringTable, 4);
+    if (stringTableSize > bytes.size() - stringTable)
+      return malformed("the string table runs past the end of the file");
+    strings = bytes.substr(stringTable, stringTableSize);
+  }
+
+  std::vector<CoffSection> sections;
+  for (uint64_t index = 0; index < sectionCount; ++index) {
+    const uint64_t header = sectionTable + index * kSectionHeaderSize;
+    std::string_view rawName = bytes.substr(header, 8);
+    rawName = rawName.substr(0, rawName.find('\0'));
+    CoffSection section;
+    if (!rawName.empty() && rawName[0] == '/' &&
+        !(rawName.size() > 1 && rawName[1] == '/')) {
+      // "/<decimal offset>" into the string table.
+      uint64_t offset = 0;
+      for (char c : rawName.substr(1)) {
+        if (c < '0' || c > '9')
+          return malformed("section " + std::to_string(index + 1) +
+                           " has an invalid long name offset");
+        offset = offset * 10 + static_cast<uint64_t>(c - '0');
+      }
+      if (offset >= strings.size())
+        return malformed("section " + std::to_string(index + 1) +
+                         " names a string past the string table");
+      const size_t end = strings.find('\0', offset);
+      if (end == std::string_view::npos)
+        return malformed("section " + std::to_string(index + 1) +
+                         "'s name has no terminating null byte");
+      section.name = std::string(strings.substr(offset, end - offset));
+    } else {
+      section.name = std::string(rawName);
+    }
+    const uint64_t rawSize = readLe(bytes, header + 16, 4);
+    const uint64_t rawOffset = readLe(bytes, header + 20, 4);
+    // Uninitialized data has no bytes in the file.
+    if (rawOffset != 0) {
+      if (rawOffset > bytes.size() || rawSize > bytes.size() - rawOffset)
+        return malformed("section '" + section.name +
+                         "' runs past the end of the file");
+      section.contents = bytes.substr(rawOffset, rawSize);
+    }
+    sections.push_back(std::move(section));
+  }
+  return sections;
+}
+
+} // namespace offbundle

@@ -1,0 +1,40 @@
+// COFF object files (Windows targets), read only as far as finding sections
+// by name: clang puts offload binaries for Windows hosts in a section named
+// `.llvm.offloading`, which LLVM's extractOffloadBinaries finds by its name
+// (COFF has no section types).
+//
+//   file header (20 bytes)  machine (u16), section count (u16), time stamp,
+//                           symbol table offset (u32), symbol count (u32),
+//                           optional header size (u16), characteristics
+//   section headers (40 bytes each, after the optional header)
+//                           name (8 bytes, or "/<decimal>" into the string
+//                           table), virtual size and address, raw data size
+//                           (u32), raw data offset (u32), ...
+//   string table            after the symbols (18 bytes each): its size
+//                           (u32, counting itself), then the names
+//
+// Every offset and size is checked against the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bundler/error.h"
+
+namespace offbundle {
+
+// Whether the bytes start like a COFF object LLVM recognises (the machine
+// types of x86, x86-64, ARM and ARM64 Windows).
+bool isCoffObject(std::string_view bytes);
+
+struct CoffSection {
+  std::string name;
+  std::string_view contents; // a view into the object's bytes
+};
+
+// The sections, in the order of the section table.
+Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes);
+
+} // namespace offbundle

@@ -1,0 +1,58 @@
+#include "formats/embedded_offload.h"
+
+#include "bundler/triple.h"
+
+namespace offbundle {
+
+std::string offloadImageEntryId(const OffloadBinaryView &binary) {
+  Triple triple(binary.triple());
+  // Written as the bundler writes triples in entry IDs: AMDHSA ones in
+  // three-part form and an empty environment, others in four parts.
+  std::string normalized = triple.isOSAMDHSA()
+                               ? triple.normalize(TripleForm::ThreeIdent) + "-"
+                               : triple.normalize(TripleForm::FourIdent);
+  return std::string(offloadKindDescription(binary.offloadKind)) + "-" +
+         normalized + "-" + std::string(binary.arch());
+}
+
+std::string_view offloadKindDescription(uint16_t kind) {
+  if (kind == offload_kind::kNone)
+    return "none";
+  std::string_view name = offloadKindName(kind);
+  // offloadKindName says "none" for every value it does not know.
+  return name == "none" ? "unknown" : name;
+}
+
+std::string_view imageKindDescription(uint16_t kind) {
+  static constexpr std::string_view kNames[] = {
+      "none", "object", "bitcode", "cubin", "fatbinary", "ptx", "spirv"};
+  return kind < std::size(kNames) ? kNames[kind] : "unknown";
+}
+
+Result<std::unique_ptr<OffloadBinaryReader>>
+OffloadBinaryReader::open(std::string_view bytes) {
+  auto binary = readOffloadBinary(bytes, "");
+  if (!binary)
+    return binary.takeError();
+  std::unique_ptr<OffloadBinaryReader> reader(new OffloadBinaryReader());
+  reader->binary_ = std::move(*binary);
+  reader->id_ = offloadImageEntryId(reader->binary_);
+  return reader;
+}
+
+Result<std::optional<std::string_view>> OffloadBinaryReader::nextEntry() {
+  if (consumed_)
+    return std::optional<std::string_view>();
+  consumed_ = true;
+  return std::optional<std::string_view>(id_);
+}
+
+Result<EntryPayload> OffloadBinaryReader::readEntry() {
+  EntryPayload payload;
+  payload.offset =
+      static_cast<uint64_t>(binary_.image.data() - binary_.bytes.data());
+  payload.size = binary_.image.size();
+  return payload;
+}
+
+} // namespace offbundle

@@ -1,0 +1,56 @@
+// The bundler's view of offload binaries (magic 0x10FF10AD, read by
+// formats/offload_binary.h), as clang's new offloading driver embeds them in
+// ".llvm.offloading" sections: each binary holds one image, which the
+// bundler lists and extracts like a bundle entry.
+//
+// The bundler names an image by an entry ID in its own style,
+// "<offload kind>-<triple>-<arch>", with the triple written as bundle entry
+// IDs write it ("hip-amdgcn-amd-amdhsa--gfx906"), so that -targets can
+// select images as it selects bundle entries.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bundler/error.h"
+#include "formats/bundle_format.h"
+#include "formats/offload_binary.h"
+
+namespace offbundle {
+
+// The entry ID the bundler gives an image (see above); the offload kind is
+// spelled by offloadKindDescription.
+std::string offloadImageEntryId(const OffloadBinaryView &binary);
+
+// Words for listings: the offload kind ("openmp", "cuda", "hip", "sycl",
+// "none" for 0, "unknown" otherwise) and the image kind ("none", "object",
+// "bitcode", "cubin", "fatbinary", "ptx", "spirv", else "unknown"). The
+// packager's offloadKindName and imageKindName give LLVM's spellings
+// instead (file extensions for images).
+std::string_view offloadKindDescription(uint16_t kind);
+std::string_view imageKindDescription(uint16_t kind);
+
+// A one-entry bundle reader over one offload binary.
+class OffloadBinaryReader final : public BundleReader {
+public:
+  // `bytes` starts with the binary; it may run on past it.
+  static Result<std::unique_ptr<OffloadBinaryReader>>
+  open(std::string_view bytes);
+  Result<std::optional<std::string_view>> nextEntry() override;
+  Result<EntryPayload> readEntry() override;
+  Status skipEntry() override { return Status::success(); }
+
+  const OffloadBinaryView &binary() const { return binary_; }
+
+private:
+  OffloadBinaryReader() = default;
+  OffloadBinaryView binary_;
+  std::string id_;
+  bool consumed_ = false;
+};
+
+} // namespace offbundle

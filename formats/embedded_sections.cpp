@@ -1,0 +1,87 @@
+#include "formats/embedded_sections.h"
+
+#include <algorithm>
+
+#include "compression/compressed_bundle.h"
+#include "formats/binary_bundle.h"
+#include "formats/embedded_offload.h"
+
+namespace offbundle {
+
+std::vector<OffloadDataSection> findOffloadDataSections(const ElfObject &elf) {
+  std::vector<OffloadDataSection> found;
+  for (const ElfSection &section : elf.sections()) {
+    if (section.name != kHipFatbinSection &&
+        section.name != kLlvmOffloadingSection)
+      continue;
+    if (!section.hasContents())
+      continue;
+    found.push_back({section.name, section.offset, elf.contents(section)});
+  }
+  return found;
+}
+
+bool startsWithOffloadData(std::string_view bytes) {
+  return hasBinaryBundleMagic(bytes) || hasOffloadBinaryMagic(bytes) ||
+         (bytes.size() >= kCompressedBundleCommonHeaderSize &&
+          hasCompressedBundleMagic(bytes));
+}
+
+Result<std::vector<OffloadDataElement>>
+splitOffloadData(std::string_view bytes) {
+  std::vector<OffloadDataElement> elements;
+  uint64_t at = 0;
+  while (at < bytes.size()) {
+    if (bytes[at] == '\0') {
+      at = std::min<uint64_t>(bytes.find_first_not_of('\0', at), bytes.size());
+      continue;
+    }
+    std::string_view rest = bytes.substr(at);
+    auto failed = [at](const std::string &what) {
+      return makeError("at offset " + std::to_string(at) + ": " + what);
+    };
+    OffloadDataElement element;
+    element.offset = at;
+    uint64_t extent = 0;
+    if (hasBinaryBundleMagic(rest)) {
+      element.kind = OffloadDataKind::BinaryBundle;
+      auto size = binaryBundleExtent(rest);
+      if (!size)
+        return failed(size.error().message);
+      extent = *size;
+    } else if (rest.size() >= kCompressedBundleCommonHeaderSize &&
+               hasCompressedBundleMagic(rest)) {
+      element.kind = OffloadDataKind::CompressedBundle;
+      auto header = parseCompressedBundleHeader(rest);
+      if (!header)
+        return failed("compressed bundle: " + header.error().message);
+      if (!header->totalFileSize) {
+        extent = rest.size();
+      } else if (*header->totalFileSize < header->headerSize ||
+                 *header->totalFileSize > rest.size()) {
+        return failed("compressed bundle: its total size " +
+                      std::to_string(*header->totalFileSize) +
+                      " does not fit in the " + std::to_string(rest.size()) +
+                      " bytes left");
+      } else {
+        extent = *header->totalFileSize;
+      }
+    } else if (hasOffloadBinaryMagic(rest)) {
+      element.kind = OffloadDataKind::OffloadBinary;
+      auto binary = readOffloadBinary(rest, "");
+      if (!binary)
+        return failed(binary.error().message);
+      extent = binary->bytes.size();
+    } else {
+      return failed("data that is neither a bundle, a compressed bundle nor "
+                    "an offload binary");
+    }
+    element.bytes = rest.substr(0, extent);
+    elements.push_back(element);
+    // Every element has a header of some bytes, so the walk advances.
+    at += extent;
+  }
+  return elements;
+}
+
+} // namespace offbundle

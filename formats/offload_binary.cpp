@@ -1,0 +1,404 @@
+#include "formats/offload_binary.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+namespace offbundle {
+namespace {
+
+uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+uint16_t readLe16(std::string_view bytes, uint64_t at) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(bytes[at]) |
+                               static_cast<uint8_t>(bytes[at + 1]) << 8);
+}
+
+uint32_t readLe32(std::string_view bytes, uint64_t at) {
+  uint32_t value = 0;
+  for (int i = 3; i >= 0; --i)
+    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
+  return value;
+}
+
+uint64_t readLe64(std::string_view bytes, uint64_t at) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i)
+    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
+  return value;
+}
+
+void appendLe(std::string &out, uint64_t value, unsigned bytes) {
+  for (unsigned i = 0; i < bytes; ++i)
+    out.push_back(static_cast<char>(value >> (8 * i) & 0xff));
+}
+
+// The string table LLVM's StringTableBuilder makes in its ELF mode: a
+// leading null byte, then the distinct strings sorted in decreasing order
+// of their reversed bytes, so that a string which ends the one before it
+// is not stored again but points into its tail. The empty string is the
+// leading null byte.
+class ElfStyleStringTable {
+public:
+  void add(std::string_view text) { offsets_.emplace(text, 0); }
+
+  void finalize() {
+    std::vector<std::pair<const std::string_view, uint64_t> *> ordered;
+    for (auto &entry : offsets_)
+      ordered.push_back(&entry);
+    std::sort(ordered.begin(), ordered.end(), [](auto *a, auto *b) {
+      return reversedGreater(a->first, b->first);
+    });
+    size_ = 1;
+    std::string_view previous;
+    for (auto *entry : ordered) {
+      std::string_view text = entry->first;
+      if (previous.size() >= text.size() &&
+          previous.substr(previous.size() - text.size()) == text) {
+        entry->second = size_ - text.size() - 1;
+        continue;
+      }
+      entry->second = size_;
+      size_ += text.size() + 1;
+      previous = text;
+    }
+    offsets_[std::string_view()] = 0;
+  }
+
+  uint64_t size() const { return size_; }
+  uint64_t offsetOf(std::string_view text) const { return offsets_.at(text); }
+  void appendTo(std::string &out) const {
+    const size_t start = out.size();
+    out.append(size_, '\0');
+    for (const auto &[text, offset] : offsets_)
+      if (!text.empty())
+        std::memcpy(out.data() + start + offset, text.data(), text.size());
+  }
+
+private:
+  // Compares from the last byte backwards, bytes unsigned; a string that
+  // runs out first is the smaller.
+  static bool reversedGreater(std::string_view a, std::string_view b) {
+    const size_t common = std::min(a.size(), b.size());
+    for (size_t i = 1; i <= common; ++i) {
+      const auto x = static_cast<unsigned char>(a[a.size() - i]);
+      const auto y = static_cast<unsigned char>(b[b.size() - i]);
+      if (x != y)
+        return x > y;
+    }
+    return a.size() > b.size();
+  }
+
+  std::map<std::string_view, uint64_t> offsets_;
+  uint64_t size_ = 1;
+};
+
+std::string describeContext(std::string_view context, uint64_t offset) {
+  std::string text;
+  if (!context.empty())
+    text = std::string(context) + ": ";
+  return text + "offload binary at offset " + std::to_string(offset) + ": ";
+}
+
+// The checks LLVM 22 makes on an entry (against the buffer it was given).
+bool entryWithin(uint64_t imageOffset, uint64_t stringOffset,
+                 uint64_t stringCount, uint64_t limit) {
+  // The product and sum wrap as LLVM's unsigned arithmetic does.
+  return imageOffset <= limit && stringOffset <= limit &&
+         stringOffset + stringCount * kOffloadBinaryStringEntrySize <= limit;
+}
+
+// Reads the binary at the start of `rest` (which runs to the end of the
+// buffer), checking what LLVM 22 checks in its order and with its messages,
+// then what it leaves unchecked.
+Result<OffloadBinaryView> parseOneBinary(std::string_view rest, uint64_t offset,
+                                         std::string_view context) {
+  auto llvmError = [](std::string_view message) {
+    return makeError(std::string(message));
+  };
+  if (rest.size() < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize ||
+      !hasOffloadBinaryMagic(rest))
+    return llvmError(kOffloadParseFailedMessage);
+  const uint32_t version = readLe32(rest, 4);
+  if (version == 0 || version > kOffloadBinaryVersion)
+    return llvmError(kOffloadParseFailedMessage);
+  const uint64_t size = readLe64(rest, 8);
+  const uint64_t entryOffset = readLe64(rest, 16);
+  const uint64_t entrySize = readLe64(rest, 24);
+  if (size > rest.size() || size < kOffloadBinaryEntrySize)
+    return llvmError(kOffloadUnexpectedEofMessage);
+  if (entryOffset > size - kOffloadBinaryEntrySize ||
+      entrySize > size - kOffloadBinaryHeaderSize)
+    return llvmError(kOffloadUnexpectedEofMessage);
+
+  OffloadBinaryView view;
+  view.offset = offset;
+  view.bytes = rest.substr(0, size);
+  view.version = version;
+  view.imageKind = readLe16(rest, entryOffset);
+  view.offloadKind = readLe16(rest, entryOffset + 2);
+  view.flags = readLe32(rest, entryOffset + 4);
+  const uint64_t stringOffset = readLe64(rest, entryOffset + 8);
+  const uint64_t stringCount = readLe64(rest, entryOffset + 16);
+  const uint64_t imageOffset = readLe64(rest, entryOffset + 24);
+  const uint64_t imageSize = readLe64(rest, entryOffset + 32);
+  // LLVM reads the binary twice: once from the rest of the buffer, then from
+  // a copy of exactly its size, where the minimum size applies again.
+  if (!entryWithin(imageOffset, stringOffset, stringCount, rest.size()))
+    return llvmError(kOffloadUnexpectedEofMessage);
+  if (size < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize)
+    return llvmError(kOffloadParseFailedMessage);
+  if (!entryWithin(imageOffset, stringOffset, stringCount, size))
+    return llvmError(kOffloadUnexpectedEofMessage);
+
+  // What LLVM trusts. Every table holds 64-bit fields and every binary
+  // LLVM writes keeps them (and its own size) 8-byte aligned.
+  const std::string where = describeContext(context, offset);
+  const std::string sizeText = " (size " + std::to_string(size) + ")";
+  if (size % kOffloadBinaryAlignment != 0)
+    return makeError(where + "size " + std::to_string(size) +
+                     " is not a multiple of 8");
+  if (entryOffset % kOffloadBinaryAlignment != 0)
+    return makeError(where + "entry at offset " + std::to_string(entryOffset) +
+                     " is not 8-byte aligned");
+  if (stringOffset % kOffloadBinaryAlignment != 0)
+    return makeError(where + "string entries at offset " +
+                     std::to_string(stringOffset) + " are not 8-byte aligned");
+  if (stringCount > (size - stringOffset) / kOffloadBinaryStringEntrySize)
+    return makeError(where + std::to_string(stringCount) +
+                     " string entries at offset " +
+                     std::to_string(stringOffset) +
+                     " run past the end of the binary" + sizeText);
+  if (imageSize > size - imageOffset)
+    return makeError(where + "image at offset " + std::to_string(imageOffset) +
+                     " of " + std::to_string(imageSize) +
+                     " bytes runs past the end of the binary" + sizeText);
+  view.image = view.bytes.substr(imageOffset, imageSize);
+
+  // Terminators are found in one sweep over the offsets in increasing order,
+  // so strings sharing or overlapping bytes cost no rescans (entries can all
+  // name one long unterminated run).
+  std::vector<uint64_t> offsets;
+  offsets.reserve(static_cast<size_t>(stringCount) * 2);
+  for (uint64_t index = 0; index < stringCount; ++index) {
+    const uint64_t at = stringOffset + index * kOffloadBinaryStringEntrySize;
+    for (uint64_t field :
+         {readLe64(view.bytes, at), readLe64(view.bytes, at + 8)})
+      if (field < size)
+        offsets.push_back(field);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  std::vector<size_t> terminators;
+  terminators.reserve(offsets.size());
+  size_t terminator = 0;
+  bool searched = false;
+  for (uint64_t at : offsets) {
+    if (!searched ||
+        (terminator != std::string_view::npos && terminator < at)) {
+      terminator = view.bytes.find('\0', at);
+      searched = true;
+    }
+    terminators.push_back(terminator);
+  }
+
+  auto readString = [&](uint64_t index, const char *role,
+                        uint64_t at) -> Result<std::string_view> {
+    const std::string which =
+        "string entry " + std::to_string(index) + ": " + role;
+    if (at >= size)
+      return makeError(where + which + " offset " + std::to_string(at) +
+                       " is past the end of the binary" + sizeText);
+    const size_t slot = static_cast<size_t>(
+        std::lower_bound(offsets.begin(), offsets.end(), at) - offsets.begin());
+    const size_t end = terminators[slot];
+    if (end == std::string_view::npos)
+      return makeError(where + which + " at offset " + std::to_string(at) +
+                       " has no terminating null byte within the binary");
+    return view.bytes.substr(at, end - at);
+  };
+  std::unordered_map<std::string_view, size_t> placeOfKey;
+  for (uint64_t index = 0; index < stringCount; ++index) {
+    const uint64_t at = stringOffset + index * kOffloadBinaryStringEntrySize;
+    auto key = readString(index, "key", readLe64(view.bytes, at));
+    if (!key)
+      return key.takeError();
+    auto value = readString(index, "value", readLe64(view.bytes, at + 8));
+    if (!value)
+      return value.takeError();
+    // A repeated key keeps its first place and takes the last value, as
+    // LLVM's MapVector does.
+    auto [existing, inserted] =
+        placeOfKey.try_emplace(*key, view.strings.size());
+    if (inserted)
+      view.strings.emplace_back(*key, *value);
+    else
+      view.strings[existing->second].second = *value;
+  }
+  return view;
+}
+
+// Whether the 8 bytes at `at` are zero padding between binaries.
+bool isZeroWord(std::string_view buffer, uint64_t at) {
+  if (at % kOffloadBinaryAlignment != 0 ||
+      buffer.size() - at < kOffloadBinaryAlignment)
+    return false;
+  for (uint64_t i = 0; i < kOffloadBinaryAlignment; ++i)
+    if (buffer[at + i] != '\0')
+      return false;
+  return true;
+}
+
+} // namespace
+
+uint16_t imageKindFromExtension(std::string_view extension) {
+  if (extension == "o")
+    return image_kind::kObject;
+  if (extension == "bc")
+    return image_kind::kBitcode;
+  if (extension == "cubin")
+    return image_kind::kCubin;
+  if (extension == "fatbin")
+    return image_kind::kFatbinary;
+  if (extension == "s")
+    return image_kind::kPtx;
+  return image_kind::kNone;
+}
+
+std::string_view imageKindName(uint16_t kind) {
+  switch (kind) {
+  case image_kind::kObject:
+    return "o";
+  case image_kind::kBitcode:
+    return "bc";
+  case image_kind::kCubin:
+    return "cubin";
+  case image_kind::kFatbinary:
+    return "fatbin";
+  case image_kind::kPtx:
+    return "s";
+  default:
+    return "";
+  }
+}
+
+uint16_t offloadKindFromName(std::string_view name) {
+  if (name == "openmp")
+    return offload_kind::kOpenMP;
+  if (name == "cuda")
+    return offload_kind::kCuda;
+  if (name == "hip")
+    return offload_kind::kHip;
+  if (name == "sycl")
+    return offload_kind::kSycl;
+  return offload_kind::kNone;
+}
+
+std::string_view offloadKindName(uint16_t kind) {
+  switch (kind) {
+  case offload_kind::kOpenMP:
+    return "openmp";
+  case offload_kind::kCuda:
+    return "cuda";
+  case offload_kind::kHip:
+    return "hip";
+  case offload_kind::kSycl:
+    return "sycl";
+  default:
+    return "none";
+  }
+}
+
+bool hasOffloadBinaryMagic(std::string_view bytes) {
+  return bytes.substr(0, kOffloadBinaryMagic.size()) == kOffloadBinaryMagic;
+}
+
+OffloadBinaryPieces planOffloadBinary(const OffloadImageToWrite &image) {
+  ElfStyleStringTable table;
+  for (const auto &[key, value] : image.strings) {
+    table.add(key);
+    table.add(value);
+  }
+  table.finalize();
+
+  const uint64_t stringEntriesOffset =
+      kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize;
+  const uint64_t tableOffset =
+      stringEntriesOffset +
+      kOffloadBinaryStringEntrySize * image.strings.size();
+  const uint64_t imageOffset =
+      alignUp(tableOffset + table.size(), kOffloadBinaryAlignment);
+  const uint64_t size =
+      alignUp(imageOffset + image.image.size(), kOffloadBinaryAlignment);
+
+  OffloadBinaryPieces pieces;
+  std::string &head = pieces.head;
+  head.reserve(imageOffset);
+  head.append(kOffloadBinaryMagic);
+  appendLe(head, kOffloadBinaryVersion, 4);
+  appendLe(head, size, 8);
+  appendLe(head, kOffloadBinaryHeaderSize, 8);
+  appendLe(head, kOffloadBinaryEntrySize, 8);
+
+  appendLe(head, image.imageKind, 2);
+  appendLe(head, image.offloadKind, 2);
+  appendLe(head, image.flags, 4);
+  appendLe(head, stringEntriesOffset, 8);
+  appendLe(head, image.strings.size(), 8);
+  appendLe(head, imageOffset, 8);
+  appendLe(head, image.image.size(), 8);
+
+  for (const auto &[key, value] : image.strings) {
+    appendLe(head, tableOffset + table.offsetOf(key), 8);
+    appendLe(head, tableOffset + table.offsetOf(value), 8);
+  }
+  table.appendTo(head);
+  head.resize(imageOffset, '\0');
+
+  pieces.image = image.image;
+  pieces.trailingZeros = size - imageOffset - image.image.size();
+  return pieces;
+}
+
+std::string writeOffloadBinary(const OffloadImageToWrite &image) {
+  OffloadBinaryPieces pieces = planOffloadBinary(image);
+  std::string bytes = std::move(pieces.head);
+  bytes.append(pieces.image);
+  bytes.append(pieces.trailingZeros, '\0');
+  return bytes;
+}
+
+std::string_view OffloadBinaryView::string(std::string_view key) const {
+  for (const auto &[name, value] : strings)
+    if (name == key)
+      return value;
+  return {};
+}
+
+Result<std::vector<OffloadBinaryView>>
+splitOffloadBinaries(std::string_view buffer, std::string_view context) {
+  std::vector<OffloadBinaryView> binaries;
+  uint64_t offset = 0;
+  while (offset < buffer.size()) {
+    if (!binaries.empty() && isZeroWord(buffer, offset)) {
+      offset += kOffloadBinaryAlignment;
+      continue;
+    }
+    auto binary = parseOneBinary(buffer.substr(offset), offset, context);
+    if (!binary)
+      return binary.takeError();
+    offset += binary->bytes.size();
+    binaries.push_back(std::move(*binary));
+  }
+  return binaries;
+}
+
+Result<OffloadBinaryView> readOffloadBinary(std::string_view bytes,
+                                            std::string_view context) {
+  return parseOneBinary(bytes, 0, context);
+}
+
+} // namespace offbundle

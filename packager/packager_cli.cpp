@@ -1,0 +1,205 @@
+#include "packager/packager_cli.h"
+
+#include <string_view>
+
+#include "bundler/command_line.h"
+#include "bundler/response_file.h"
+#include "bundler/version.h"
+#include "packager/operations.h"
+
+namespace offbundle {
+namespace {
+
+CommandLineSyntax packagerSyntax() {
+  CommandLineSyntax syntax;
+  syntax.overview =
+      "A utility for bundling several object files into a single binary.\n"
+      "The output binary can then be embedded into the host section table\n"
+      "to create a fatbinary containing offloading code.\n";
+  syntax.toolCategory = "llvm-offload-binary options";
+  syntax.maxPositionals = 1;
+  syntax.positionalHelp = "Extract from <file>.";
+
+  auto option = [](std::string name, OptionShape shape, std::string valueName,
+                   std::string help) {
+    OptionSpec spec;
+    spec.name = std::move(name);
+    spec.shape = shape;
+    spec.valueName = std::move(valueName);
+    spec.help = {std::move(help)};
+    return spec;
+  };
+  OptionSpec helpAlias = option("h", OptionShape::Flag, "", "Alias for -help");
+  helpAlias.visibility = OptionVisibility::ReallyHidden;
+  syntax.options = {
+      helpAlias,
+      option("o", OptionShape::Value, "file", "Write output to <file>."),
+      option("image", OptionShape::List, "<key>=<value>,...",
+             "List of key and value arguments. Required keywords are 'file' "
+             "and 'triple'."),
+      option("archive", OptionShape::Flag, "",
+             "Write extracted files to a static archive"),
+      // Not in LLVM 22.
+      option("list", OptionShape::Flag, "",
+             "List the images in the input file, one per line"),
+  };
+  return syntax;
+}
+
+// What --version prints: LLVM's two lines, with our name where Debian's
+// build puts its own.
+std::string versionText() {
+  return std::string("offbundle LLVM version ") + kCompatibleLlvmVersion +
+         " (offbundle " + kOffbundleVersion + ")\n  Optimized build.\n";
+}
+
+// llvm::sys::path::stem of argv[0]: the file name up to its last '.'.
+std::string_view programStem(std::string_view argv0) {
+  const size_t slash = argv0.rfind('/');
+  std::string_view name =
+      slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1);
+  if (name == "." || name == "..")
+    return name;
+  return name.substr(0, name.rfind('.'));
+}
+
+// Messages quote file names and image strings, which may hold any byte; a
+// newline there would split the one error line into several.
+std::string escapeControlCharacters(const std::string &text) {
+  std::string escaped;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      escaped += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      escaped += "\\x";
+      escaped += kHex[c >> 4];
+      escaped += kHex[c & 15];
+    } else {
+      escaped += static_cast<char>(c);
+    }
+  }
+  return escaped;
+}
+
+class Reporter {
+public:
+  explicit Reporter(std::string argv0) : argv0_(std::move(argv0)) {}
+
+  ToolOutcome fail(const std::string &message) {
+    outcome_.standardError +=
+        argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
+    outcome_.exitCode = 1;
+    return outcome_;
+  }
+  void printError(const std::string &line) {
+    outcome_.standardError += line + "\n";
+  }
+  void print(const std::string &text) { outcome_.standardOutput += text; }
+  ToolOutcome finish(int exitCode) {
+    outcome_.exitCode = exitCode;
+    return outcome_;
+  }
+  // What an operation printed, then its error if any.
+  ToolOutcome conclude(const PackagerReport &report, const Status &status) {
+    outcome_.standardOutput += report.standardOutput;
+    for (const std::string &warning : report.warnings)
+      outcome_.standardError +=
+          argv0_ + ": warning: " + escapeControlCharacters(warning) + "\n";
+    for (const std::string &line : report.plainDiagnostics)
+      outcome_.standardError += escapeControlCharacters(line) + "\n";
+    if (!status.ok())
+      return fail(status.error().message);
+    return finish(0);
+  }
+
+private:
+  std::string argv0_;
+  ToolOutcome outcome_;
+};
+
+} // namespace
+
+ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
+  const std::string argv0 =
+      rawArgv.empty() ? "llvm-offload-binary" : rawArgv.front();
+  Reporter report(argv0);
+  const std::string program = programBaseName(argv0);
+
+  auto expanded = expandResponseFiles(rawArgv);
+  if (!expanded) {
+    report.printError(expanded.error().message);
+    return report.finish(1);
+  }
+  const CommandLineSyntax syntax = packagerSyntax();
+  ParsedCommandLine parsed = parseCommandLine(*expanded, syntax);
+  for (const std::string &line : parsed.diagnostics)
+    report.printError(line);
+  switch (parsed.earlyExit) {
+  case EarlyExit::Help:
+  case EarlyExit::HelpHidden:
+    report.print(formatHelp(syntax, program, /*categorized=*/true,
+                            parsed.earlyExit == EarlyExit::HelpHidden));
+    return report.finish(0);
+  case EarlyExit::HelpList:
+  case EarlyExit::HelpListHidden:
+    report.print(formatHelp(syntax, program, /*categorized=*/false,
+                            parsed.earlyExit == EarlyExit::HelpListHidden));
+    return report.finish(0);
+  case EarlyExit::Version:
+    report.print(versionText());
+    return report.finish(0);
+  case EarlyExit::None:
+    break;
+  }
+  if (parsed.failed)
+    return report.finish(1);
+
+  // LLVM warns about the old name once the command line is read, before
+  // anything else, and without the program name in front.
+  if (programStem(argv0).ends_with("clang-offload-packager"))
+    report.printError("warning: 'clang-offload-packager' is deprecated. Use "
+                      "'llvm-offload-binary' instead.");
+
+  PackagerConfig config;
+  config.outputFile = parsed.last("o").value_or("");
+  config.inputFile = parsed.positionals.empty() ? "" : parsed.positionals[0];
+  config.images = parsed.all("image");
+  config.createArchive = parsed.flag("archive");
+  const bool list = parsed.flag("list");
+
+  if (parsed.flag("h") ||
+      (config.outputFile.empty() && config.inputFile.empty())) {
+    report.print(formatHelp(syntax, program, /*categorized=*/false,
+                            /*showHidden=*/false));
+    return report.finish(0);
+  }
+
+  PackagerReport printed;
+  if (list) {
+    if (config.inputFile.empty() || !config.outputFile.empty() ||
+        config.createArchive)
+      return report.fail("--list lists the images of an input file; it "
+                         "takes neither -o nor --archive");
+    return report.conclude(printed, listImages(config, printed));
+  }
+  if (!config.inputFile.empty() && !config.outputFile.empty()) {
+    // The form LLVM's manual shows for writing every image into one
+    // archive, which LLVM 22 itself refuses.
+    if (config.createArchive)
+      return report.conclude(printed, archiveAllImages(config, printed));
+    return report.fail("Packaging to an output file and extracting from an "
+                       "input file are mutually exclusive.");
+  }
+  if (!config.outputFile.empty())
+    return report.conclude(printed, packageImages(config, printed));
+  if (config.images.empty()) {
+    if (config.createArchive)
+      return report.fail("--archive needs the archive's name: -o <file>, or "
+                         "file=<name> in an --image filter");
+    return report.conclude(printed, extractAllImages(config, printed));
+  }
+  return report.conclude(printed, extractMatchingImages(config, printed));
+}
+
+} // namespace offbundle

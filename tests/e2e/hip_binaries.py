@@ -1,0 +1,662 @@
+#!/usr/bin/env python3
+"""GPU code inside real HIP executables, shared libraries and archives.
+
+clang 22 builds HIP programs from several translation units (without a GPU
+runtime: the runtime's entry points are a stub written here), with and
+without --offload-compress, so that .hip_fatbin holds one bundle per
+translation unit, padded by the linker; and objects from the new offloading
+driver, whose .llvm.offloading sections hold offload binaries.
+
+What the bundler must report is derived without it: each object's own
+.hip_fatbin section (dumped with llvm-objcopy) is one translation unit's
+bundle, which LLVM 22's bundler lists and unbundles; llvm-readelf gives
+section offsets; compressed bundle headers are decoded here; images of
+offload binaries come from LLVM 22's llvm-offload-binary and llvm-objdump.
+Our -list, -list -format=json, -unbundle (with -targets and -output-dir)
+and code object URIs must agree with those, and LLVM 22's bundler's own
+behaviour on the same files is recorded as the README describes it.
+
+Usage: hip_binaries.py --ours PATH --reference-bin DIR [--keep DIR]
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ARCHES = ["--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"]
+COMMON = ["-nogpulib", "-nogpuinc", "-O1"]
+
+DECLARATIONS = """\
+struct dim3 { unsigned x, y, z; };
+typedef struct ihipStream_t *hipStream_t;
+extern "C" int hipLaunchKernel(const void *, dim3, dim3, void **,
+                               unsigned long, hipStream_t);
+"""
+
+# Three translation units with different kernels, so every code object
+# differs from the others.
+SOURCES = {
+    "main.hip": DECLARATIONS + """
+__attribute__((global)) void add_one(int *p) { p[0] += 1; }
+int main() { return 0; }
+""",
+    "scale.hip": DECLARATIONS + """
+__attribute__((global)) void scale(float *p, float f) { p[0] *= f; }
+int scale_host(int x) { return 2 * x; }
+""",
+    "shift.hip": DECLARATIONS + """
+__attribute__((global)) void shift(double *p) { p[0] -= 3.0; p[1] += 1.0; }
+__attribute__((global)) void clear(long *p) { p[0] = 0; }
+int shift_host(int x) { return x - 3; }
+""",
+}
+
+RUNTIME_STUB = """\
+void **__hipRegisterFatBinary(const void *data) { (void)data; static void *h; return &h; }
+void __hipRegisterFunction(void **m, const void *hf, char *df, const char *dn,
+                           int t, void *a, void *b, void *c, void *d, int *e) {}
+void __hipRegisterVar(void **m, char *hv, char *dv, const char *dn, int ext,
+                      long size, int cnst, int global) {}
+void __hipRegisterManagedVar(void *h, void **p, char *n, const char *dn,
+                             long s, unsigned a) {}
+void __hipUnregisterFatBinary(void **m) {}
+int hipLaunchKernel(const void *f) { return 0; }
+int __hipPushCallConfiguration(long a, int b, long c, int d, unsigned long e,
+                               void *s) { return 0; }
+int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
+"""
+
+CCOB_HEADER = {2: ("<4sHHIIQ", 24), 3: ("<4sHHQQQ", 32)}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(command, cwd, ok=True):
+    done = subprocess.run(command, cwd=cwd, capture_output=True)
+    if ok and done.returncode != 0:
+        raise Failure(f"{' '.join(command)} failed ({done.returncode}):\n"
+                      f"{done.stderr.decode(errors='replace')}")
+    return done
+
+
+def read(path, offset=0, size=None):
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return handle.read() if size is None else handle.read(size)
+
+
+def percent_encode(path):
+    keep = set(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+               b"0123456789/_.~-")
+    return "".join(chr(c) if c in keep else f"%{c:02X}"
+                   for c in path.encode())
+
+
+def file_name_for(entry_id):
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", entry_id)
+
+
+class Tools:
+    def __init__(self, ours, bin_dir, folder):
+        self.ours = ours
+        self.bin = bin_dir
+        self.folder = folder
+        self.reference = os.path.join(bin_dir, "clang-offload-bundler")
+
+    def tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def bundler(self, arguments, reference=False):
+        program = self.reference if reference else self.ours
+        return run([program] + arguments, self.folder, ok=False)
+
+    def section(self, path, name):
+        """(offset, size) of a section, from llvm-readelf."""
+        out = run([self.tool("llvm-readelf"), "-SW", path],
+                  self.folder).stdout.decode()
+        for line in out.splitlines():
+            fields = line.replace("[ ", "[").split()
+            if len(fields) > 5 and fields[1] == name:
+                return int(fields[4], 16), int(fields[5], 16)
+        return None
+
+    def dump_section(self, path, name, out):
+        run([self.tool("llvm-objcopy"), f"--dump-section={name}={out}", path,
+             os.devnull], self.folder)
+        return read(os.path.join(self.folder, out))
+
+
+class TranslationUnit:
+    """One object's bundle and what LLVM 22 makes of it."""
+
+    def __init__(self, tools, obj, label):
+        self.obj = obj
+        self.bundle_file = f"{label}.fatbin"
+        self.bundle = tools.dump_section(obj, ".hip_fatbin", self.bundle_file)
+        listed = tools.bundler(["-list", "-type=o",
+                                "-input=" + self.bundle_file], reference=True)
+        check(listed.returncode == 0, f"LLVM 22 cannot list {obj}'s bundle")
+        # LLVM lists in its own hash order; -list of the bundle alone is what
+        # our -list of the linked file must print for this bundle.
+        self.listed = listed.stdout.decode().splitlines()
+        self.payloads = {}
+        for entry_id in self.listed:
+            out = f"{label}.{file_name_for(entry_id)}"
+            done = tools.bundler(["-unbundle", "-type=o",
+                                  "-input=" + self.bundle_file,
+                                  "-targets=" + entry_id, "-output=" + out],
+                                 reference=True)
+            check(done.returncode == 0, f"LLVM 22 cannot unbundle {entry_id}")
+            self.payloads[entry_id] = read(os.path.join(tools.folder, out))
+        self.compressed = self.bundle[:4] == b"CCOB"
+        self.header = None
+        if self.compressed:
+            version = struct.unpack_from("<H", self.bundle, 4)[0]
+            layout, _ = CCOB_HEADER[version]
+            magic, version, method, total, uncompressed, hashed = \
+                struct.unpack_from(layout, self.bundle)
+            self.header = {"version": version,
+                           "method": {0: "zlib", 1: "zstd"}[method],
+                           "total_size": total,
+                           "uncompressed_size": uncompressed,
+                           "hash": f"0x{hashed:016x}"}
+            # The section holds the compressed bundle and nothing else.
+            check(total == len(self.bundle),
+                  f"{obj}: compressed bundle of {total} bytes in a section "
+                  f"of {len(self.bundle)}")
+
+
+class Suite:
+    def __init__(self, tools):
+        self.tools = tools
+        self.passed = 0
+        self.failed = 0
+
+    def case(self, name, function, *arguments):
+        try:
+            function(*arguments)
+        except Failure as failure:
+            self.failed += 1
+            print(f"FAIL {name}: {failure}")
+        else:
+            self.passed += 1
+            print(f"ok   {name}")
+
+    # --- checks on one linked file ------------------------------------------
+
+    def check_list(self, path, units):
+        done = self.tools.bundler(["-list", "-type=o", "-input=" + path])
+        check(done.returncode == 0 and not done.stderr,
+              f"-list failed: {done.stderr.decode()}")
+        expected = [line for unit in units for line in unit.listed]
+        check(done.stdout.decode().splitlines() == expected,
+              f"-list printed {done.stdout.decode()!r}, expected {expected}")
+
+    def json_listing(self, path):
+        done = self.tools.bundler(["-list", "-type=o", "-format=json",
+                                   "-input=" + path])
+        check(done.returncode == 0, f"-format=json failed: {done.stderr}")
+        return json.loads(done.stdout)
+
+    def check_json(self, path, units):
+        listing = self.json_listing(path)
+        check(listing["input"] == path, "input name")
+        bundles = listing["bundles"]
+        check(len(bundles) == len(units),
+              f"{len(bundles)} bundles listed for {len(units)} units")
+        section = self.tools.section(path, ".hip_fatbin")
+        check(section is not None, "no .hip_fatbin section")
+        section_offset, section_size = section
+        previous_end = section_offset
+        for index, (bundle, unit) in enumerate(zip(bundles, units)):
+            check(bundle["index"] == index, "index")
+            check(bundle["member"] is None and
+                  bundle["section"] == ".hip_fatbin", "placement")
+            check(bundle["format"] == "binary", "format")
+            offset, size = bundle["offset"], bundle["size"]
+            # In the section, in order, at its alignment, without overlap.
+            check(previous_end <= offset and
+                  offset + size <= section_offset + section_size,
+                  f"bundle {index} at {offset}+{size} outside the section")
+            check((offset - section_offset) % 4096 == 0,
+                  f"bundle {index} not 4096-aligned in the section")
+            previous_end = offset + size
+            check(read(path, offset, size) == unit.bundle,
+                  f"bundle {index}'s bytes are not {unit.obj}'s bundle")
+            check(bundle["uri"] == f"file://{percent_encode(path)}"
+                  f"#offset={offset}&size={size}", "bundle URI")
+            check(bundle["compression"] == unit.header,
+                  f"compression {bundle['compression']} != {unit.header}")
+            ids = [entry["id"] for entry in bundle["entries"]]
+            check(sorted(ids) == sorted(unit.listed),
+                  f"entries {ids} != {unit.listed}")
+            for entry in bundle["entries"]:
+                payload = unit.payloads[entry["id"]]
+                check(entry["size"] == len(payload), "entry size")
+                if unit.compressed:
+                    check(entry["file_offset"] is None and
+                          entry["uri"] is None, "compressed entry in file")
+                else:
+                    check(entry["file_offset"] == offset + entry["offset"],
+                          "file_offset")
+                    check(read(path, entry["file_offset"], entry["size"]) ==
+                          payload, f"bytes of {entry['id']} in the file")
+                    check(entry["uri"] == f"file://{percent_encode(path)}"
+                          f"#offset={entry['file_offset']}"
+                          f"&size={entry['size']}", "entry URI")
+                kind, rest = entry["id"].split("-", 1)
+                check(entry["kind"] == kind, "kind")
+                check(entry["image"] is None, "image")
+                if kind == "host":
+                    check(entry["target_id"] is None, "host target ID")
+                    check(entry["triple"]["arch"] == "x86_64", "host arch")
+                else:
+                    check(entry["triple"] == {
+                        "text": "amdgcn-amd-amdhsa-", "arch": "amdgcn",
+                        "vendor": "amd", "os": "amdhsa", "environment": ""},
+                        f"triple {entry['triple']}")
+                    target = rest.split("--", 1)[1]
+                    processor, *features = target.split(":")
+                    check(entry["target_id"] == {
+                        "text": target, "processor": processor,
+                        "features": {f[:-1]: f[-1] == "+" for f in features}},
+                        f"target ID {entry['target_id']}")
+        return listing
+
+    def check_output_dir(self, path, units, member_of=None):
+        folder = os.path.join(self.tools.folder, "extracted-" +
+                              os.path.basename(path).replace(".", "_"))
+        shutil.rmtree(folder, ignore_errors=True)
+        target = os.path.join(folder, "nested")
+        done = self.tools.bundler(["-unbundle", "-type=o", "-input=" + path,
+                                   "-output-dir=" + target])
+        check(done.returncode == 0, f"-output-dir failed: {done.stderr}")
+        # Expected names, from the documented rule and LLVM's own listing:
+        # header order within each bundle, an index where a name repeats.
+        listing = self.json_listing(path)
+        names = []
+        contents = []
+        for bundle, unit in zip(listing["bundles"], units):
+            prefix = ""
+            if member_of is not None:
+                prefix = file_name_for(bundle["member"]) + "-"
+            for entry in bundle["entries"]:
+                names.append(prefix + file_name_for(entry["id"]))
+                contents.append(unit.payloads[entry["id"]])
+        counts = {name: names.count(name) for name in names}
+        seen = {}
+        expected = []
+        for name in names:
+            if counts[name] > 1:
+                seen[name] = seen.get(name, -1) + 1
+                name += f".{seen[name]}"
+            expected.append(name)
+        printed = done.stdout.decode().splitlines()
+        check(printed == [os.path.join(target, n) for n in expected],
+              f"printed {printed}, expected {expected}")
+        check(sorted(os.listdir(target)) == sorted(expected),
+              f"folder holds {sorted(os.listdir(target))}")
+        for name, payload in zip(expected, contents):
+            check(read(os.path.join(target, name)) == payload,
+                  f"{name} differs from LLVM 22's unbundled entry")
+
+    def check_targets(self, path, units):
+        # The first bundle holding a compatible entry, as for concatenated
+        # compressed bundles.
+        target = "hip-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+"
+        out = os.path.join(self.tools.folder, "picked.co")
+        done = self.tools.bundler(["-unbundle", "-type=o", "-input=" + path,
+                                   "-targets=" + target, "-output=" + out])
+        check(done.returncode == 0, f"-unbundle failed: {done.stderr}")
+        check(read(out) == units[0].payloads[
+            "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"],
+            "not the first unit's gfx90a:xnack+ code object")
+        # LLVM 22 finds no bundle in the file: the documented difference.
+        reference = self.tools.bundler(["-unbundle", "-type=o",
+                                        "-input=" + path, "-targets=" + target,
+                                        "-output=" + out + ".llvm"],
+                                       reference=True)
+        check(reference.returncode == 1 and
+              b"Can't find bundles for" in reference.stderr,
+              "LLVM 22 no longer fails here: update the README")
+        listed = self.tools.bundler(["-list", "-type=o", "-input=" + path],
+                                    reference=True)
+        check(listed.returncode == 0 and listed.stdout == b"",
+              "LLVM 22 now lists the file: update the README")
+
+    def check_uris(self, path, units):
+        listing = self.json_listing(path)
+        # A copy under a name that needs percent-encoding.
+        odd = os.path.join(self.tools.folder, "odd name #1%", "copy")
+        os.makedirs(os.path.dirname(odd), exist_ok=True)
+        shutil.copyfile(path, odd)
+        for bundle, unit in zip(listing["bundles"], units):
+            uri = (f"file://{percent_encode(odd)}#offset={hex(bundle['offset'])}"
+                   f"&size={bundle['size']}")
+            done = self.tools.bundler(["-list", "-type=o", "-input=" + uri])
+            check(done.returncode == 0 and
+                  done.stdout.decode().splitlines() == unit.listed,
+                  f"-list of {uri}: {done.stdout} {done.stderr}")
+            out = os.path.join(self.tools.folder, "from-uri.co")
+            entry_id = "hipv4-amdgcn-amd-amdhsa--gfx906"
+            done = self.tools.bundler(["-unbundle", "-type=o",
+                                       "-input=" + uri, "-targets=" + entry_id,
+                                       "-output=" + out])
+            check(done.returncode == 0 and
+                  read(out) == unit.payloads[entry_id],
+                  f"-unbundle of {uri}: {done.stderr}")
+            # The code object itself, named as ROCm names it.
+            entry = next(e for e in bundle["entries"] if e["id"] == entry_id)
+            if entry["uri"] is not None:
+                code = os.path.join(self.tools.folder, "code-object-from-uri")
+                done = self.tools.bundler(
+                    ["-type=o", "-input=host.bin", "-input=" + entry["uri"],
+                     "-targets=host-x86_64-unknown-linux-gnu,"
+                     "hip-amdgcn-amd-amdhsa--gfx906", "-output=" + code])
+                check(done.returncode == 0, f"bundling {entry['uri']}: "
+                      f"{done.stderr}")
+                back = self.tools.bundler(
+                    ["-unbundle", "-type=o", "-input=" + code,
+                     "-targets=hip-amdgcn-amd-amdhsa--gfx906",
+                     "-output=" + code + ".back"], reference=True)
+                check(back.returncode == 0 and
+                      read(code + ".back") == unit.payloads[entry_id],
+                      "a bundle made from an entry URI is not that entry")
+        bad = f"file://{percent_encode(odd)}#offset={os.path.getsize(odd)}&size=1"
+        done = self.tools.bundler(["-list", "-type=o", "-input=" + bad])
+        check(done.returncode == 1 and done.stdout == b"" and
+              len(done.stderr.splitlines()) == 1 and b"error:" in done.stderr,
+              f"out-of-range URI: {done.stderr}")
+
+    def check_failures(self, path):
+        """Damaged data in .hip_fatbin: one error line, nothing written."""
+        section_offset, _ = self.tools.section(path, ".hip_fatbin")
+        listing = self.json_listing(path)
+        second = listing["bundles"][1]["offset"]
+        data = bytearray(read(path))
+        data[second:second + 4] = b"JUNK"
+        damaged = os.path.join(self.tools.folder, "damaged")
+        with open(damaged, "wb") as handle:
+            handle.write(data)
+        folder = os.path.join(self.tools.folder, "never-created")
+        for arguments in (["-list", "-type=o"],
+                          ["-list", "-type=o", "-format=json"],
+                          ["-unbundle", "-type=o", "-output-dir=" + folder]):
+            done = self.tools.bundler(arguments + ["-input=" + damaged])
+            check(done.returncode == 1 and done.stdout == b"" and
+                  len(done.stderr.splitlines()) == 1 and
+                  b"error:" in done.stderr and b".hip_fatbin" in done.stderr,
+                  f"{arguments}: {done.returncode} {done.stderr}")
+        check(not os.path.exists(folder), "a failed -output-dir left a folder")
+        check(section_offset <= second, "bundle before its section")
+
+    def check_random_damage(self, paths, count):
+        """Random damage to offload data: every command either succeeds or
+        fails with one error line, and a failed -output-dir leaves nothing."""
+        generator = random.Random(9)
+        ranges = {}
+        for path in paths:
+            ranges[path] = [r for r in (self.tools.section(path, name) for name
+                                        in (".hip_fatbin", ".llvm.offloading"))
+                            if r is not None]
+            check(ranges[path], f"{path} has no offload data")
+        folder = os.path.join(self.tools.folder, "damaged-out")
+        commands = (["-list", "-type=o"],
+                    ["-list", "-type=o", "-format=json"],
+                    ["-unbundle", "-type=o", "-output-dir=" + folder],
+                    ["-unbundle", "-type=o", "-output=damaged.co",
+                     "-targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack+"])
+        for number in range(count):
+            path = generator.choice(paths)
+            data = bytearray(read(path))
+            for _ in range(generator.randint(1, 6)):
+                offset, size = generator.choice(ranges[path])
+                if generator.random() < 0.5:
+                    size = min(size, 128)  # headers, mostly
+                at = offset + generator.randrange(size)
+                if generator.random() < 0.4:
+                    value = generator.choice([0, 1, 2**63, 2**64 - 1,
+                                              len(data), size])
+                    data[at:at + 8] = value.to_bytes(8, "little")
+                else:
+                    data[at] = generator.randrange(256)
+            with open("damaged", "wb") as handle:
+                handle.write(data)
+            for arguments in commands:
+                done = self.tools.bundler(arguments + ["-input=damaged"])
+                lines = done.stderr.splitlines()
+                failed_cleanly = (done.returncode == 1 and len(lines) == 1 and
+                                  b"error:" in lines[0])
+                check(done.returncode == 0 or failed_cleanly,
+                      f"mutation {number} of {path}, {arguments}: exit "
+                      f"{done.returncode}, {done.stderr[:500]}")
+                if done.returncode != 0 and "-list" not in arguments:
+                    check(done.stdout == b"", "output printed on failure")
+                if done.returncode != 0:
+                    check(not os.path.exists(folder),
+                          f"mutation {number}: a failed -output-dir left "
+                          "its folder")
+                if done.returncode == 0 and "-format=json" in arguments:
+                    json.loads(done.stdout)
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def check_many_members(self, unit, count):
+        """An archive of many objects, extracted with few files allowed
+        open: outputs must not all stay open until the end."""
+        os.makedirs("many", exist_ok=True)
+        members = []
+        for number in range(count):
+            member = os.path.join("many", f"unit{number}.o")
+            shutil.copyfile(unit.obj, member)
+            members.append(member)
+        run([self.tools.tool("llvm-ar"), "rcD", "libmany.a"] + members,
+            self.tools.folder)
+        folder = os.path.join(self.tools.folder, "many-out")
+
+        def few_files():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+        done = subprocess.run([self.tools.ours, "-unbundle", "-type=o",
+                               "-input=libmany.a", "-output-dir=" + folder],
+                              capture_output=True, preexec_fn=few_files)
+        check(done.returncode == 0, f"-output-dir failed: {done.stderr}")
+        printed = done.stdout.decode().splitlines()
+        check(len(printed) == count * len(unit.listed),
+              f"{len(printed)} files for {count} members")
+        for number in (0, count - 1):
+            for entry_id in unit.listed:
+                name = f"unit{number}.o-{file_name_for(entry_id)}"
+                check(read(os.path.join(folder, name)) ==
+                      unit.payloads[entry_id], f"{name} differs")
+
+    def check_usage_errors(self, path):
+        for arguments in (["-unbundle", "-format=json", "-targets=x",
+                           "-output=o"],
+                          ["-list", "-format=yaml"],
+                          ["-list", "-output-dir=d"],
+                          ["-list", "-unbundle", "-output-dir=d"],
+                          ["-unbundle", "-output-dir=d", "-output=o"],
+                          ["-unbundle", "-output-dir=d",
+                           "-targets=hip-amdgcn-amd-amdhsa--gfx906"]):
+            done = self.tools.bundler(arguments + ["-type=o", "-input=" + path])
+            check(done.returncode == 1 and
+                  len(done.stderr.splitlines()) == 1 and
+                  b"error:" in done.stderr,
+                  f"{arguments}: {done.returncode} {done.stderr}")
+            check(not os.path.exists(os.path.join(self.tools.folder, "d")),
+                  "a refused command created a folder")
+
+    # --- offload binaries ---------------------------------------------------
+
+    def check_offloading(self, obj):
+        listing = self.json_listing(obj)
+        bundles = listing["bundles"]
+        section_offset, section_size = self.tools.section(obj,
+                                                          ".llvm.offloading")
+        objdump = run([self.tools.tool("llvm-objdump"), "--offloading", obj],
+                      self.tools.folder).stdout.decode()
+        images = [dict(re.findall(r"^(\w+)\s+(.+)$", block, re.M))
+                  for block in objdump.split("OFFLOADING IMAGE")[1:]]
+        check(len(bundles) == len(images) == 2,
+              f"{len(bundles)} binaries listed, llvm-objdump shows "
+              f"{len(images)}")
+        raw = self.tools.dump_section(obj, ".llvm.offloading", "offloading.bin")
+        listed = []
+        for bundle, image in zip(bundles, images):
+            check(bundle["format"] == "offload-binary" and
+                  bundle["section"] == ".llvm.offloading", "placement")
+            check(section_offset <= bundle["offset"] and
+                  bundle["offset"] + bundle["size"] <=
+                  section_offset + section_size, "binary outside its section")
+            (entry,) = bundle["entries"]
+            expected_id = f"hip-amdgcn-amd-amdhsa--{image['arch']}"
+            check(entry["id"] == expected_id, f"{entry['id']} != {expected_id}")
+            check(entry["image"]["kind"] == "bitcode" and
+                  image["kind"] == "llvm ir", "image kind")
+            check(entry["image"]["offload_kind"] == image["producer"] == "hip",
+                  "producer")
+            check(entry["image"]["strings"]["triple"] == image["triple"],
+                  "triple string")
+            out = f"image-{file_name_for(image['arch'])}"
+            run([self.tools.tool("llvm-offload-binary"), "offloading.bin",
+                 f"--image=file={out},triple={image['triple']},"
+                 f"arch={image['arch']}"], self.tools.folder)
+            payload = read(os.path.join(self.tools.folder, out))
+            check(read(obj, entry["file_offset"], entry["size"]) == payload,
+                  "image bytes differ from llvm-offload-binary's")
+            check(raw[bundle["offset"] - section_offset:][:4] ==
+                  b"\x10\xff\x10\xad", "no magic at the binary's offset")
+            listed.append(expected_id)
+        done = self.tools.bundler(["-list", "-type=o", "-input=" + obj])
+        check(done.stdout.decode().splitlines() == listed, "plain -list")
+        out = os.path.join(self.tools.folder, "selected.bc")
+        done = self.tools.bundler(["-unbundle", "-type=o", "-input=" + obj,
+                                   "-targets=hip-amdgcn-amd-amdhsa--gfx90a:"
+                                   "xnack+", "-output=" + out])
+        check(done.returncode == 0 and read(out)[:4] == b"BC\xc0\xde",
+              f"-unbundle of an image: {done.stderr}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ours", required=True)
+    parser.add_argument("--reference-bin", required=True)
+    parser.add_argument("--keep", help="keep the build folder here")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="offbundle-hip-binaries-")
+    tools = Tools(os.path.abspath(args.ours),
+                  os.path.abspath(args.reference_bin), folder)
+    suite = Suite(tools)
+    # Every path below is relative to the build folder.
+    home = os.getcwd()
+    os.chdir(folder)
+    clang = tools.tool("clang++")
+    try:
+        for name, text in SOURCES.items():
+            with open(os.path.join(folder, name), "w") as handle:
+                handle.write(text)
+        with open(os.path.join(folder, "hip_stub.c"), "w") as handle:
+            handle.write(RUNTIME_STUB)
+        with open(os.path.join(folder, "host.bin"), "wb") as handle:
+            handle.write(b"host code\n")
+        run(["gcc", "-c", "-fPIC", "hip_stub.c", "-o", "hip_stub.o"], folder)
+        run(["ar", "rcD", "libamdhip64.a", "hip_stub.o"], folder)
+
+        def compile_unit(source, output, extra):
+            run([clang, "-x", "hip", "-c", "-fPIC", source, "-o", output,
+                 f"-cuid={output}"] + COMMON + ARCHES + extra, folder)
+
+        units = {}
+        for compress in (False, True):
+            label = "compressed" if compress else "plain"
+            extra = ["--offload-compress"] if compress else []
+            for source in SOURCES:
+                obj = f"{source[:-4]}-{label}.o"
+                compile_unit(source, obj, extra)
+                units[obj] = TranslationUnit(tools, obj, obj[:-2])
+        objects = {label: [f"{s[:-4]}-{label}.o" for s in SOURCES]
+                   for label in ("plain", "compressed")}
+        link = ["-fuse-ld=lld", "-L.", "-lamdhip64"]
+        for label, objs in objects.items():
+            run([clang] + objs + ["-o", f"app-{label}"] + link, folder)
+            run([clang, "-shared"] + objs[1:] +
+                ["-o", f"libkernels-{label}.so", "-fuse-ld=lld"], folder)
+            run([os.path.join(args.reference_bin, "llvm-ar"), "rcD",
+                 f"libunits-{label}.a"] + objs, folder)
+        # Compressed and plain bundles in one section.
+        mixed = [objects["plain"][0], objects["compressed"][1],
+                 objects["plain"][2]]
+        run([clang] + mixed + ["-o", "app-mixed"] + link, folder)
+        run([clang, "-x", "hip", "--offload-new-driver", "-fgpu-rdc", "-c",
+             "scale.hip", "-o", "scale-new-driver.o"] + COMMON + ARCHES,
+            folder)
+
+        for label in ("plain", "compressed"):
+            objs = [units[o] for o in objects[label]]
+            exe, lib = f"app-{label}", f"libkernels-{label}.so"
+            for kind, path, members in (("executable", exe, objs),
+                                        ("shared library", lib, objs[1:])):
+                tag = f"[{label} {kind}]"
+                suite.case(f"{tag} -list", suite.check_list, path, members)
+                suite.case(f"{tag} -list -format=json", suite.check_json,
+                           path, members)
+                suite.case(f"{tag} -unbundle -output-dir",
+                           suite.check_output_dir, path, members)
+                suite.case(f"{tag} -unbundle -targets (LLVM 22 fails)",
+                           suite.check_targets, path, members)
+                suite.case(f"{tag} code object URIs", suite.check_uris, path,
+                           members)
+            archive = f"libunits-{label}.a"
+            suite.case(f"[{label} archive] -list", suite.check_list, archive,
+                       objs)
+            suite.case(f"[{label} archive] -unbundle -output-dir",
+                       suite.check_output_dir, archive, objs, True)
+        mixed_units = [units[o] for o in mixed]
+        suite.case("[mixed executable] -list", suite.check_list, "app-mixed",
+                   mixed_units)
+        suite.case("[mixed executable] -list -format=json", suite.check_json,
+                   "app-mixed", mixed_units)
+        suite.case("[mixed executable] -unbundle -output-dir",
+                   suite.check_output_dir, "app-mixed", mixed_units)
+        suite.case("[new driver object] .llvm.offloading",
+                   suite.check_offloading, "scale-new-driver.o")
+        suite.case("[plain executable] damaged .hip_fatbin",
+                   suite.check_failures, "app-plain")
+        suite.case("[compressed executable] damaged .hip_fatbin",
+                   suite.check_failures, "app-compressed")
+        suite.case("usage errors", suite.check_usage_errors, "app-plain")
+        suite.case("archive of 300 objects, 64 open files allowed",
+                   suite.check_many_members, units[objects["plain"][1]], 300)
+        suite.case("randomly damaged offload data (150 files)",
+                   suite.check_random_damage,
+                   ["app-plain", "app-compressed", "app-mixed",
+                    "libkernels-compressed.so", "scale-new-driver.o"], 150)
+    except Failure as failure:
+        suite.failed += 1
+        print(f"FAIL building the test programs: {failure}")
+    finally:
+        os.chdir(home)
+        if args.keep:
+            shutil.copytree(folder, args.keep, dirs_exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"{suite.passed} passed, {suite.failed} failed")
+    return 1 if suite.failed or suite.passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

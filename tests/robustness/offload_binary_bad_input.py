@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Robustness tests: llvm-offload-binary fed bad offload binaries.
+
+For input that is definitely broken (wrong magic, unsupported version,
+offsets or sizes outside the binary, string offsets past it, strings without
+a terminator, misaligned tables, trailing garbage, a broken binary after a
+good one, inside objects, archives, bitcode and nested binaries) the tool
+must, in every mode that reads the input (extracting with filters, to an
+archive, everything, --list):
+  * exit with status 1 and print exactly one line, "<argv0>: error: ...",
+  * print LLVM's own message where LLVM 22 refuses the input too,
+  * never crash, hang or exhaust memory (runs are limited to 1 GiB), and
+  * leave the folder as it was: no new file, pre-existing outputs keep their
+    bytes.
+Randomly damaged and truncated inputs may also be read successfully; then
+every image written must be a slice of the input (nothing is read from
+outside it). Random cases come from a fixed seed.
+
+Usage: offload_binary_bad_input.py --tool PATH [--reference PATH]
+                                   [--seed S] [--random-cases N]
+                                   [--no-memory-limit]
+"""
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ARGV0 = "llvm-offload-binary"
+PREVIOUS = b"previous contents\n"
+MAGIC = b"\x10\xff\x10\xad"
+# What LLVM 22 says when it refuses an offload binary.
+LLVM_MESSAGES = (b"Invalid data was encountered while parsing the file",
+                 b"The end of the file was unexpectedly encountered")
+# The ways of reading an input: each with the outputs it may touch.
+MODES = {
+    "filter": ["--image=file=out.img,kind=openmp", "--image=triple=t"],
+    "archive": ["--archive", "--image=file=out.a"],
+    "all": [],
+    "archive-all": ["--archive", "-o", "out.a"],
+    "list": ["--list"],
+}
+
+
+MEMORY_LIMIT = [1 << 30]
+
+
+def limit_memory():
+    if MEMORY_LIMIT[0]:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT[0], MEMORY_LIMIT[0]))
+
+
+def binary(image=b"IMAGE-BYTES", strings=(("triple", "t"), ("arch", "a")),
+           image_kind=1, offload_kind=1):
+    """A version 1 offload binary laid out as LLVM writes it (strings in
+    the given order, no tail merging: the reader must not care)."""
+    table = b"\0"
+    offsets = {"": 0}
+    for key, value in strings:
+        for text in (key, value):
+            if text not in offsets:
+                offsets[text] = len(table)
+                table += text.encode() + b"\0"
+    string_entries = 72
+    table_offset = string_entries + 16 * len(strings)
+    image_offset = (table_offset + len(table) + 7) // 8 * 8
+    size = (image_offset + len(image) + 7) // 8 * 8
+    data = bytearray(size)
+    struct.pack_into("<4sIQQQ", data, 0, MAGIC, 1, size, 32, 40)
+    struct.pack_into("<HHIQQQQ", data, 32, image_kind, offload_kind, 0,
+                     string_entries, len(strings), image_offset, len(image))
+    for index, (key, value) in enumerate(strings):
+        struct.pack_into("<QQ", data, string_entries + 16 * index,
+                         table_offset + offsets[key], table_offset + offsets[value])
+    data[table_offset:table_offset + len(table)] = table
+    data[image_offset:image_offset + len(image)] = image
+    return bytes(data)
+
+
+def patched(data, offset, fmt, value):
+    data = bytearray(data)
+    struct.pack_into(fmt, data, offset, value)
+    return bytes(data)
+
+
+class Suite:
+    def __init__(self, tool, reference, folder):
+        self.tool = tool
+        self.reference = reference
+        self.folder = folder
+        self.passed = 0
+        self.failed = 0
+        self.count = 0
+
+    def check(self, label, condition, detail=""):
+        if condition:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label} {detail}")
+
+    def run(self, executable, folder, args):
+        try:
+            done = subprocess.run([ARGV0] + args, executable=executable,
+                                  cwd=folder, capture_output=True, timeout=30,
+                                  preexec_fn=limit_memory)
+        except subprocess.TimeoutExpired:
+            return None, b"", b"timeout"
+        return done.returncode, done.stdout, done.stderr
+
+    def scratch(self, files):
+        self.count += 1
+        folder = os.path.join(self.folder, f"case{self.count}")
+        os.makedirs(folder)
+        for name, data in files.items():
+            with open(os.path.join(folder, name), "wb") as handle:
+                handle.write(data)
+        for output in ("out.img", "out.a"):
+            with open(os.path.join(folder, output), "wb") as handle:
+                handle.write(PREVIOUS)
+        return folder
+
+    @staticmethod
+    def tree(folder):
+        state = {}
+        for root, _, names in os.walk(folder):
+            for name in names:
+                path = os.path.join(root, name)
+                with open(path, "rb") as handle:
+                    state[os.path.relpath(path, folder)] = handle.read()
+        return state
+
+    def clean_failure(self, code, err):
+        lines = err.decode(errors="replace").splitlines()
+        return (code == 1 and len(lines) == 1 and
+                lines[0].startswith(ARGV0 + ": error: "))
+
+    def must_fail(self, label, data, modes=tuple(MODES), extra_files=None,
+                  input_name="in.bin"):
+        for mode in modes:
+            files = {input_name: data, **(extra_files or {})}
+            folder = self.scratch(files)
+            before = self.tree(folder)
+            code, out, err = self.run(self.tool, folder,
+                                      [input_name] + MODES[mode])
+            after = self.tree(folder)
+            self.check(f"{label} [{mode}]",
+                       self.clean_failure(code, err) and before == after and
+                       (mode != "list" or not out),
+                       f"exit {code} {err[:300]!r} "
+                       f"changed={sorted(set(before) ^ set(after))}")
+            # Where LLVM refuses the input too, the message is LLVM's.
+            if self.reference and mode in ("filter", "archive"):
+                ref_folder = self.scratch(files)
+                ref = self.run(self.reference, ref_folder,
+                               [input_name] + MODES[mode])
+                if ref[0] == 1 and any(message in ref[2] for message in
+                                       LLVM_MESSAGES):
+                    self.check(f"{label} [{mode}]: LLVM's message",
+                               err == ref[2], f"{err!r} vs {ref[2]!r}")
+                shutil.rmtree(ref_folder)
+            shutil.rmtree(folder)
+
+    def may_fail(self, label, data, slice_source, modes=("filter", "all")):
+        """Exit 0 writing only slices of `slice_source`, or fail cleanly."""
+        for mode in modes:
+            folder = self.scratch({"in.bin": data})
+            before = self.tree(folder)
+            code, out, err = self.run(self.tool, folder, ["in.bin"] + MODES[mode])
+            after = self.tree(folder)
+            if code == 0 and slice_source is None:
+                self.check(f"{label} [{mode}] succeeds", True)
+            elif code == 0:
+                written = {name: contents for name, contents in after.items()
+                           if before.get(name) != contents}
+                ok = all(contents in slice_source for contents in written.values())
+                self.check(f"{label} [{mode}] succeeds within its input", ok,
+                           f"{sorted(written)}")
+            else:
+                self.check(f"{label} [{mode}] fails cleanly",
+                           self.clean_failure(code, err) and before == after,
+                           f"exit {code} {err[:300]!r}")
+            shutil.rmtree(folder)
+
+    # -- cases -----------------------------------------------------------------
+
+    def header_cases(self, good):
+        size = len(good)
+        self.must_fail("wrong magic", b"\x10\xff\x10\xae" + good[4:])
+        self.must_fail("empty file", b"")
+        self.must_fail("text file", b"hello, world\n" * 10)
+        self.must_fail("magic only", MAGIC)
+        self.must_fail("header only", good[:32])
+        self.must_fail("shorter than header and entry", good[:71])
+        for version in (0, 2, 0xffffffff):
+            self.must_fail(f"version {version}", patched(good, 4, "<I", version))
+        for value in (size + 8, 2**64 - 8, 39, 0):
+            self.must_fail(f"size {value}", patched(good, 8, "<Q", value))
+        # LLVM accepts these sizes on its first look, then refuses the
+        # binary cut to that size.
+        self.must_fail("size 64", patched(patched(good, 8, "<Q", 64), 16, "<Q", 0))
+        # The image ends 3 bytes before the padded size: cut there, the
+        # binary is whole but its size breaks the format's alignment.
+        odd = binary(image=b"12345")
+        self.must_fail("size not a multiple of 8",
+                       patched(odd, 8, "<Q", len(odd) - 3)[:len(odd) - 3])
+        self.must_fail("entry offset past the end", patched(good, 16, "<Q", size))
+        self.must_fail("entry offset misaligned", patched(good, 16, "<Q", 36))
+        self.must_fail("entry size past the end", patched(good, 24, "<Q", size))
+
+    def entry_cases(self, good):
+        size = len(good)
+        self.must_fail("string entries past the end", patched(good, 40, "<Q", size))
+        self.must_fail("string entries misaligned", patched(good, 40, "<Q", 76))
+        self.must_fail("string count past the end", patched(good, 48, "<Q", 1000))
+        self.must_fail("string count overflowing", patched(good, 48, "<Q", 2**60))
+        self.must_fail("string count wrapping", patched(good, 48, "<Q", 2**64 - 1))
+        self.must_fail("image offset past the end", patched(good, 56, "<Q", size + 8))
+        self.must_fail("image size past the end", patched(good, 64, "<Q", size))
+        self.must_fail("image size wrapping", patched(good, 64, "<Q", 2**64 - 8))
+        self.must_fail("key offset past the end", patched(good, 72, "<Q", size))
+        self.must_fail("value offset past the end", patched(good, 80, "<Q", 2**63))
+        # A key pointing at the image's last bytes, which hold no null byte.
+        unterminated = binary(image=b"NO-NULL-AT-END!!")
+        image_offset = struct.unpack_from("<Q", unterminated, 56)[0]
+        self.must_fail("key without a terminator",
+                       patched(unterminated, 72, "<Q", image_offset + 8))
+
+    def container_cases(self, good, objects):
+        self.must_fail("broken binary after a good one",
+                       good + patched(good, 4, "<I", 7))
+        self.must_fail("garbage after a good binary", good + b"garbage!")
+        self.must_fail("short garbage after a good binary", good + b"\x01")
+        broken = patched(good, 64, "<Q", len(good))
+        for name, make in objects.items():
+            data = make(broken)
+            if data is not None:
+                self.must_fail(f"{name} with a broken binary", data,
+                               input_name=name)
+        # A nested binary is read only when images are looked into.
+        outer = binary(image=patched(good, 64, "<Q", 4096))
+        self.must_fail("broken nested binary", outer,
+                       modes=("all", "archive-all", "list"))
+
+    def random_cases(self, inputs, count, seed):
+        rng = random.Random(seed)
+        for name, data in inputs.items():
+            for length in sorted(rng.sample(range(len(data)), min(40, len(data)))):
+                # Bitcode holds images as decoded constants, not as slices.
+                source = None if name.endswith(".bc") else data[:length]
+                self.may_fail(f"{name} truncated to {length}", data[:length],
+                              source)
+            for index in range(count):
+                damaged = bytearray(data)
+                for _ in range(rng.randint(1, 4)):
+                    at = rng.randrange(min(len(data), 160) if rng.random() < 0.6
+                                       else len(data))
+                    damaged[at] = rng.randrange(256)
+                source = None if name.endswith(".bc") else bytes(damaged)
+                self.may_fail(f"{name} damaged #{index}", bytes(damaged), source)
+
+
+def make_objects(bin_folder, scratch):
+    """Builders of containers around a binary, with LLVM 22's tools."""
+    objcopy = os.path.join(bin_folder, "llvm-objcopy")
+    clang = os.path.join(bin_folder, "clang")
+    ar = os.path.join(bin_folder, "llvm-ar")
+    host = os.path.join(scratch, "host.o")
+    source = os.path.join(scratch, "host.c")
+    with open(source, "w") as handle:
+        handle.write("int host(void) { return 1; }\n")
+    if subprocess.run([clang, "-c", source, "-o", host]).returncode != 0:
+        return {}
+
+    def elf(data):
+        with open(os.path.join(scratch, "section.bin"), "wb") as handle:
+            handle.write(data)
+        out = os.path.join(scratch, "fat.o")
+        done = subprocess.run([objcopy, "--add-section",
+                               ".llvm.offloading=" + os.path.join(scratch, "section.bin"),
+                               "--set-section-type", ".llvm.offloading=0x6fff4c0b",
+                               host, out], capture_output=True)
+        if done.returncode != 0:
+            return None
+        with open(out, "rb") as handle:
+            return handle.read()
+
+    def archive(data):
+        fat = elf(data)
+        if fat is None:
+            return None
+        path = os.path.join(scratch, "lib.a")
+        if os.path.exists(path):
+            os.remove(path)
+        member = os.path.join(scratch, "member.o")
+        with open(member, "wb") as handle:
+            handle.write(fat)
+        done = subprocess.run([ar, "rcs", path, host, member], capture_output=True)
+        if done.returncode != 0:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read()
+
+    def bitcode(data):
+        text = "".join(f"\\{byte:02X}" for byte in data)
+        source_ll = os.path.join(scratch, "embedded.ll")
+        with open(source_ll, "w") as handle:
+            handle.write(f'@object = private constant [{len(data)} x i8] c"{text}"\n'
+                         '!llvm.embedded.objects = !{!0}\n'
+                         '!0 = !{ptr @object, !".llvm.offloading"}\n')
+        out = os.path.join(scratch, "embedded.bc")
+        done = subprocess.run([os.path.join(bin_folder, "llvm-as"), source_ll,
+                               "-o", out], capture_output=True)
+        if done.returncode != 0:
+            return None
+        with open(out, "rb") as handle:
+            return handle.read()
+
+    return {"fat.o": elf, "lib.a": archive, "host.bc": bitcode}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tool", required=True)
+    parser.add_argument("--reference")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--random-cases", type=int, default=60)
+    parser.add_argument("--no-memory-limit", action="store_true",
+                        help="for tools built with AddressSanitizer, which "
+                        "reserves more address space than the limit")
+    args = parser.parse_args()
+    if args.no_memory_limit:
+        MEMORY_LIMIT[0] = 0
+    reference = args.reference if args.reference and os.path.exists(
+        args.reference) else None
+    if reference is None:
+        print("note: no reference tool; LLVM's messages are not compared")
+    with tempfile.TemporaryDirectory(prefix="offbundle-bad-binaries-") as folder:
+        suite = Suite(os.path.abspath(args.tool), reference, folder)
+        good = binary()
+        suite.header_cases(good)
+        suite.entry_cases(good)
+        objects = (make_objects(os.path.dirname(reference), folder)
+                   if reference else {})
+        suite.container_cases(good, objects)
+        inputs = {"binary": good + binary(b"second", (("triple", "u"),))}
+        for name, make in objects.items():
+            data = make(inputs["binary"])
+            if data is not None:
+                inputs[name] = data
+        suite.random_cases(inputs, args.random_cases, args.seed)
+    print(f"{suite.passed} passed, {suite.failed} failed")
+    return 1 if suite.failed or suite.passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,363 @@
+// Offload binaries: layout, parsing and its errors, the hash and map order
+// llvm-offload-binary writes strings in, and the containers binaries are
+// found in (COFF objects, bitcode). Stored inputs come from LLVM 22's tools
+// (tests/data/offload_binary/make_data.sh).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bitcode/embedded_objects.h"
+#include "formats/coff_object.h"
+#include "formats/offload_binary.h"
+#include "packager/image_arguments.h"
+#include "packager/llvm_hash.h"
+#include "test_files.h"
+
+namespace offbundle {
+namespace {
+
+std::string stored(const std::string &name) {
+  return test_files::readFile(test_files::dataDirectory("offload_binary") /
+                              name);
+}
+
+void putLe64(std::string &bytes, size_t at, uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    bytes[at + i] = static_cast<char>(value >> (8 * i) & 0xff);
+}
+
+void putLe32(std::string &bytes, size_t at, uint32_t value) {
+  for (int i = 0; i < 4; ++i)
+    bytes[at + i] = static_cast<char>(value >> (8 * i) & 0xff);
+}
+
+std::string errorOf(std::string_view buffer) {
+  auto result = splitOffloadBinaries(buffer, "'x'");
+  return result ? std::string("(no error)") : result.error().message;
+}
+
+// The first binary of two-images.bin, on its own.
+std::string firstBinary() { return stored("two-images.bin").substr(0, 0x98); }
+
+TEST(LlvmHash, MatchesLlvmHashValueForEveryLengthClass) {
+  // llvm::hash_value(StringRef) from LLVM 22, for lengths in each of the
+  // hash's cases (0, 1-3, 4-8, 9-16, 17-32, 33-64 and the long form).
+  struct Case {
+    std::string text;
+    uint64_t hash;
+  };
+  std::string mixed;
+  for (int i = 0; i < 100; ++i)
+    mixed.push_back(static_cast<char>('0' + i % 75));
+  const std::vector<Case> cases = {
+      {"", 0x65b0c5ecc2c5cc82ull},
+      {"a", 0xaeb6f9d5517c61f8ull},
+      {"ab", 0x7ab1edb96be496b4ull},
+      {"abc", 0xe38e60bf19c71a3full},
+      {"arch", 0x1499ea7cf386c709ull},
+      {"triple", 0x45f9d3270819b0d8ull},
+      {"nvptx64-nvidia-cuda", 0x65d83b06b84fb123ull},
+      {"amdgcn-amd-amdhsa--gfx90a:xnack+", 0x7329fe5f0159be45ull},
+      {std::string(64, 'x'), 0xd951f31b7ad43243ull},
+      {std::string(65, 'x'), 0x1692b92ff9933bdeull},
+      {std::string(128, 'y'), 0x98561c058d503c76ull},
+      {std::string(200, 'z'), 0x1f523b6605938713ull},
+      {mixed, 0x0b4abddfd1aaa41dull},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(llvmHashValue(c.text), c.hash) << "length " << c.text.size();
+}
+
+TEST(ImageArguments, KeysComeInLlvmDenseMapOrder) {
+  ImageArguments arguments = ImageArguments::parse(
+      "file=a.o,triple=t,arch=sm_70,foo=bar,foo=baz,novalue,x=y=z");
+  std::vector<std::string> keys;
+  for (const auto &[key, value] : arguments.entries())
+    keys.push_back(key);
+  // Bucket order of LLVM 22's DenseMap<StringRef, StringRef>.
+  EXPECT_EQ(keys, (std::vector<std::string>{"arch", "file", "triple", "x",
+                                            "foo", "novalue"}));
+  EXPECT_EQ(arguments.find("foo"), "bar,baz");
+  EXPECT_EQ(arguments.find("novalue"), "");
+  EXPECT_EQ(arguments.find("x"), "y=z");
+  EXPECT_FALSE(arguments.find("missing").has_value());
+}
+
+TEST(ImageArguments, OrderSurvivesTheMapGrowing) {
+  // Past 48 keys LLVM's map doubles to 128 buckets and rehashes.
+  std::string text;
+  for (int i = 0; i < 60; ++i)
+    text += (i ? ",key" : "key") + std::to_string(i);
+  const ImageArguments arguments = ImageArguments::parse(text);
+  std::vector<std::string> keys;
+  for (const auto &[key, value] : arguments.entries())
+    keys.push_back(key);
+  const std::string expected =
+      "key4 key23 key9 key36 key18 key6 key46 key37 key21 key48 key19 key41 "
+      "key55 key26 key52 key33 key57 key38 key47 key16 key40 key59 key39 "
+      "key24 key8 key45 key12 key32 key17 key50 key5 key1 key58 key3 key49 "
+      "key22 key29 key34 key13 key43 key51 key20 key31 key0 key28 key54 "
+      "key53 key7 key10 key30 key25 key35 key42 key14 key27 key15 key11 "
+      "key44 key56 key2";
+  std::string joined;
+  for (const std::string &key : keys)
+    joined += (joined.empty() ? "" : " ") + key;
+  EXPECT_EQ(joined, expected);
+}
+
+TEST(ImageArguments, SplitsLikeLlvmSplit) {
+  EXPECT_EQ(splitAll("", ','), std::vector<std::string_view>{""});
+  EXPECT_EQ(splitAll("a,", ','), (std::vector<std::string_view>{"a", ""}));
+  EXPECT_EQ(splitAll("a,,b", ','),
+            (std::vector<std::string_view>{"a", "", "b"}));
+}
+
+TEST(OffloadBinaryWriter, WritesWhatLlvmWrites) {
+  OffloadImageToWrite first;
+  first.imageKind = image_kind::kObject;
+  first.offloadKind = offload_kind::kOpenMP;
+  first.strings = {{"arch", "sm_70"}, {"triple", "nvptx64-nvidia-cuda"}};
+  first.image = "hello";
+  OffloadImageToWrite second;
+  second.imageKind = image_kind::kCubin;
+  second.offloadKind = offload_kind::kHip;
+  second.strings = {
+      {"arch", "gfx906"}, {"triple", "amdgcn-amd-amdhsa"}, {"foo", "bar,baz"}};
+  second.image = "worldxyz1";
+  EXPECT_EQ(writeOffloadBinary(first) + writeOffloadBinary(second),
+            stored("two-images.bin"));
+}
+
+TEST(OffloadBinaryWriter, SharesTailsAndPointsEmptyStringsAtTheNullByte) {
+  OffloadImageToWrite image;
+  image.imageKind = image_kind::kObject;
+  image.strings = {{"triple", "x86_64-unknown-linux-gnu"},
+                   {"arch", "sm_70"},
+                   {"m", "m_70"},
+                   {"n", "70"},
+                   {"e", ""},
+                   {"novalue", ""}};
+  image.image = "hello";
+  // The order llvm-offload-binary gives these keys.
+  ImageArguments arguments = ImageArguments::parse(
+      "file=a.o,triple=x86_64-unknown-linux-gnu,arch=sm_70,m=m_70,n=70,e=,"
+      "novalue");
+  image.strings.clear();
+  for (const auto &[key, value] : arguments.entries())
+    if (key != "file")
+      image.strings.emplace_back(key, value);
+  EXPECT_EQ(writeOffloadBinary(image), stored("tails.bin"));
+
+  const OffloadBinaryPieces pieces = planOffloadBinary(image);
+  EXPECT_EQ(pieces.image, "hello");
+  EXPECT_EQ(pieces.size() % 8, 0u);
+  EXPECT_EQ(pieces.head.size() % 8, 0u);
+}
+
+TEST(OffloadBinaryReader, ReadsConcatenatedBinaries) {
+  const std::string bytes = stored("two-images.bin");
+  auto binaries = splitOffloadBinaries(bytes, "");
+  ASSERT_TRUE(binaries) << binaries.error().message;
+  ASSERT_EQ(binaries->size(), 2u);
+  const OffloadBinaryView &first = (*binaries)[0];
+  EXPECT_EQ(first.offset, 0u);
+  EXPECT_EQ(first.bytes.size(), 0x98u);
+  EXPECT_EQ(first.version, 1u);
+  EXPECT_EQ(first.imageKind, image_kind::kObject);
+  EXPECT_EQ(first.offloadKind, offload_kind::kOpenMP);
+  EXPECT_EQ(first.triple(), "nvptx64-nvidia-cuda");
+  EXPECT_EQ(first.arch(), "sm_70");
+  EXPECT_EQ(first.image, "hello");
+  const OffloadBinaryView &second = (*binaries)[1];
+  EXPECT_EQ(second.offset, 0x98u);
+  EXPECT_EQ(second.offloadKind, offload_kind::kHip);
+  EXPECT_EQ(second.string("foo"), "bar,baz");
+  EXPECT_EQ(second.string("missing"), "");
+  EXPECT_EQ(second.image, "worldxyz1");
+}
+
+TEST(OffloadBinaryReader, RepeatedKeyKeepsFirstPlaceAndLastValue) {
+  std::string bytes = stored("tails.bin");
+  auto parsed = splitOffloadBinaries(bytes, "");
+  ASSERT_TRUE(parsed);
+  const auto strings = (*parsed)[0].strings;
+  ASSERT_GE(strings.size(), 3u);
+  // Point the third entry's key at the first entry's key.
+  const size_t stringEntries = 72;
+  std::memcpy(&bytes[stringEntries + 32], &bytes[stringEntries], 8);
+  auto reparsed = splitOffloadBinaries(bytes, "");
+  ASSERT_TRUE(reparsed);
+  const auto &merged = (*reparsed)[0].strings;
+  ASSERT_EQ(merged.size(), strings.size() - 1);
+  EXPECT_EQ(merged[0].first, strings[0].first);
+  EXPECT_EQ(merged[0].second, strings[2].second);
+}
+
+TEST(OffloadBinaryReader, SkipsZeroPaddingBetweenBinaries) {
+  const std::string bytes = stored("two-images.bin");
+  std::string padded = bytes.substr(0, 0x98) + std::string(16, '\0') +
+                       bytes.substr(0x98) + std::string(8, '\0');
+  auto binaries = splitOffloadBinaries(padded, "");
+  ASSERT_TRUE(binaries) << binaries.error().message;
+  ASSERT_EQ(binaries->size(), 2u);
+  EXPECT_EQ((*binaries)[1].offset, 0x98u + 16);
+  // Zeros at the start are no padding, and neither is a partial word.
+  EXPECT_EQ(errorOf(std::string(8, '\0') + bytes), kOffloadParseFailedMessage);
+  EXPECT_EQ(errorOf(bytes + std::string(4, '\0')), kOffloadParseFailedMessage);
+  EXPECT_TRUE(splitOffloadBinaries("", ""));
+}
+
+TEST(OffloadBinaryReader, RefusesWhatLlvmRefusesWithItsMessages) {
+  const std::string good = firstBinary();
+  auto with64 = [&](size_t at, uint64_t value) {
+    std::string bytes = good;
+    putLe64(bytes, at, value);
+    return bytes;
+  };
+  auto with32 = [&](size_t at, uint32_t value) {
+    std::string bytes = good;
+    putLe32(bytes, at, value);
+    return bytes;
+  };
+  const std::string parseFailed(kOffloadParseFailedMessage);
+  const std::string eof(kOffloadUnexpectedEofMessage);
+  EXPECT_EQ(errorOf(good.substr(0, 71)), parseFailed);
+  EXPECT_EQ(errorOf("\x10\xff\x10\xae" + good.substr(4)), parseFailed);
+  EXPECT_EQ(errorOf(with32(4, 0)), parseFailed);
+  EXPECT_EQ(errorOf(with32(4, 2)), parseFailed);
+  EXPECT_EQ(errorOf(with64(8, good.size() + 8)), eof);
+  EXPECT_EQ(errorOf(with64(8, 39)), eof);
+  EXPECT_EQ(errorOf(with64(16, good.size() - 39)), eof);
+  EXPECT_EQ(errorOf(with64(24, good.size() - 31)), eof);
+  EXPECT_EQ(errorOf(with64(40, good.size() + 1)), eof);
+  EXPECT_EQ(errorOf(with64(48, 100)), eof);
+  EXPECT_EQ(errorOf(with64(56, good.size() + 1)), eof);
+  // A size LLVM accepts at first (the entry then overlaps the header), then
+  // refuses once the binary is cut to that size.
+  std::string small = with64(8, 64);
+  putLe64(small, 16, 0);
+  putLe64(small, 24, 0);
+  EXPECT_EQ(errorOf(small), parseFailed);
+}
+
+TEST(OffloadBinaryReader, RefusesWhatLlvmTrusts) {
+  const std::string good = firstBinary();
+  auto with64 = [&](size_t at, uint64_t value) {
+    std::string bytes = good;
+    putLe64(bytes, at, value);
+    return bytes;
+  };
+  const std::string where = "'x': offload binary at offset 0: ";
+  EXPECT_EQ(errorOf(with64(64, good.size())),
+            where + "image at offset 144 of 152 bytes runs past the end of "
+                    "the binary (size 152)");
+  EXPECT_EQ(errorOf(with64(48, uint64_t(1) << 60)),
+            where + "1152921504606846976 string entries at offset 72 run "
+                    "past the end of the binary (size 152)");
+  // An entry LLVM would read, at an odd place: a copy inside a larger
+  // image.
+  OffloadImageToWrite roomy;
+  roomy.strings = {{"triple", "t"}};
+  const std::string filler(64, '.');
+  roomy.image = filler;
+  std::string misaligned = writeOffloadBinary(roomy);
+  const size_t imageAt = misaligned.find(filler);
+  misaligned.replace(imageAt + 4, 40, misaligned.substr(32, 40));
+  putLe64(misaligned, 16, imageAt + 4);
+  EXPECT_EQ(errorOf(misaligned), where + "entry at offset " +
+                                     std::to_string(imageAt + 4) +
+                                     " is not 8-byte aligned");
+  EXPECT_EQ(errorOf(with64(40, 76)),
+            where + "string entries at offset 76 are not 8-byte aligned");
+  EXPECT_EQ(errorOf(with64(72, good.size())),
+            where + "string entry 0: key offset 152 is past the end of the "
+                    "binary (size 152)");
+  EXPECT_EQ(errorOf(with64(80, uint64_t(1) << 63)),
+            where + "string entry 0: value offset 9223372036854775808 is "
+                    "past the end of the binary (size 152)");
+  // A key in the image's padding, made non-zero: no terminator is left.
+  std::string unterminated = with64(72, 149);
+  unterminated.replace(149, 3, "xyz");
+  EXPECT_EQ(errorOf(unterminated),
+            where + "string entry 0: key at offset 149 has no terminating "
+                    "null byte within the binary");
+  // A binary whose size breaks the 8-byte alignment.
+  std::string odd = with64(8, good.size() - 3).substr(0, good.size() - 3);
+  EXPECT_EQ(errorOf(odd), where + "size 149 is not a multiple of 8");
+  // The offset of a later binary is named.
+  const std::string twice = good + with64(64, good.size());
+  EXPECT_EQ(errorOf(twice).substr(0, 35),
+            "'x': offload binary at offset 152: ");
+}
+
+TEST(OffloadKinds, NamesAsLlvm22) {
+  EXPECT_EQ(imageKindFromExtension("o"), image_kind::kObject);
+  EXPECT_EQ(imageKindFromExtension("bc"), image_kind::kBitcode);
+  EXPECT_EQ(imageKindFromExtension("cubin"), image_kind::kCubin);
+  EXPECT_EQ(imageKindFromExtension("fatbin"), image_kind::kFatbinary);
+  EXPECT_EQ(imageKindFromExtension("s"), image_kind::kPtx);
+  EXPECT_EQ(imageKindFromExtension("spv"), image_kind::kNone);
+  EXPECT_EQ(imageKindFromExtension("O"), image_kind::kNone);
+  EXPECT_EQ(imageKindName(image_kind::kPtx), "s");
+  EXPECT_EQ(imageKindName(image_kind::kSpirv), "");
+  EXPECT_EQ(imageKindName(image_kind::kNone), "");
+  EXPECT_EQ(offloadKindFromName("hip"), offload_kind::kHip);
+  EXPECT_EQ(offloadKindFromName("sycl"), 8);
+  EXPECT_EQ(offloadKindFromName("HIP"), offload_kind::kNone);
+  EXPECT_EQ(offloadKindName(offload_kind::kCuda), "cuda");
+  EXPECT_EQ(offloadKindName(3), "none");
+}
+
+TEST(CoffObject, FindsTheOffloadingSectionByItsLongName) {
+  const std::string object = stored("coff.obj");
+  ASSERT_TRUE(isCoffObject(object));
+  auto sections = readCoffSections(object);
+  ASSERT_TRUE(sections) << sections.error().message;
+  const CoffSection *offloading = nullptr;
+  for (const CoffSection &section : *sections)
+    if (section.name == ".llvm.offloading")
+      offloading = &section;
+  ASSERT_NE(offloading, nullptr);
+  EXPECT_EQ(offloading->contents, stored("two-images.bin"));
+}
+
+TEST(CoffObject, RefusesTruncatedObjects) {
+  const std::string object = stored("coff.obj");
+  for (size_t length :
+       {size_t(0), size_t(10), size_t(30), size_t(100), object.size() - 1})
+    EXPECT_FALSE(readCoffSections(object.substr(0, length)))
+        << "length " << length;
+  EXPECT_FALSE(isCoffObject("\x7f"
+                            "ELF"));
+}
+
+TEST(BitcodeEmbeddedObjects, ReadsWhatLlvmReads) {
+  const std::string bitcode = stored("embedded.bc");
+  auto objects = findEmbeddedOffloadingObjects(bitcode);
+  ASSERT_TRUE(objects) << objects.error().message;
+  // The i8 array in ".llvm.offloading" and the i32 array; neither the other
+  // section, nor the function, nor the one-operand node.
+  ASSERT_EQ(objects->size(), 2u);
+  const std::string binaries = stored("two-images.bin");
+  EXPECT_EQ((*objects)[0].globalName, "llvm.embedded.object");
+  EXPECT_EQ(*(*objects)[0].contents, binaries.substr(0, 0x98));
+  EXPECT_EQ((*objects)[1].globalName, "words");
+  EXPECT_EQ(*(*objects)[1].contents, binaries.substr(0x98));
+}
+
+TEST(BitcodeEmbeddedObjects, RefusesDamagedBitcodeCleanly) {
+  const std::string bitcode = stored("embedded.bc");
+  for (size_t length = 0; length < bitcode.size(); length += 13) {
+    auto objects = findEmbeddedOffloadingObjects(bitcode.substr(0, length));
+    // Truncated bitcode is refused; either way nothing is read outside it.
+    EXPECT_FALSE(objects) << "length " << length;
+  }
+  EXPECT_FALSE(findEmbeddedOffloadingObjects("BC\xC0\xDE"));
+  EXPECT_FALSE(findEmbeddedOffloadingObjects(std::string("\xDE\xC0\x17\x0B") +
+                                             std::string(16, '\xff')));
+}
+
+} // namespace
+} // namespace offbundle
