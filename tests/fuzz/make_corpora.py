@@ -96,6 +96,9 @@ def main():
         for seed in data_files("bitcode", (".bc",)):
             add("fuzz_bitcode_symbols", seed)
 
+        for seed in data_files("offload_binary", (".bin",)):
+            add("fuzz_offload_binary", seed)
+
         for seed in [b"hip-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\0"
                      b"hip-amdgcn-amd-amdhsa--gfx90a:xnack-\0amdgcn-amd-amdhsa\0gfx90a:xnack+",
                      b"host-x86_64-unknown-linux-gnu-\0openmp-x86_64-pc-linux-gnu\0"

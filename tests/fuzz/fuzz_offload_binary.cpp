@@ -1,0 +1,52 @@
+// Offload binaries (llvm-offload-binary's format): one binary, binaries laid
+// end to end, and writing back what was read, which must read the same.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#include "formats/offload_binary.h"
+#include "fuzz_support.h"
+
+namespace {
+
+bool inside(std::string_view part, std::string_view whole) {
+  return part.empty() ||
+         (part.data() >= whole.data() &&
+          part.data() + part.size() <= whole.data() + whole.size());
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  std::string_view bytes = offbundle::fuzz::asView(data, size);
+  (void)offbundle::readOffloadBinary(bytes, "fuzz");
+
+  auto binaries = offbundle::splitOffloadBinaries(bytes, "fuzz");
+  if (!binaries.ok())
+    return 0;
+  for (const offbundle::OffloadBinaryView &binary : *binaries) {
+    // Every view lies inside the input.
+    if (!inside(binary.bytes, bytes) || !inside(binary.image, bytes))
+      std::abort();
+    for (const auto &[key, value] : binary.strings)
+      if (!inside(key, bytes) || !inside(value, bytes))
+        std::abort();
+
+    // What was read, written again, reads back the same.
+    offbundle::OffloadImageToWrite image;
+    image.imageKind = binary.imageKind;
+    image.offloadKind = binary.offloadKind;
+    image.flags = binary.flags;
+    for (const auto &[key, value] : binary.strings)
+      image.strings.emplace_back(key, value);
+    image.image = binary.image;
+    const std::string written = offbundle::writeOffloadBinary(image);
+    auto reread = offbundle::readOffloadBinary(written, "rewritten");
+    if (!reread.ok() || reread->image != binary.image ||
+        reread->strings != binary.strings ||
+        reread->imageKind != binary.imageKind ||
+        reread->offloadKind != binary.offloadKind)
+      std::abort();
+  }
+  return 0;
+}
