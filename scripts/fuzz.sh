@@ -38,7 +38,7 @@ dictionary_of() {
     fuzz_ar_archive) echo archive ;;
     fuzz_bitcode_symbols) echo bitcode ;;
     fuzz_offload_target) echo target ;;
-    fuzz_offload_binary) echo offload_binary ;;
+    fuzz_offload_binary | fuzz_packager_input) echo offload_binary ;;
     fuzz_command_line) echo command_line ;;
   esac
 }

@@ -98,6 +98,9 @@ def main():
 
         for seed in data_files("offload_binary", (".bin",)):
             add("fuzz_offload_binary", seed)
+        # The packager reads binaries, COFF objects and host bitcode whole.
+        for seed in data_files("offload_binary", (".bin", ".obj", ".bc")):
+            add("fuzz_packager_input", seed)
 
         for seed in [b"hip-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\0"
                      b"hip-amdgcn-amd-amdhsa--gfx90a:xnack-\0amdgcn-amd-amdhsa\0gfx90a:xnack+",
