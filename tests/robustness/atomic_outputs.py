@@ -25,7 +25,8 @@ same exit status and the same bytes on standard output as the reference.
 Cases are grouped by tool (CASE_SETS); a tool's set is selected with --tool
 NAME=PATH, so another tool (the offload packager) gets its own function.
 
-Usage: atomic_outputs.py --tool bundler=PATH [--reference PATH]
+Usage: atomic_outputs.py --tool bundler=PATH [--tool packager=PATH]
+                         [--reference PATH]
                          [--only SUBSTRING] [--keep]
 """
 
@@ -40,6 +41,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 REFERENCE_BUNDLER = "/usr/lib/llvm-22/bin/clang-offload-bundler"
+REFERENCE_PACKAGER = "/usr/lib/llvm-22/bin/llvm-offload-binary"
 LLVM_AR = "/usr/lib/llvm-22/bin/llvm-ar"
 
 HOST = "host-x86_64-unknown-linux-gnu"
@@ -273,7 +275,73 @@ def bundler_stdout_cases():
     ]
 
 
-CASE_SETS = {"bundler": (Inputs, bundler_cases, bundler_stdout_cases)}
+class PackagerInputs:
+    """Two device images, the offload binaries the packager makes of them,
+    and the same binaries with the second one's magic broken."""
+
+    IMAGES = ["--image=file=a.img,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=hip",
+              "--image=file=b.img,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip"]
+
+    def __init__(self, tool, scratch):
+        root = tempfile.mkdtemp(dir=scratch, prefix="packager-inputs.")
+        self.files = {"a.img": b"image for gfx906\n" * 40,
+                      "b.img": b"image for gfx90a\n" * 50}
+        write_files(root, self.files)
+        made = run(tool, ["-o", "two.bin"] + self.IMAGES, root)
+        if made.returncode != 0:
+            raise RuntimeError("packaging the inputs failed: " +
+                               made.stderr.decode(errors="replace"))
+        two = read(os.path.join(root, "two.bin"))
+        shutil.rmtree(root)
+        first_size = int.from_bytes(two[8:16], "little")
+        self.files["two.bin"] = two
+        self.files["later-bad.bin"] = (two[:first_size] + b"\x10\xff\x10\xae" +
+                                       two[first_size + 4:])
+
+
+def packager_cases(inputs):
+    images = PackagerInputs.IMAGES
+    pick = ["--image=file=x1.img,arch=gfx906", "--image=file=x2.img,arch=gfx90a"]
+    missing_folder = ["--image=file=x1.img,arch=gfx906",
+                      "--image=file=nodir/x2.img,arch=gfx90a"]
+    return [
+        Case("package-output-is-folder", ["-o", "out.bin"] + images,
+             ["out.bin"], make_folder("out.bin")),
+        Case("package-output-folder-missing", ["-o", "nodir/out.bin"] + images,
+             ["nodir/out.bin"], no_fault, control=["-o", "out.bin"] + images),
+        Case("package-later-image-missing",
+             ["-o", "out.bin", images[0], images[1].replace("b.img", "gone.img")],
+             ["out.bin"], no_fault, control=["-o", "out.bin"] + images),
+        Case("extract-second-output-is-folder", ["two.bin"] + pick,
+             ["x1.img", "x2.img"], make_folder("x2.img")),
+        Case("extract-second-output-folder-missing", ["two.bin"] + missing_folder,
+             ["x1.img", "nodir/x2.img"], no_fault,
+             control=["two.bin"] + pick),
+        Case("extract-later-binary-corrupt", ["later-bad.bin"] + pick,
+             ["x1.img", "x2.img"], no_fault, control=["two.bin"] + pick),
+        Case("extract-all-later-binary-corrupt", ["later-bad.bin"], [],
+             no_fault, control=["two.bin"]),
+        Case("archive-all-output-is-folder", ["two.bin", "--archive", "-o", "lib.a"],
+             ["lib.a"], make_folder("lib.a")),
+        Case("archive-all-later-binary-corrupt",
+             ["later-bad.bin", "--archive", "-o", "lib.a"], ["lib.a"], no_fault,
+             control=["two.bin", "--archive", "-o", "lib.a"]),
+        Case("archive-filter-later-binary-corrupt",
+             ["later-bad.bin", "--archive", "--image=file=lib.a,kind=hip"],
+             ["lib.a"], no_fault,
+             control=["two.bin", "--archive", "--image=file=lib.a,kind=hip"]),
+    ]
+
+
+def packager_stdout_cases():
+    return [["-o", "-"] + PackagerInputs.IMAGES,
+            ["-o", "-", PackagerInputs.IMAGES[1]]]
+
+
+CASE_SETS = {"bundler": (Inputs, bundler_cases, bundler_stdout_cases),
+             "packager": (PackagerInputs, packager_cases, packager_stdout_cases)}
+# The reference tool each set's standard-output cases are compared with.
+STDOUT_REFERENCES = {"bundler": REFERENCE_BUNDLER, "packager": REFERENCE_PACKAGER}
 
 
 def run(tool, args, cwd):
@@ -345,7 +413,9 @@ def main():
     parser.add_argument("--tool", action="append", required=True,
                         help="NAME=PATH, NAME one of " + ", ".join(CASE_SETS))
     parser.add_argument("--reference", default=REFERENCE_BUNDLER,
-                        help="LLVM 22's clang-offload-bundler, for '-' outputs")
+                        help="LLVM 22's clang-offload-bundler, for the "
+                             "bundler's '-' outputs (the packager's is "
+                             + REFERENCE_PACKAGER + ")")
     parser.add_argument("--only", help="run cases whose name contains this")
     parser.add_argument("--keep", action="store_true",
                         help="keep the scratch folders of the cases")
@@ -375,7 +445,9 @@ def main():
             if args.only and args.only not in "stdout":
                 continue
             for stdout_args in make_stdout_cases():
-                problems = check_stdout(stdout_args, tool, args.reference,
+                reference = (args.reference if name == "bundler"
+                             else STDOUT_REFERENCES[name])
+                problems = check_stdout(stdout_args, tool, reference,
                                         inputs, scratch)
                 label = " ".join(stdout_args)
                 if problems:
