@@ -19,6 +19,8 @@
 //     follows, aligned to the address size.
 #include "formats/elf_object.h"
 
+#include "formats/tail_merged_string_table.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -470,66 +472,6 @@ struct SectionRecord {
   uint32_t index = 0;
   uint64_t offset = 0;
   uint64_t nameIndex = 0;
-};
-
-// llvm-objcopy's ELF string table: tail-merged, strings sorted by their
-// reversed bytes, in decreasing order, so that a string directly follows the
-// longer strings ending with it.
-class TailMergedStringTable {
-public:
-  void add(std::string_view text) { offsets_.try_emplace(text, 0); }
-
-  void finalize() {
-    std::vector<std::pair<const std::string_view, uint64_t> *> ordered;
-    ordered.reserve(offsets_.size());
-    for (auto &entry : offsets_)
-      ordered.push_back(&entry);
-    std::sort(ordered.begin(), ordered.end(), [](auto *a, auto *b) {
-      return reversedGreater(a->first, b->first);
-    });
-    size_ = 1; // the leading null byte
-    std::string_view previous;
-    for (auto *entry : ordered) {
-      std::string_view text = entry->first;
-      if (previous.size() >= text.size() &&
-          previous.substr(previous.size() - text.size()) == text) {
-        entry->second = size_ - text.size() - 1;
-        continue;
-      }
-      entry->second = size_;
-      size_ += text.size() + 1;
-      previous = text;
-    }
-    offsets_[std::string_view()] = 0;
-  }
-
-  uint64_t size() const { return size_; }
-  uint64_t offsetOf(std::string_view text) const {
-    auto found = offsets_.find(text);
-    return found == offsets_.end() ? 0 : found->second;
-  }
-  void writeTo(char *destination) const {
-    for (const auto &[text, offset] : offsets_)
-      if (!text.empty())
-        std::memcpy(destination + offset, text.data(), text.size());
-  }
-
-private:
-  // Compares from the last byte backwards; a string that runs out first is
-  // the smaller.
-  static bool reversedGreater(std::string_view a, std::string_view b) {
-    size_t common = std::min(a.size(), b.size());
-    for (size_t i = 1; i <= common; ++i) {
-      auto x = static_cast<unsigned char>(a[a.size() - i]);
-      auto y = static_cast<unsigned char>(b[b.size() - i]);
-      if (x != y)
-        return x > y;
-    }
-    return a.size() > b.size();
-  }
-
-  std::unordered_map<std::string_view, uint64_t> offsets_;
-  uint64_t size_ = 1;
 };
 
 // One relocation as llvm-objcopy holds it.

@@ -1,5 +1,7 @@
 #include "formats/offload_binary.h"
 
+#include "formats/tail_merged_string_table.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -35,66 +37,6 @@ void appendLe(std::string &out, uint64_t value, unsigned bytes) {
   for (unsigned i = 0; i < bytes; ++i)
     out.push_back(static_cast<char>(value >> (8 * i) & 0xff));
 }
-
-// The string table LLVM's StringTableBuilder makes in its ELF mode: a
-// leading null byte, then the distinct strings sorted in decreasing order
-// of their reversed bytes, so that a string which ends the one before it
-// is not stored again but points into its tail. The empty string is the
-// leading null byte.
-class ElfStyleStringTable {
-public:
-  void add(std::string_view text) { offsets_.emplace(text, 0); }
-
-  void finalize() {
-    std::vector<std::pair<const std::string_view, uint64_t> *> ordered;
-    for (auto &entry : offsets_)
-      ordered.push_back(&entry);
-    std::sort(ordered.begin(), ordered.end(), [](auto *a, auto *b) {
-      return reversedGreater(a->first, b->first);
-    });
-    size_ = 1;
-    std::string_view previous;
-    for (auto *entry : ordered) {
-      std::string_view text = entry->first;
-      if (previous.size() >= text.size() &&
-          previous.substr(previous.size() - text.size()) == text) {
-        entry->second = size_ - text.size() - 1;
-        continue;
-      }
-      entry->second = size_;
-      size_ += text.size() + 1;
-      previous = text;
-    }
-    offsets_[std::string_view()] = 0;
-  }
-
-  uint64_t size() const { return size_; }
-  uint64_t offsetOf(std::string_view text) const { return offsets_.at(text); }
-  void appendTo(std::string &out) const {
-    const size_t start = out.size();
-    out.append(size_, '\0');
-    for (const auto &[text, offset] : offsets_)
-      if (!text.empty())
-        std::memcpy(out.data() + start + offset, text.data(), text.size());
-  }
-
-private:
-  // Compares from the last byte backwards, bytes unsigned; a string that
-  // runs out first is the smaller.
-  static bool reversedGreater(std::string_view a, std::string_view b) {
-    const size_t common = std::min(a.size(), b.size());
-    for (size_t i = 1; i <= common; ++i) {
-      const auto x = static_cast<unsigned char>(a[a.size() - i]);
-      const auto y = static_cast<unsigned char>(b[b.size() - i]);
-      if (x != y)
-        return x > y;
-    }
-    return a.size() > b.size();
-  }
-
-  std::map<std::string_view, uint64_t> offsets_;
-  uint64_t size_ = 1;
-};
 
 std::string describeContext(std::string_view context, uint64_t offset) {
   std::string text;
@@ -317,7 +259,7 @@ bool hasOffloadBinaryMagic(std::string_view bytes) {
 }
 
 OffloadBinaryPieces planOffloadBinary(const OffloadImageToWrite &image) {
-  ElfStyleStringTable table;
+  TailMergedStringTable table;
   for (const auto &[key, value] : image.strings) {
     table.add(key);
     table.add(value);
