@@ -11,8 +11,8 @@
 #include "bundler/config.h"
 #include "bundler/offload_target.h"
 #include "bundler/operations.h"
-#include "bundler/response_file.h"
 #include "bundler/target_id.h"
+#include "bundler/tool_start.h"
 #include "bundler/version.h"
 
 namespace offbundle {
@@ -133,7 +133,9 @@ std::string escapeControlCharacters(const std::string &text) {
 // Collects what the tool prints and how it ends.
 class Reporter {
 public:
-  explicit Reporter(std::string argv0) : argv0_(std::move(argv0)) {}
+  // Carries on from what was printed before (see startCommandLine).
+  Reporter(std::string argv0, ToolOutcome printed)
+      : argv0_(std::move(argv0)), outcome_(std::move(printed)) {}
 
   ToolOutcome fail(const std::string &message) {
     outcome_.standardError +=
@@ -308,37 +310,15 @@ checkTargets(const std::vector<std::string> &targets, bool unbundle,
 ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   const std::string argv0 =
       rawArgv.empty() ? "clang-offload-bundler" : rawArgv.front();
-  Reporter report(argv0);
   const std::string program = programBaseName(argv0);
-
-  auto expanded = expandResponseFiles(rawArgv);
-  if (!expanded) {
-    report.printError(expanded.error().message);
-    return report.finish(1);
-  }
   const CommandLineSyntax syntax = bundlerSyntax();
-  ParsedCommandLine parsed = parseCommandLine(*expanded, syntax);
-  for (const std::string &line : parsed.diagnostics)
-    report.printError(line);
-  switch (parsed.earlyExit) {
-  case EarlyExit::Help:
-  case EarlyExit::HelpHidden:
-    report.print(formatHelp(syntax, program, /*categorized=*/true,
-                            parsed.earlyExit == EarlyExit::HelpHidden));
-    return report.finish(0);
-  case EarlyExit::HelpList:
-  case EarlyExit::HelpListHidden:
-    report.print(formatHelp(syntax, program, /*categorized=*/false,
-                            parsed.earlyExit == EarlyExit::HelpListHidden));
-    return report.finish(0);
-  case EarlyExit::Version:
-    report.print(bundlerVersionText());
-    return report.finish(0);
-  case EarlyExit::None:
-    break;
-  }
-  if (parsed.failed)
-    return report.finish(1);
+  ToolOutcome started;
+  std::optional<ParsedCommandLine> parsedOrEnd =
+      startCommandLine(rawArgv, program, syntax, bundlerVersionText(), started);
+  if (!parsedOrEnd)
+    return started;
+  const ParsedCommandLine &parsed = *parsedOrEnd;
+  Reporter report(argv0, std::move(started));
   if (parsed.flag("h")) {
     report.print(formatHelp(syntax, program, /*categorized=*/false,
                             /*showHidden=*/false));

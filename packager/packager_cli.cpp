@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "bundler/command_line.h"
-#include "bundler/response_file.h"
+#include "bundler/tool_start.h"
 #include "bundler/version.h"
 #include "packager/operations.h"
 
@@ -84,7 +84,9 @@ std::string escapeControlCharacters(const std::string &text) {
 
 class Reporter {
 public:
-  explicit Reporter(std::string argv0) : argv0_(std::move(argv0)) {}
+  // Carries on from what was printed before (see startCommandLine).
+  Reporter(std::string argv0, ToolOutcome printed)
+      : argv0_(std::move(argv0)), outcome_(std::move(printed)) {}
 
   ToolOutcome fail(const std::string &message) {
     outcome_.standardError +=
@@ -123,37 +125,15 @@ private:
 ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
   const std::string argv0 =
       rawArgv.empty() ? "llvm-offload-binary" : rawArgv.front();
-  Reporter report(argv0);
   const std::string program = programBaseName(argv0);
-
-  auto expanded = expandResponseFiles(rawArgv);
-  if (!expanded) {
-    report.printError(expanded.error().message);
-    return report.finish(1);
-  }
   const CommandLineSyntax syntax = packagerSyntax();
-  ParsedCommandLine parsed = parseCommandLine(*expanded, syntax);
-  for (const std::string &line : parsed.diagnostics)
-    report.printError(line);
-  switch (parsed.earlyExit) {
-  case EarlyExit::Help:
-  case EarlyExit::HelpHidden:
-    report.print(formatHelp(syntax, program, /*categorized=*/true,
-                            parsed.earlyExit == EarlyExit::HelpHidden));
-    return report.finish(0);
-  case EarlyExit::HelpList:
-  case EarlyExit::HelpListHidden:
-    report.print(formatHelp(syntax, program, /*categorized=*/false,
-                            parsed.earlyExit == EarlyExit::HelpListHidden));
-    return report.finish(0);
-  case EarlyExit::Version:
-    report.print(versionText());
-    return report.finish(0);
-  case EarlyExit::None:
-    break;
-  }
-  if (parsed.failed)
-    return report.finish(1);
+  ToolOutcome started;
+  std::optional<ParsedCommandLine> parsedOrEnd =
+      startCommandLine(rawArgv, program, syntax, versionText(), started);
+  if (!parsedOrEnd)
+    return started;
+  const ParsedCommandLine &parsed = *parsedOrEnd;
+  Reporter report(argv0, std::move(started));
 
   // LLVM warns about the old name once the command line is read, before
   // anything else, and without the program name in front.
