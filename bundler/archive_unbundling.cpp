@@ -184,8 +184,8 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     auto output = transaction.createFile(config.outputFileNames.at(i));
     if (!output)
       return output.takeError();
-    // Pieces that lie in the input archive are copied from the file (in the
-    // kernel, without faulting its pages in); the rest is written.
+    // Pieces that lie in the input archive are read from the file (without
+    // faulting its mapping in); the rest is written from memory.
     std::string_view archiveBytes = (*opened)->contents();
     auto writePiece = [&](std::string_view piece) {
       if (piece.data() >= archiveBytes.data() &&

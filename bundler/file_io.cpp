@@ -14,7 +14,13 @@
 namespace offbundle {
 namespace {
 
-constexpr size_t kPendingLimit = 1 << 16;
+// Copies shorter than this come from the input's mapping, in memory; longer
+// ones are read with pread (no page faults on the mapping).
+constexpr size_t kSmallCopy = 1 << 16;
+// The size of the blocks outputs are written in (see OutputFile::gather_).
+// Measured on ext4: 2 MiB blocks were as fast as 8 or 32 MiB ones, and
+// several outputs being written at once stay within a few MiB each.
+constexpr size_t kGatherCapacity = 2 << 20;
 
 Status writeAll(int fd, const char *data, size_t size,
                 const std::string &path) {
@@ -147,11 +153,25 @@ InputFile::~InputFile() {
 }
 
 Status OutputFile::flush() {
-  if (pending_.empty())
+  if (gathered_ == 0)
     return Status::success();
-  Status status = writeAll(fd_, pending_.data(), pending_.size(), path_);
-  pending_.clear();
+  Status status = writeAll(fd_, gather_.get(), gathered_, path_);
+  gathered_ = 0;
   return status;
+}
+
+Status OutputFile::gather(std::string_view bytes) {
+  if (!gather_)
+    gather_.reset(new char[kGatherCapacity]);
+  if (bytes.size() > kGatherCapacity - gathered_) {
+    if (Status status = flush(); !status.ok())
+      return status;
+    if (bytes.size() >= kGatherCapacity)
+      return writeAll(fd_, bytes.data(), bytes.size(), path_);
+  }
+  std::memcpy(gather_.get() + gathered_, bytes.data(), bytes.size());
+  gathered_ += bytes.size();
+  return Status::success();
 }
 
 Status OutputFile::write(std::string_view bytes) {
@@ -160,13 +180,7 @@ Status OutputFile::write(std::string_view bytes) {
     memoryBytes_.append(bytes);
     return Status::success();
   }
-  if (pending_.size() + bytes.size() <= kPendingLimit) {
-    pending_.append(bytes);
-    return Status::success();
-  }
-  if (Status status = flush(); !status.ok())
-    return status;
-  return writeAll(fd_, bytes.data(), bytes.size(), path_);
+  return gather(bytes);
 }
 
 Status OutputFile::overwrite(uint64_t offset, std::string_view bytes) {
@@ -242,26 +256,29 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
     return Status::success();
   }
   // Small pieces and in-memory inputs go through the ordinary write path.
-  if (inMemory_ || input.fd() < 0 || length < kPendingLimit)
+  if (inMemory_ || input.fd() < 0 || length < kSmallCopy)
     return write(input.contents().substr(offset, length));
-  if (Status status = flush(); !status.ok())
-    return status;
-  written_ += length;
-  loff_t inOffset = static_cast<loff_t>(input.fileOffset() + offset);
-  uint64_t remaining = length;
-  while (remaining > 0) {
-    ssize_t n =
-        ::copy_file_range(input.fd(), &inOffset, fd_, nullptr, remaining, 0);
+  if (!gather_)
+    gather_.reset(new char[kGatherCapacity]);
+  uint64_t done = 0;
+  while (done < length) {
+    if (gathered_ == kGatherCapacity)
+      if (Status status = flush(); !status.ok())
+        return status;
+    size_t room = kGatherCapacity - gathered_;
+    size_t step =
+        length - done < room ? static_cast<size_t>(length - done) : room;
+    ssize_t n = ::pread(input.fd(), gather_.get() + gathered_, step,
+                        static_cast<off_t>(input.fileOffset() + offset + done));
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0) {
-      // The kernel cannot copy between these files: write from the mapping.
-      uint64_t done = length - remaining;
-      return writeAll(fd_, input.contents().data() + offset + done, remaining,
-                      path_);
-    }
-    remaining -= static_cast<uint64_t>(n);
+    if (n <= 0)
+      return fileError(input.path(), n < 0 ? errnoMessage(errno)
+                                           : "file shrank while reading");
+    gathered_ += static_cast<size_t>(n);
+    done += static_cast<uint64_t>(n);
   }
+  written_ += length;
   return Status::success();
 }
 
@@ -382,6 +399,7 @@ Status OutputTransaction::finish(OutputFile &output) {
   if (!output.tempPath_.empty() &&
       ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
     return fileError(output.path_, errnoMessage(errno));
+  output.gather_.reset();
   int fd = output.fd_;
   output.fd_ = -1;
   if (::close(fd) != 0)

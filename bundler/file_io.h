@@ -41,7 +41,7 @@ public:
   std::string_view contents() const {
     return {static_cast<const char *>(data_), static_cast<size_t>(size_)};
   }
-  // A descriptor positioned anywhere, usable with pread/copy_file_range; -1
+  // A descriptor positioned anywhere, usable with pread; -1
   // when the contents live only in memory.
   int fd() const { return fd_; }
   // Where contents() starts in the file fd() reads: 0 unless this input is
@@ -73,7 +73,8 @@ class OutputFile {
 public:
   Status write(std::string_view bytes);
   Status writeZeros(uint64_t count);
-  // Copies [offset, offset + length) of an input, in the kernel when it can.
+  // Copies [offset, offset + length) of an input: read with pread into the
+  // gathered block, so the output is written in large blocks.
   Status copyFrom(const InputFile &input, uint64_t offset, uint64_t length);
   // Room for this many bytes in an in-memory output, so that growing it
   // never copies (and never holds two copies at once).
@@ -90,7 +91,7 @@ public:
 
 private:
   friend class OutputTransaction;
-  Status flush();
+  Status flush();           // writes out what is gathered
   std::string path_;        // the destination as the user named it
   std::string tempPath_;    // where the bytes go until commit; "" if direct
   std::string destination_; // the file the temporary replaces on commit
@@ -99,7 +100,15 @@ private:
   // buffer the caller reads back (memoryOnly_).
   bool inMemory_ = false;
   bool memoryOnly_ = false;
-  std::string pending_; // small writes gathered before a system call
+  // Bytes gathered before a system call: small writes, and copies read
+  // from their input. Writing in large blocks lets the kernel fill the page
+  // cache a large folio at a time: 512 MiB of archive members took 0.20 s
+  // this way and 0.29 s with copy_file_range, which splices page by page
+  // (ext4, Linux 6.18). Allocated on first use, released when the output
+  // ends.
+  std::unique_ptr<char[]> gather_;
+  size_t gathered_ = 0;
+  Status gather(std::string_view bytes);
   std::string memoryBytes_;
   uint64_t written_ = 0;
   unsigned mode_ = 0644;

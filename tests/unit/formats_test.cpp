@@ -317,5 +317,52 @@ TEST_F(BundleWriters, UncommittedOutputsLeaveNothingBehind) {
   EXPECT_EQ(names, std::vector<std::string>{"existing"});
 }
 
+// Outputs are written in blocks of a few MiB, copies read into the same
+// block as the writes around them: pieces of every size, straddling block
+// boundaries, must come out in order and intact, from a whole input and from
+// a slice of one.
+TEST_F(BundleWriters, GatheredBlocksKeepEveryByteInOrder) {
+  std::string source(5 << 20, '\0');
+  uint32_t state = 12345;
+  for (char &byte : source) {
+    state = state * 1103515245u + 12345u;
+    byte = static_cast<char>(state >> 24);
+  }
+  writeFile("source", source);
+  auto input = InputFile::open(path("source"));
+  ASSERT_TRUE(input.ok());
+  auto slice = InputFile::slice(**input, 1000, source.size() - 1000);
+
+  std::string expected;
+  {
+    OutputTransaction transaction;
+    auto output = transaction.create(path("out"));
+    ASSERT_TRUE(output.ok());
+    OutputFile &out = **output;
+    const uint64_t sizes[] = {1,       65535,         65536,  (2 << 20) - 7,
+                              3 << 20, (2 << 20) + 1, 100000, 4 << 20};
+    uint64_t from = 17;
+    for (uint64_t size : sizes) {
+      ASSERT_TRUE(out.write("<header>").ok());
+      expected += "<header>";
+      from = (from * 7919 + size) % (source.size() - size);
+      ASSERT_TRUE(out.copyFrom(**input, from, size).ok());
+      expected += source.substr(from, size);
+      ASSERT_TRUE(out.copyFrom(*slice, from / 2, size / 3).ok());
+      expected += source.substr(1000 + from / 2, size / 3);
+      ASSERT_TRUE(out.writeZeros(size % 70000).ok());
+      expected += std::string(size % 70000, '\0');
+    }
+    // A replacement of bytes still waiting in the current block.
+    ASSERT_TRUE(out.overwrite(expected.size() - 3, "xyz").ok());
+    expected.replace(expected.size() - 3, 3, "xyz");
+    EXPECT_EQ(out.bytesWritten(), expected.size());
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  std::string written = readFile("out");
+  ASSERT_EQ(written.size(), expected.size());
+  EXPECT_TRUE(written == expected);
+}
+
 } // namespace
 } // namespace offbundle
