@@ -1,6 +1,8 @@
 #include "bitcode/bitcode_symbols.h"
 
 #include "bitcode/bitstream_reader.h"
+#include "bitcode/llvm_bitcodes.h"
+#include "bitcode/module_symbols.h"
 
 #include <optional>
 
@@ -11,13 +13,10 @@ namespace {
 using bitcode::BitstreamCursor;
 using bitcode::BitstreamEntry;
 
-// Top-level block IDs and record codes of LLVM bitcode (LLVMBitCodes.h).
-constexpr unsigned kModuleBlockId = 8;
-constexpr unsigned kIdentificationBlockId = 13;
-constexpr unsigned kStrtabBlockId = 23;
-constexpr unsigned kSymtabBlockId = 25;
-constexpr unsigned kStrtabBlobCode = 1;
-constexpr unsigned kSymtabBlobCode = 1;
+using bitcode::kIdentificationBlockId;
+using bitcode::kModuleBlockId;
+using bitcode::kStrtabBlockId;
+using bitcode::kSymtabBlockId;
 
 // Bitcode wrapper header: magic, version, offset and size of the bitcode,
 // CPU type; all little-endian 32-bit words.
@@ -138,8 +137,10 @@ Result<std::string_view> readBlockBlob(BitstreamCursor &cursor,
 // Walks the top level the way LLVM's getBitcodeFileContents does: modules
 // (each optionally preceded by an identification block) are counted and
 // skipped by their length word, symbol and string tables read, anything
-// else skipped.
-Result<TopLevelContents> readTopLevel(std::string_view input) {
+// else skipped. A collector, when given, also reads each module's records.
+Result<TopLevelContents>
+readTopLevel(std::string_view input,
+             ModuleSymbolCollector *collector = nullptr) {
   Result<std::string_view> stream = bitcodeStream(input);
   if (!stream)
     return stream.takeError();
@@ -181,14 +182,19 @@ Result<TopLevelContents> readTopLevel(std::string_view input) {
 
     switch (entry->id) {
     case kModuleBlockId:
+      if (collector)
+        collector->readModule(cursor);
       if (Status status = cursor.skipBlock(); !status.ok())
         return status.takeError();
       ++contents.moduleCount;
       break;
     case kStrtabBlockId: {
-      Result<std::string_view> strtab = readBlockBlob(cursor, kStrtabBlobCode);
+      Result<std::string_view> strtab =
+          readBlockBlob(cursor, bitcode::kBlobRecordCode);
       if (!strtab)
         return strtab.takeError();
+      if (collector)
+        collector->addStringTable(*strtab);
       // A file made by concatenation can hold several tables; a symbol
       // table's strings are in the first string table after it.
       if (!contents.symtab.empty() && contents.strtabForSymtab.empty())
@@ -196,7 +202,8 @@ Result<TopLevelContents> readTopLevel(std::string_view input) {
       break;
     }
     case kSymtabBlockId: {
-      Result<std::string_view> symtab = readBlockBlob(cursor, kSymtabBlobCode);
+      Result<std::string_view> symtab =
+          readBlockBlob(cursor, bitcode::kBlobRecordCode);
       if (!symtab)
         return symtab.takeError();
       // Later symbol tables (from concatenated files) are ignored; the
@@ -305,14 +312,24 @@ Result<IrSymbolTable> readIrSymbolTable(std::string_view bitcode) {
 
 Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode) {
   BitcodeArchiveSymbols symbols;
-  Result<TopLevelContents> contents = readTopLevel(bitcode);
+  ModuleSymbolCollector collector;
+  Result<TopLevelContents> contents = readTopLevel(bitcode, &collector);
   if (!contents) {
     symbols.unreadableReason = contents.error().message;
     return symbols;
   }
+  // The modules' records give the list LLVM's archive writer makes.
+  Result<std::vector<std::string>> rebuilt = collector.names(bitcode.size());
+  if (rebuilt) {
+    symbols.names = std::move(*rebuilt);
+    return symbols;
+  }
+  // Where they cannot (module-level inline assembly, say), the stored table
+  // holds what the compiler's LLVM listed, assembly symbols included.
   Result<IrSymbolTable> table = irSymbolTableOf(*contents);
   if (!table)
-    return table.takeError();
+    return makeError(rebuilt.error().message + " (and no stored symbol " +
+                     "table to use instead: " + table.error().message + ")");
   const uint64_t maxNameBytes =
       kMaxNameBytesPerInputByte * uint64_t(bitcode.size());
   uint64_t nameBytes = 0;

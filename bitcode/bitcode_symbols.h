@@ -6,21 +6,21 @@
 // order, keeping the defined, global, not format-specific ones. (Listing
 // module-asm symbols needs the target's assembler parser, which LLVM 22's
 // clang-offload-bundler never registers: it crashes on such members, where
-// llvm-ar and this reader list them.) Every bitcode file LLVM writes carries
-// the same list, with the same names and flags, precomputed: the irsymtab, a
-// binary table in the file's SYMTAB block whose strings live in the file's
-// STRTAB block. This reader takes the list from there, without LLVM and
-// without reading the IR.
+// llvm-ar and this reader list them.) It asks the loaded modules, not the
+// list every bitcode file from clang also carries precomputed (the irsymtab,
+// a binary table in the file's SYMTAB block whose strings live in the
+// STRTAB block), so the two can differ: an unnamed global is
+// "__unnamed_<n>" in both, but numbered among the indexed symbols only in
+// LLVM's archive, and a table from another LLVM version may list otherwise.
 //
-// Where LLVM would not trust the stored table it rebuilds it from the IR,
-// which cannot be done here, and the functions below report an error instead:
-// no table (e.g. files made by `llvm-cat -b`), a table in another format
-// version, or a table covering a different number of modules than the file
-// holds. LLVM also rebuilds when the table's producer (the LLVM version that
-// wrote it, "22.1.8" for the reference LLVM) is not its own; the stored table
-// is used anyway here, because a rebuild enumerates the same symbols unless
-// LLVM changed how it enumerates them, so a table from another LLVM gives the
-// list LLVM 22 would give in all but exceptional cases (see producer).
+// bitcodeArchiveSymbols therefore rebuilds the list from the modules' own
+// records (bitcode/module_symbols.h), without LLVM and without reading any
+// function body. Where that cannot be done (module-level inline assembly,
+// Windows name decorations, bitcode older than LLVM 5) it falls back on the
+// stored table; where that is missing too (e.g. `llvm-cat -b` of modules
+// with inline assembly), it reports an error. readIrSymbolTable reads the
+// stored table alone, and refuses one LLVM would not trust: none, another
+// format version, or a different number of modules than the file holds.
 #pragma once
 
 #include "bundler/error.h"
@@ -110,10 +110,10 @@ struct BitcodeArchiveSymbols {
 };
 
 // The answer for one member. Damage at the top level of the file gives an
-// unreadableReason with LLVM's message; a table pointing outside itself, and
-// files whose table LLVM would rebuild from the IR, are errors. LLVM also
-// reads the IR itself, so a file whose IR is damaged but whose top level and
-// symbol table are intact gets a list here and only a warning from LLVM.
+// unreadableReason with LLVM's message; files whose symbols can be listed
+// neither from their records nor from their stored table are errors. LLVM
+// reads all of the IR, so a file damaged only inside function bodies gets a
+// list here and only a warning from LLVM.
 Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode);
 
 } // namespace offbundle

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "bitcode/bitstream_reader.h"
+#include "bitcode/llvm_bitcodes.h"
 
 namespace offbundle {
 namespace {
@@ -12,20 +13,7 @@ using bitcode::BitstreamCursor;
 using bitcode::BitstreamEntry;
 using bitcode::Record;
 
-// Block IDs and record codes of LLVM's bitcode (llvm/Bitcode/LLVMBitCodes.h).
-constexpr unsigned kModuleBlock = 8;
-constexpr unsigned kConstantsBlock = 11;
-constexpr unsigned kMetadataBlock = 15;
-constexpr unsigned kTypeBlock = 17;
-constexpr unsigned kStrtabBlock = 23;
-
-constexpr unsigned kModuleVersion = 1;
-constexpr unsigned kModuleGlobalVar = 7;
-constexpr unsigned kModuleFunction = 8;
-constexpr unsigned kModuleAliasOld = 9;
-constexpr unsigned kModuleAlias = 14;
-constexpr unsigned kModuleIfunc = 18;
-
+// Record codes of the constants and metadata blocks (LLVMBitCodes.h).
 constexpr unsigned kConstantSetType = 1;
 constexpr unsigned kConstantString = 8;
 constexpr unsigned kConstantCString = 9;
@@ -38,8 +26,6 @@ constexpr unsigned kMetadataName = 4;
 constexpr unsigned kMetadataDistinctNode = 5;
 constexpr unsigned kMetadataNamedNode = 10;
 constexpr unsigned kMetadataStrings = 35;
-
-constexpr unsigned kStrtabBlob = 1;
 
 // The section whose objects LLVM 22 extracts.
 constexpr std::string_view kOffloadingSection = ".llvm.offloading";
@@ -143,7 +129,7 @@ private:
       if (entry->id == bitcode::kBlockInfoBlockId) {
         if (Status status = cursor_.readBlockInfoBlock(); !status.ok())
           return status;
-      } else if (entry->id == kModuleBlock) {
+      } else if (entry->id == bitcode::kModuleBlockId) {
         // LLVM loads a file of several modules with getLazyIRModule only
         // when it holds exactly one.
         if (sawModule)
@@ -151,7 +137,7 @@ private:
         sawModule = true;
         if (Status status = readModule(); !status.ok())
           return status;
-      } else if (entry->id == kStrtabBlock) {
+      } else if (entry->id == bitcode::kStrtabBlockId) {
         if (Status status = readStrtab(); !status.ok())
           return status;
       } else if (Status status = cursor_.skipBlock(); !status.ok()) {
@@ -206,14 +192,15 @@ private:
     return walkBlock(
         [&](const Record &record) { return moduleRecord(record); },
         [&](unsigned id) -> Status {
-          if (id != kTypeBlock && id != kConstantsBlock && id != kMetadataBlock)
+          if (id != bitcode::kTypeBlockId && id != bitcode::kConstantsBlockId &&
+              id != bitcode::kMetadataBlockId)
             // Function bodies and the rest hold nothing of interest.
             return skipAnyBlock(id);
           if (Status status = cursor_.enterSubBlock(); !status.ok())
             return status;
-          if (id == kTypeBlock)
+          if (id == bitcode::kTypeBlockId)
             return readTypes();
-          if (id == kConstantsBlock)
+          if (id == bitcode::kConstantsBlockId)
             return readConstants();
           return readMetadata();
         });
@@ -221,11 +208,11 @@ private:
 
   Status moduleRecord(const Record &record) {
     switch (record.code) {
-    case kModuleVersion:
+    case bitcode::module_code::kVersion:
       if (!record.operands.empty())
         version_ = record.operands[0];
       return Status::success();
-    case kModuleGlobalVar: {
+    case bitcode::module_code::kGlobalVar: {
       // From version 2 on, records start with the name's place in the
       // string table: [offset, size, type, constness, initializer + 1, ...].
       const size_t base = version_ >= 2 ? 2 : 0;
@@ -240,10 +227,10 @@ private:
       values_.push_back(std::move(global));
       return Status::success();
     }
-    case kModuleFunction:
-    case kModuleAliasOld:
-    case kModuleAlias:
-    case kModuleIfunc:
+    case bitcode::module_code::kFunction:
+    case bitcode::module_code::kAliasOld:
+    case bitcode::module_code::kAlias:
+    case bitcode::module_code::kIfunc:
       values_.emplace_back(ValueEntry::Kind::OtherGlobal);
       return Status::success();
     default:
@@ -395,7 +382,7 @@ private:
       return status;
     return walkBlock(
         [&](const Record &record) -> Status {
-          if (record.code == kStrtabBlob && record.blob) {
+          if (record.code == bitcode::kBlobRecordCode && record.blob) {
             strtab_ = *record.blob;
             sawStrtab_ = true;
           }

@@ -10,6 +10,8 @@ packages=(
   libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
   # MD5 comes from LLVM Support's static archive, which needs libtinfo.a.
   llvm-14-dev libncurses-dev
+  # LLVM 14's llvm-as makes bitcode of an older LLVM for the archive tests.
+  llvm-14
   python3
   # The reference tools the differential tests and benchmarks compare with;
   # clang 22 with its runtime libraries also builds the fuzz targets

@@ -188,6 +188,7 @@ class Suite:
                           "-output=c.a", "-allow-missing-bundles"] + extra,
                          ["c.a"])
         self.compare_unreadable_bitcode()
+        self.compare_rebuilt_bitcode_symbols()
         # Not an archive, an empty archive, a missing one.
         with open(os.path.join(self.folder, "empty.a"), "wb") as handle:
             handle.write(b"!<arch>\n")
@@ -227,6 +228,124 @@ class Suite:
                               "-output=u0.a", "-output=u1.a",
                               "-allow-missing-bundles"], ["u0.a", "u1.a"])
 
+
+    def compare_rebuilt_bitcode_symbols(self):
+        """LLVM's archive writer lists a bitcode member's symbols from its
+        IR, not from the table clang stores in it: bitcode without a stored
+        table (llvm-as, llvm-cat -b), from LLVM 14, with unnamed globals
+        (numbered among the indexed symbols only, unlike the stored table),
+        with Mach-O's "_" prefix, and with every linkage."""
+        bin14 = "/usr/lib/llvm-14/bin"
+        sources = {
+            "modern": (self.tool("llvm-as"), MODERN_IR),
+            "typed": (os.path.join(bin14, "llvm-as"), TYPED_POINTER_IR),
+        }
+        made = []
+        for label, (assembler, text) in sources.items():
+            for triple, layout in REBUILD_TRIPLES:
+                stem = f"ir-{label}-{triple.split('-')[0]}-{len(made)}"
+                header = f'target triple = "{triple}"\n'
+                if layout:
+                    header += f'target datalayout = "{layout}"\n'
+                self.write(f"{stem}.ll", header + text)
+                self.sh(assembler, f"{stem}.ll", "-o", f"{stem}.bc")
+                made.append((stem, triple))
+        # The same IR with a stored table (opt writes one), and two modules
+        # in one file without one.
+        first = made[0][0]
+        self.sh(self.tool("opt"), f"{first}.bc", "-o", f"{first}-stored.bc")
+        made.append((f"{first}-stored", made[0][1]))
+        self.sh(self.tool("llvm-cat"), "-b", "-o", f"{first}-two.bc",
+                f"{first}.bc", f"{made[1][0]}.bc")
+        made.append((f"{first}-two", made[0][1]))
+        for stem, triple in made:
+            # Offload targets spell out all four parts of the triple.
+            target = (f"hip-{triple}--gfx906" if triple.startswith("amdgcn")
+                      else f"openmp-{triple}-")
+            self.sh(self.reference, "-type=o", f"-targets={HOST},{target}",
+                    "-input=lib0.host.o", f"-input={stem}.bc",
+                    f"-output={stem}.o")
+            self.sh("ar", "rc", f"{stem}.a", f"{stem}.o")
+            self.compare(f"rebuilt bitcode symbols {stem}",
+                         ["-unbundle", "-type=a", f"-input={stem}.a",
+                          f"-targets={target}", "-output=r.a"], ["r.a"])
+
+
+# Triples and data layouts for the IR below: AMDGPU with and without a
+# layout, and Mach-O, whose mangling adds "_".
+REBUILD_TRIPLES = [
+    ("amdgcn-amd-amdhsa", ""),
+    ("amdgcn-amd-amdhsa", "e-m:e-p:64:64-i64:64-n32:64-S32-A5-G1"),
+    ("x86_64-apple-macosx10.15", "e-m:o-i64:64-f80:128-n8:16:32:64-S128"),
+    ("x86_64-apple-macosx10.15", ""),
+]
+
+# Every kind of global value and linkage; the numbered ones are unnamed (and
+# must be numbered in order of appearance). The parts without pointers are
+# shared by both assemblers; LLVM 14's knows only typed pointers.
+IR_HEAD = r"""
+@0 = internal global i32 1
+@1 = global i32 2
+@counter = global i32 0
+@hidden_counter = hidden global i32 1
+@common_value = common global i32 0
+@weak_value = weak global i32 2
+@internal_value = internal global i32 3
+@private_value = private global i32 3
+@external_value = external global i32
+@linkonce_odr_value = linkonce_odr global i32 4
+@available_value = available_externally global i32 5
+@"\01raw_name" = global i32 6
+@meta = global i32 7, section "llvm.metadata"
+@2 = global i32 9
+"""
+
+IR_TAIL = r"""
+define weak i32 @weak_function() { ret i32 1 }
+define internal i32 @internal_function() { ret i32 2 }
+define linkonce_odr i32 @inline_function() { ret i32 3 }
+define available_externally i32 @available_function() { ret i32 4 }
+define void @3() { ret void }
+declare i32 @undefined_function()
+"""
+
+MODERN_IR = IR_HEAD + r"""
+@weak_odr_value = weak_odr global i32 2
+@extern_weak_value = extern_weak global i32
+@linkonce_value = linkonce global i32 4
+@"quoted name" = global i32 5
+@in_section = global i32 8, section ".data.custom"
+@constant_value = constant i32 9
+@tls_value = thread_local global i32 10
+@llvm.used = appending global [1 x ptr] [ptr @internal_value], section "llvm.metadata"
+@alias_value = alias i32, ptr @counter
+@weak_alias = weak alias i32, ptr @counter
+@internal_alias = internal alias i32, ptr @counter
+@ifunc_value = ifunc i32 (), ptr @resolver
+
+define i32 @device_function(i32 %x) {
+  %v = load i32, ptr @external_value
+  %r = add i32 %x, %v
+  ret i32 %r
+}
+define private i32 @private_function() { ret i32 2 }
+define protected i32 @protected_function() { ret i32 5 }
+define ptr @resolver() { ret ptr @weak_function }
+define i32 @"\01raw_function"() { ret i32 6 }
+declare i32 @llvm.smax.i32(i32, i32)
+""" + IR_TAIL
+
+TYPED_POINTER_IR = IR_HEAD + r"""
+@llvm.used = appending global [1 x i8*] [i8* bitcast (i32* @internal_value to i8*)], section "llvm.metadata"
+@alias_value = alias i32, i32* @counter
+@internal_alias = internal alias i32, i32* @counter
+
+define i32 @device_function(i32 %x) {
+  %v = load i32, i32* @external_value
+  %r = add i32 %x, %v
+  ret i32 %r
+}
+""" + IR_TAIL
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
