@@ -111,58 +111,6 @@ CommandLineSyntax bundlerSyntax() {
   return syntax;
 }
 
-// Messages quote entry IDs and paths, which may hold any byte; a newline
-// there would split the one error line into several.
-std::string escapeControlCharacters(const std::string &text) {
-  std::string escaped;
-  for (unsigned char c : text) {
-    if (c == '\n') {
-      escaped += "\\n";
-    } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      escaped += "\\x";
-      escaped += kHex[c >> 4];
-      escaped += kHex[c & 15];
-    } else {
-      escaped += static_cast<char>(c);
-    }
-  }
-  return escaped;
-}
-
-// Collects what the tool prints and how it ends.
-class Reporter {
-public:
-  // Carries on from what was printed before (see startCommandLine).
-  Reporter(std::string argv0, ToolOutcome printed)
-      : argv0_(std::move(argv0)), outcome_(std::move(printed)) {}
-
-  ToolOutcome fail(const std::string &message) {
-    outcome_.standardError +=
-        argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
-    outcome_.exitCode = 1;
-    return outcome_;
-  }
-  void warn(const std::string &message) {
-    outcome_.standardError += argv0_ + ": warning: " + message + "\n";
-  }
-  void printError(const std::string &line) {
-    outcome_.standardError += line + "\n";
-  }
-  void print(const std::string &text) { outcome_.standardOutput += text; }
-  void printDiagnostics(const std::string &text) {
-    outcome_.standardError += text;
-  }
-  ToolOutcome finish(int exitCode) {
-    outcome_.exitCode = exitCode;
-    return outcome_;
-  }
-
-private:
-  std::string argv0_;
-  ToolOutcome outcome_;
-};
-
 // StringRef::getAsInteger with radix 10: optional '-', then only digits.
 template <typename Integer>
 std::optional<Integer> parseDecimal(const std::string &text) {
@@ -189,7 +137,7 @@ std::optional<Integer> parseDecimal(const std::string &text) {
 
 // LLVM's bundler reads these variables when it builds its configuration,
 // before it checks the command line; its warnings are plain lines.
-void applyEnvironment(BundlerConfig &config, Reporter &report) {
+void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
   auto variable = [](const char *name) -> std::optional<std::string> {
     const char *value = std::getenv(name);
     if (value == nullptr)
@@ -318,7 +266,7 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   if (!parsedOrEnd)
     return started;
   const ParsedCommandLine &parsed = *parsedOrEnd;
-  Reporter report(argv0, std::move(started));
+  ToolReporter report(argv0, std::move(started));
   if (parsed.flag("h")) {
     report.print(formatHelp(syntax, program, /*categorized=*/false,
                             /*showHidden=*/false));

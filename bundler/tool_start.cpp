@@ -44,4 +44,49 @@ startCommandLine(const std::vector<std::string> &rawArgv,
   return parsed;
 }
 
+std::string escapeControlCharacters(const std::string &text) {
+  std::string escaped;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      escaped += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      escaped += "\\x";
+      escaped += kHex[c >> 4];
+      escaped += kHex[c & 15];
+    } else {
+      escaped += static_cast<char>(c);
+    }
+  }
+  return escaped;
+}
+
+ToolOutcome ToolReporter::fail(const std::string &message) {
+  outcome_.standardError +=
+      argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
+  outcome_.exitCode = 1;
+  return outcome_;
+}
+
+void ToolReporter::warn(const std::string &message) {
+  outcome_.standardError += argv0_ + ": warning: " + message + "\n";
+}
+
+void ToolReporter::printError(const std::string &line) {
+  outcome_.standardError += line + "\n";
+}
+
+void ToolReporter::printDiagnostics(const std::string &text) {
+  outcome_.standardError += text;
+}
+
+void ToolReporter::print(const std::string &text) {
+  outcome_.standardOutput += text;
+}
+
+ToolOutcome ToolReporter::finish(int exitCode) {
+  outcome_.exitCode = exitCode;
+  return outcome_;
+}
+
 } // namespace offbundle

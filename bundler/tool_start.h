@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bundler/bundler_cli.h"
@@ -20,5 +21,33 @@ std::optional<ParsedCommandLine>
 startCommandLine(const std::vector<std::string> &rawArgv,
                  const std::string &program, const CommandLineSyntax &syntax,
                  const std::string &versionText, ToolOutcome &outcome);
+
+// Messages quote paths, entry IDs and image strings, which may hold any
+// byte; a newline there would split the one error line into several, so
+// control characters are written as escapes.
+std::string escapeControlCharacters(const std::string &text);
+
+// Collects what a tool prints and how it ends, carrying on from what
+// startCommandLine printed.
+class ToolReporter {
+public:
+  ToolReporter(std::string argv0, ToolOutcome printed)
+      : argv0_(std::move(argv0)), outcome_(std::move(printed)) {}
+
+  // "<argv0>: error: <message>" and exit status 1.
+  ToolOutcome fail(const std::string &message);
+  // "<argv0>: warning: <message>", as given.
+  void warn(const std::string &message);
+  // One line on standard error, as given.
+  void printError(const std::string &line);
+  // Text on standard error or standard output, as given.
+  void printDiagnostics(const std::string &text);
+  void print(const std::string &text);
+  ToolOutcome finish(int exitCode);
+
+private:
+  std::string argv0_;
+  ToolOutcome outcome_;
+};
 
 } // namespace offbundle

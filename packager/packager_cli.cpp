@@ -63,62 +63,18 @@ std::string_view programStem(std::string_view argv0) {
   return name.substr(0, name.rfind('.'));
 }
 
-// Messages quote file names and image strings, which may hold any byte; a
-// newline there would split the one error line into several.
-std::string escapeControlCharacters(const std::string &text) {
-  std::string escaped;
-  for (unsigned char c : text) {
-    if (c == '\n') {
-      escaped += "\\n";
-    } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      escaped += "\\x";
-      escaped += kHex[c >> 4];
-      escaped += kHex[c & 15];
-    } else {
-      escaped += static_cast<char>(c);
-    }
-  }
-  return escaped;
+// What an operation printed, then its error if any.
+ToolOutcome conclude(ToolReporter &report, const PackagerReport &printed,
+                     const Status &status) {
+  report.print(printed.standardOutput);
+  for (const std::string &warning : printed.warnings)
+    report.warn(escapeControlCharacters(warning));
+  for (const std::string &line : printed.plainDiagnostics)
+    report.printError(escapeControlCharacters(line));
+  if (!status.ok())
+    return report.fail(status.error().message);
+  return report.finish(0);
 }
-
-class Reporter {
-public:
-  // Carries on from what was printed before (see startCommandLine).
-  Reporter(std::string argv0, ToolOutcome printed)
-      : argv0_(std::move(argv0)), outcome_(std::move(printed)) {}
-
-  ToolOutcome fail(const std::string &message) {
-    outcome_.standardError +=
-        argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
-    outcome_.exitCode = 1;
-    return outcome_;
-  }
-  void printError(const std::string &line) {
-    outcome_.standardError += line + "\n";
-  }
-  void print(const std::string &text) { outcome_.standardOutput += text; }
-  ToolOutcome finish(int exitCode) {
-    outcome_.exitCode = exitCode;
-    return outcome_;
-  }
-  // What an operation printed, then its error if any.
-  ToolOutcome conclude(const PackagerReport &report, const Status &status) {
-    outcome_.standardOutput += report.standardOutput;
-    for (const std::string &warning : report.warnings)
-      outcome_.standardError +=
-          argv0_ + ": warning: " + escapeControlCharacters(warning) + "\n";
-    for (const std::string &line : report.plainDiagnostics)
-      outcome_.standardError += escapeControlCharacters(line) + "\n";
-    if (!status.ok())
-      return fail(status.error().message);
-    return finish(0);
-  }
-
-private:
-  std::string argv0_;
-  ToolOutcome outcome_;
-};
 
 } // namespace
 
@@ -133,7 +89,7 @@ ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
   if (!parsedOrEnd)
     return started;
   const ParsedCommandLine &parsed = *parsedOrEnd;
-  Reporter report(argv0, std::move(started));
+  ToolReporter report(argv0, std::move(started));
 
   // LLVM warns about the old name once the command line is read, before
   // anything else, and without the program name in front.
@@ -161,25 +117,25 @@ ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
         config.createArchive)
       return report.fail("--list lists the images of an input file; it "
                          "takes neither -o nor --archive");
-    return report.conclude(printed, listImages(config, printed));
+    return conclude(report, printed, listImages(config, printed));
   }
   if (!config.inputFile.empty() && !config.outputFile.empty()) {
     // The form LLVM's manual shows for writing every image into one
     // archive, which LLVM 22 itself refuses.
     if (config.createArchive)
-      return report.conclude(printed, archiveAllImages(config, printed));
+      return conclude(report, printed, archiveAllImages(config, printed));
     return report.fail("Packaging to an output file and extracting from an "
                        "input file are mutually exclusive.");
   }
   if (!config.outputFile.empty())
-    return report.conclude(printed, packageImages(config, printed));
+    return conclude(report, printed, packageImages(config, printed));
   if (config.images.empty()) {
     if (config.createArchive)
       return report.fail("--archive needs the archive's name: -o <file>, or "
                          "file=<name> in an --image filter");
-    return report.conclude(printed, extractAllImages(config, printed));
+    return conclude(report, printed, extractAllImages(config, printed));
   }
-  return report.conclude(printed, extractMatchingImages(config, printed));
+  return conclude(report, printed, extractMatchingImages(config, printed));
 }
 
 } // namespace offbundle
