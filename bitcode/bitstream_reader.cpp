@@ -395,11 +395,18 @@ Result<unsigned> BitstreamCursor::skipRecord(unsigned abbrevId) {
   return unsigned(*code);
 }
 
-Result<BlobRecord> BitstreamCursor::readBlobRecord(unsigned abbrevId) {
+Result<unsigned>
+BitstreamCursor::readRecordOperands(unsigned abbrevId,
+                                    std::vector<uint64_t> *operands,
+                                    std::optional<std::string_view> &blob) {
   // The stream's size in bits bounds any element count: every element takes
   // at least one bit.
   auto isPlausibleCount = [&](uint32_t count) {
     return uint64_t(count) < uint64_t(bytes_.size()) * 8;
+  };
+  auto keep = [operands](uint64_t value) {
+    if (operands)
+      operands->push_back(value);
   };
 
   if (abbrevId == kUnabbreviatedRecordAbbrevId) {
@@ -411,90 +418,13 @@ Result<BlobRecord> BitstreamCursor::readBlobRecord(unsigned abbrevId) {
       return makeError("Failed to read size: " + count.error().message);
     if (!isPlausibleCount(*count))
       return makeError("Size is not plausible");
-    for (uint32_t index = 0; index != *count; ++index)
-      if (Result<uint64_t> value = readVbr64(kUnabbreviatedFieldWidth); !value)
-        return value.takeError();
-    return BlobRecord{unsigned(*code), std::nullopt};
-  }
-
-  Result<const Abbreviation *> found = abbreviation(abbrevId);
-  if (!found)
-    return found.takeError();
-  const Abbreviation &abbrev = **found;
-  Result<unsigned> code = readRecordCode(abbrev);
-  if (!code)
-    return code.takeError();
-
-  BlobRecord record{*code, std::nullopt};
-  for (size_t index = 1; index < abbrev.size(); ++index) {
-    const AbbrevOperand &operand = abbrev[index];
-    if (operand.kind == AbbrevOperand::Kind::Literal)
-      continue;
-    if (isScalar(operand.kind)) {
-      if (Result<uint64_t> value = readScalarOperand(operand); !value)
-        return value.takeError();
-      continue;
-    }
-    if (operand.kind == AbbrevOperand::Kind::Array) {
-      Result<uint32_t> count = readVbr32(kUnabbreviatedFieldWidth);
-      if (!count)
-        return makeError("Failed to read size: " + count.error().message);
-      if (!isPlausibleCount(*count))
-        return makeError("Size is not plausible");
-      if (index + 2 != abbrev.size())
-        return makeError("Array op not second to last");
-      const AbbrevOperand &element = abbrev[++index];
-      if (element.kind == AbbrevOperand::Kind::Literal)
-        return makeError("Array element type has to be an encoding of a type");
-      if (!isScalar(element.kind))
-        return makeError("Array element type can't be an Array or a Blob");
-      for (uint32_t left = *count; left != 0; --left)
-        if (Result<uint64_t> value = readScalarOperand(element); !value)
-          return value.takeError();
-      continue;
-    }
-    Result<uint32_t> length = readVbr32(kUnabbreviatedFieldWidth);
-    if (!length)
-      return length.takeError();
-    skipToFourByteBoundary();
-    uint64_t start = bitPosition();
-    uint64_t end = start + ((uint64_t(*length) + 3) & ~uint64_t(3)) * 8;
-    if (end / 8 > bytes_.size())
-      return makeError("Blob ends too soon");
-    if (Status status = jumpToBit(end); !status.ok())
-      return status.takeError();
-    // The blob starts on a byte boundary: skipToFourByteBoundary leaves
-    // either 32 bits of a word or none.
-    record.blob = bytes_.substr(size_t(start / 8), *length);
-  }
-  return record;
-}
-
-Result<Record> BitstreamCursor::readRecord(unsigned abbrevId) {
-  // The stream's size in bits bounds any element count: every element takes
-  // at least one bit.
-  auto isPlausibleCount = [&](uint32_t count) {
-    return uint64_t(count) < uint64_t(bytes_.size()) * 8;
-  };
-
-  Record record;
-  if (abbrevId == kUnabbreviatedRecordAbbrevId) {
-    Result<uint32_t> code = readVbr32(kUnabbreviatedFieldWidth);
-    if (!code)
-      return code.takeError();
-    Result<uint32_t> count = readVbr32(kUnabbreviatedFieldWidth);
-    if (!count)
-      return makeError("Failed to read size: " + count.error().message);
-    if (!isPlausibleCount(*count))
-      return makeError("Size is not plausible");
-    record.code = *code;
     for (uint32_t index = 0; index != *count; ++index) {
       Result<uint64_t> value = readVbr64(kUnabbreviatedFieldWidth);
       if (!value)
         return value.takeError();
-      record.operands.push_back(*value);
+      keep(*value);
     }
-    return record;
+    return unsigned(*code);
   }
 
   Result<const Abbreviation *> found = abbreviation(abbrevId);
@@ -504,18 +434,17 @@ Result<Record> BitstreamCursor::readRecord(unsigned abbrevId) {
   Result<unsigned> code = readRecordCode(abbrev);
   if (!code)
     return code.takeError();
-  record.code = *code;
   for (size_t index = 1; index < abbrev.size(); ++index) {
     const AbbrevOperand &operand = abbrev[index];
     if (operand.kind == AbbrevOperand::Kind::Literal) {
-      record.operands.push_back(operand.value);
+      keep(operand.value);
       continue;
     }
     if (isScalar(operand.kind)) {
       Result<uint64_t> value = readScalarOperand(operand);
       if (!value)
         return value.takeError();
-      record.operands.push_back(*value);
+      keep(*value);
       continue;
     }
     if (operand.kind == AbbrevOperand::Kind::Array) {
@@ -535,7 +464,7 @@ Result<Record> BitstreamCursor::readRecord(unsigned abbrevId) {
         Result<uint64_t> value = readScalarOperand(element);
         if (!value)
           return value.takeError();
-        record.operands.push_back(*value);
+        keep(*value);
       }
       continue;
     }
@@ -549,8 +478,29 @@ Result<Record> BitstreamCursor::readRecord(unsigned abbrevId) {
       return makeError("Blob ends too soon");
     if (Status status = jumpToBit(end); !status.ok())
       return status.takeError();
-    record.blob = bytes_.substr(size_t(start / 8), *length);
+    // The blob starts on a byte boundary: skipToFourByteBoundary leaves
+    // either 32 bits of a word or none.
+    blob = bytes_.substr(size_t(start / 8), *length);
   }
+  return *code;
+}
+
+Result<BlobRecord> BitstreamCursor::readBlobRecord(unsigned abbrevId) {
+  BlobRecord record;
+  Result<unsigned> code = readRecordOperands(abbrevId, nullptr, record.blob);
+  if (!code)
+    return code.takeError();
+  record.code = *code;
+  return record;
+}
+
+Result<Record> BitstreamCursor::readRecord(unsigned abbrevId) {
+  Record record;
+  Result<unsigned> code =
+      readRecordOperands(abbrevId, &record.operands, record.blob);
+  if (!code)
+    return code.takeError();
+  record.code = *code;
   return record;
 }
 

@@ -122,6 +122,12 @@ private:
   Result<const Abbreviation *> abbreviation(unsigned abbrevId) const;
   Result<uint64_t> readScalarOperand(const AbbrevOperand &operand);
   Result<unsigned> readRecordCode(const Abbreviation &abbrev);
+  // Reads a record as LLVM's readRecord does: its code is returned, its
+  // operands appended to `operands` (unless null) and its blob, if any,
+  // stored in `blob`.
+  Result<unsigned> readRecordOperands(unsigned abbrevId,
+                                      std::vector<uint64_t> *operands,
+                                      std::optional<std::string_view> &blob);
   bool endBlock();
 
   std::string_view bytes_;
