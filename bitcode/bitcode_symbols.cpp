@@ -318,8 +318,10 @@ Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode) {
     symbols.unreadableReason = contents.error().message;
     return symbols;
   }
+  const uint64_t maxNameBytes =
+      kMaxNameBytesPerInputByte * uint64_t(bitcode.size());
   // The modules' records give the list LLVM's archive writer makes.
-  Result<std::vector<std::string>> rebuilt = collector.names(bitcode.size());
+  Result<std::vector<std::string>> rebuilt = collector.names(maxNameBytes);
   if (rebuilt) {
     symbols.names = std::move(*rebuilt);
     return symbols;
@@ -330,8 +332,6 @@ Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode) {
   if (!table)
     return makeError(rebuilt.error().message + " (and no stored symbol " +
                      "table to use instead: " + table.error().message + ")");
-  const uint64_t maxNameBytes =
-      kMaxNameBytesPerInputByte * uint64_t(bitcode.size());
   uint64_t nameBytes = 0;
   for (const IrSymbol &symbol : table->symbols) {
     if (!symbol.isArchiveSymbol())

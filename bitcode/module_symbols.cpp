@@ -193,11 +193,9 @@ Status ModuleSymbolCollector::readModuleRecords(BitstreamCursor &cursor,
 }
 
 Result<std::vector<std::string>>
-ModuleSymbolCollector::names(uint64_t inputSize) const {
+ModuleSymbolCollector::names(uint64_t maxNameBytes) const {
   if (!failure_.empty())
     return makeError(failure_);
-  // Bounds the names copied out: records may all name the whole string table.
-  const uint64_t maxNameBytes = 8 * inputSize;
   uint64_t nameBytes = 0;
   // The Mangler numbers unnamed globals as the archive writer asks for
   // their names, and it asks only for the symbols it indexes.

@@ -36,9 +36,10 @@ public:
   // A string table block's blob, which holds the names of every module read
   // since the previous one.
   void addStringTable(std::string_view strtab);
-  // The names LLVM's archive writer indexes for the file, in its order.
-  // `inputSize` bounds the total length of the names (as for stored tables).
-  Result<std::vector<std::string>> names(uint64_t inputSize) const;
+  // The names LLVM's archive writer indexes for the file, in its order;
+  // an error if they would add up to more than `maxNameBytes` (records may
+  // all name the whole string table).
+  Result<std::vector<std::string>> names(uint64_t maxNameBytes) const;
 
 private:
   struct GlobalValueRecord {
