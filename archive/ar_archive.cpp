@@ -495,9 +495,12 @@ Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
 
 // The whole of a thin member's file, with LLVM's message when it cannot be
 // read: "'<name as the archive has it>': <strerror>".
+// `limit` is what is left of the budget for all of a thin archive's
+// members together; `budgetMessage` says why a member that does not fit in
+// it is refused.
 Result<std::shared_ptr<const std::string>>
 readExternalMember(const std::string &path, const std::string &memberName,
-                   uint64_t limit) {
+                   uint64_t limit, const std::string &budgetMessage) {
   auto failure = [&](int error) {
     return fileError(quoted(memberName),
                      std::generic_category().message(error));
@@ -512,7 +515,11 @@ readExternalMember(const std::string &path, const std::string &memberName,
     error = errno;
   else if (S_ISDIR(status.st_mode))
     error = EISDIR;
-  else if (S_ISREG(status.st_mode) && status.st_size > 0)
+  else if (S_ISREG(status.st_mode) &&
+           static_cast<uint64_t>(status.st_size) > limit) {
+    ::close(fd);
+    return fileError(quoted(memberName), budgetMessage);
+  } else if (S_ISREG(status.st_mode) && status.st_size > 0)
     contents->reserve(static_cast<size_t>(status.st_size));
   // A member naming a device or a pipe (/dev/zero) is read as LLVM reads
   // it, to its end, but not past what memory can hold.
@@ -534,8 +541,7 @@ readExternalMember(const std::string &path, const std::string &memberName,
   }
   ::close(fd);
   if (endless)
-    return fileError(quoted(memberName),
-                     "does not end within " + std::to_string(limit) + " bytes");
+    return fileError(quoted(memberName), budgetMessage);
   if (error != 0)
     return failure(error);
   return std::shared_ptr<const std::string>(std::move(contents));
@@ -547,6 +553,7 @@ ArchiveParser::readMembers(std::string_view archivePath,
   std::vector<ArchiveMember> members;
   if (bytes_.size() == kArchiveMagic.size())
     return members;
+  uint64_t externalRead = 0;
   Result<std::optional<ChildHeader>> current = findFirstRegular();
   if (!current)
     return current.takeError();
@@ -569,10 +576,22 @@ ArchiveParser::readMembers(std::string_view archivePath,
       else if (member.name[0] != '/' && !folder.empty())
         path = std::string(folder) + (folder.back() == '/' ? "" : "/") +
                member.name;
-      Result<std::shared_ptr<const std::string>> contents =
-          readExternalMember(path, member.name, externalLimit);
+      // The members of a thin archive are all held at once: one budget
+      // covers them together, or an archive naming one large file a
+      // thousand times would need a thousand copies of it.
+      const std::string budgetMessage =
+          externalRead == 0
+              ? "does not end within " + std::to_string(externalLimit) +
+                    " bytes"
+              : "does not fit within " + std::to_string(externalLimit) +
+                    " bytes together with the thin archive's earlier "
+                    "members (" +
+                    std::to_string(externalRead) + " bytes)";
+      Result<std::shared_ptr<const std::string>> contents = readExternalMember(
+          path, member.name, externalLimit - externalRead, budgetMessage);
       if (!contents)
         return contents.takeError();
+      externalRead += (*contents)->size();
       member.externalContents = std::move(*contents);
       member.bytes = *member.externalContents;
     }

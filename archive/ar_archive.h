@@ -61,8 +61,9 @@ struct ArchiveMember {
 // Reads every member, in order. `archivePath` is the archive's file name as
 // the user gave it: thin archives' relative member paths are resolved
 // against its folder (as LLVM does with the buffer's name), and thin members
-// that cannot be read give "'<member name>': <reason>". A thin member that
-// is a stream (/dev/zero) is read to its end, but no further than
+// that cannot be read give "'<member name>': <reason>". A thin archive's
+// members are read whole, to their end even when they are streams
+// (/dev/zero), but all of them together no further than
 // `externalMemberLimit` bytes. The regular members' `bytes` view `bytes`,
 // which must outlive them.
 Result<std::vector<ArchiveMember>>

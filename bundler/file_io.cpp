@@ -4,9 +4,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <new>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -51,6 +53,52 @@ std::string baseNameOf(const std::string &path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+Error outOfMemory(const std::string &path) {
+  return fileError(path, "not enough memory to write the output");
+}
+
+// Six letters or digits for a temporary's name, random so that names are
+// hard to predict and rarely collide.
+std::string randomSuffix() {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[6] = {};
+  if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) !=
+      static_cast<ssize_t>(sizeof bytes)) {
+    // No entropy yet (early boot): the clock and the process ID still make
+    // names that O_EXCL keeps from clashing.
+    uint64_t seed = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+                    static_cast<uint64_t>(::time(nullptr)) ^
+                    reinterpret_cast<uintptr_t>(&seed);
+    for (unsigned char &byte : bytes) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      byte = static_cast<unsigned char>(seed >> 56);
+    }
+  }
+  std::string suffix;
+  for (unsigned char byte : bytes)
+    suffix += kAlphabet[byte % (sizeof kAlphabet - 1)];
+  return suffix;
+}
+
+std::optional<FileIdentity> identityOf(const struct stat &info) {
+  return FileIdentity{static_cast<uint64_t>(info.st_dev),
+                      static_cast<uint64_t>(info.st_ino),
+                      static_cast<unsigned>(info.st_mode & S_IFMT)};
+}
+
+// What is at `path` now (not following a final symbolic link).
+std::optional<FileIdentity> identityAt(const std::string &path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0)
+    return std::nullopt;
+  return identityOf(info);
+}
+
+int systemRename(const char *from, const char *to, unsigned flags) {
+  return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
 } // namespace
 
 std::string errnoMessage(int error) { return std::strerror(error); }
@@ -77,6 +125,8 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
       input->data_ = map;
       input->mapBase_ = map;
       input->mapSize_ = input->size_;
+      input->mappingRegistration_ =
+          MappingRegistration(map, input->size_, path);
     }
     return input;
   }
@@ -146,6 +196,7 @@ void InputFile::narrow(uint64_t offset, uint64_t size,
 }
 
 InputFile::~InputFile() {
+  mappingRegistration_.release();
   if (mapBase_ != nullptr)
     ::munmap(const_cast<void *>(mapBase_), mapSize_);
   if (fd_ >= 0 && ownsFd_)
@@ -162,7 +213,9 @@ Status OutputFile::flush() {
 
 Status OutputFile::gather(std::string_view bytes) {
   if (!gather_)
-    gather_.reset(new char[kGatherCapacity]);
+    gather_.reset(new (std::nothrow) char[kGatherCapacity]);
+  if (!gather_)
+    return outOfMemory(path_);
   if (bytes.size() > kGatherCapacity - gathered_) {
     if (Status status = flush(); !status.ok())
       return status;
@@ -175,12 +228,34 @@ Status OutputFile::gather(std::string_view bytes) {
 }
 
 Status OutputFile::write(std::string_view bytes) {
-  written_ += bytes.size();
   if (inMemory_) {
-    memoryBytes_.append(bytes);
+    try {
+      memoryBytes_.append(bytes);
+    } catch (const std::exception &) {
+      return outOfMemory(path_);
+    }
+    written_ += bytes.size();
     return Status::success();
   }
+  written_ += bytes.size();
   return gather(bytes);
+}
+
+Status OutputFile::reserveMemory(uint64_t bytes) {
+  if (!inMemory_)
+    return Status::success();
+  const uint64_t limit = inMemoryInputLimit();
+  if (bytes > limit)
+    return makeError("the bundle to assemble in memory, up to " +
+                     std::to_string(bytes) + " bytes, exceeds the limit of " +
+                     std::to_string(limit) + " bytes (" +
+                     inMemoryLimitDescription() + ")");
+  try {
+    memoryBytes_.reserve(static_cast<size_t>(bytes));
+  } catch (const std::exception &) {
+    return outOfMemory(path_);
+  }
+  return Status::success();
 }
 
 Status OutputFile::overwrite(uint64_t offset, std::string_view bytes) {
@@ -237,7 +312,11 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
     // Read straight into the buffer rather than through the input's
     // mapping, whose pages would otherwise count as a second copy.
     size_t start = memoryBytes_.size();
-    memoryBytes_.resize(start + length);
+    try {
+      memoryBytes_.resize(start + length);
+    } catch (const std::exception &) {
+      return outOfMemory(path_);
+    }
     uint64_t done = 0;
     while (done < length) {
       ssize_t n =
@@ -259,7 +338,9 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   if (inMemory_ || input.fd() < 0 || length < kSmallCopy)
     return write(input.contents().substr(offset, length));
   if (!gather_)
-    gather_.reset(new char[kGatherCapacity]);
+    gather_.reset(new (std::nothrow) char[kGatherCapacity]);
+  if (!gather_)
+    return outOfMemory(path_);
   uint64_t done = 0;
   while (done < length) {
     if (gathered_ == kGatherCapacity)
@@ -282,11 +363,7 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   return Status::success();
 }
 
-OutputTransaction::OutputTransaction() {
-  // The mode a plain open(O_CREAT, 0666) would give a new file.
-  creationMask_ = ::umask(022);
-  ::umask(creationMask_);
-}
+OutputTransaction::OutputTransaction() : rename_(systemRename) {}
 
 OutputTransaction::~OutputTransaction() {
   for (auto &output : outputs_) {
@@ -294,6 +371,7 @@ OutputTransaction::~OutputTransaction() {
       ::close(output->fd_);
     if (!committed_ && !output->tempPath_.empty())
       ::unlink(output->tempPath_.c_str());
+    output->temporaryRegistration_.release();
   }
 }
 
@@ -328,40 +406,64 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
   if (exists && !S_ISREG(info.st_mode)) {
     // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a rename;
     // write to them directly, as they hold no bytes to protect.
-    int fd = ::open(path.c_str(), O_WRONLY);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
       return fileError(path, errnoMessage(errno));
     output->fd_ = fd;
     outputs_.push_back(std::move(output));
     return outputs_.back().get();
   }
+  unsigned replacedMode = 0;
   if (exists) {
     // Write through symbolic links, as opening the path would.
     char resolved[PATH_MAX];
     if (::realpath(path.c_str(), resolved) != nullptr)
       destination = resolved;
-    output->mode_ = info.st_mode & 07777;
     if (::access(path.c_str(), W_OK) != 0)
       return fileError(path, errnoMessage(errno));
+    replacedMode = info.st_mode & 07777;
+    output->replaced_ = identityAt(destination);
+    if (!output->replaced_)
+      return fileError(path, errnoMessage(errno));
   } else {
-    output->mode_ = 0666 & ~creationMask_;
+    // A symbolic link to nowhere is replaced, as a rename would.
+    output->replaced_ = identityAt(destination);
   }
 
-  std::string pattern =
-      directoryOf(destination) + "/." + baseNameOf(destination) + ".XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  int fd = ::mkstemp(name.data());
-  // A folder we cannot create files in fails here with the same reason
-  // opening the destination itself would give.
-  if (fd < 0)
-    return fileError(path, errnoMessage(errno));
+  // The temporary is created and registered with termination signals
+  // blocked, so that a signal either finds it registered or finds no file.
+  TerminationSignalBlock block;
+  const std::string prefix =
+      directoryOf(destination) + "/." + baseNameOf(destination) + ".";
+  int fd = -1;
+  std::string temporary;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    temporary = prefix + randomSuffix();
+    // A new output gets the mode open(O_CREAT, 0666) would give it, umask
+    // and default ACLs applied by the kernel.
+    fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+                exists ? 0600 : 0666);
+    // A folder we cannot create files in fails here with the same reason
+    // opening the destination itself would give.
+    if (fd < 0 && (errno != EEXIST || attempt == 100))
+      return fileError(path, errnoMessage(errno));
+  }
   output->fd_ = fd;
-  output->tempPath_ = name.data();
-  ::fchmod(fd, output->mode_);
+  output->tempPath_ = temporary;
+  output->temporaryRegistration_ = TemporaryRegistration(temporary);
   output->destination_ = destination;
   outputs_.push_back(std::move(output));
-  return outputs_.back().get();
+  OutputFile *created = outputs_.back().get();
+  struct stat temporaryInfo;
+  if (::fstat(fd, &temporaryInfo) != 0)
+    return fileError(path, errnoMessage(errno));
+  created->temporaryIdentity_ = identityOf(temporaryInfo);
+  // A replaced output keeps the permissions of the file it replaces.
+  if (exists && ::fchmod(fd, replacedMode) != 0)
+    return fileError(path, "cannot give the output the permissions of the "
+                           "file it replaces: " +
+                               errnoMessage(errno));
+  return created;
 }
 
 Status runCopies(const InputFile &input,
@@ -371,15 +473,25 @@ Status runCopies(const InputFile &input,
   auto worker = [&] {
     for (size_t index = nextCopy++; index < copies.size(); index = nextCopy++) {
       const PendingCopy &copy = copies[index];
-      results[index] = copy.output->copyFrom(input, copy.offset, copy.size);
+      try {
+        results[index] = copy.output->copyFrom(input, copy.offset, copy.size);
+      } catch (const std::exception &) {
+        results[index] = outOfMemory(copy.output->path());
+      }
     }
+  };
+  // Termination signals are handled on the main thread only (see
+  // interrupt_cleanup.h).
+  auto helper = [&worker] {
+    TerminationSignalBlock block;
+    worker();
   };
   // Two workers: the machines we target have two cores, and copies between
   // page-cached files are limited by one core's memory copying speed.
   unsigned workers = std::min<size_t>(copies.size(), 2);
   std::vector<std::thread> threads;
   for (unsigned i = 1; i < workers; ++i)
-    threads.emplace_back(worker);
+    threads.emplace_back(helper);
   worker();
   for (std::thread &thread : threads)
     thread.join();
@@ -413,63 +525,114 @@ Status OutputTransaction::commit() {
       return status;
 
   // Renames cannot happen all at once. An existing destination is therefore
-  // swapped with its temporary (RENAME_EXCHANGE), which keeps the old bytes
-  // under the temporary's name until every output is in place; if a later
-  // step fails, the earlier ones are swapped back and every output is as it
-  // was.
+  // swapped with its temporary, which keeps the old bytes under the
+  // temporary's name until every output is in place; if a later step fails,
+  // the earlier ones are swapped back and every output is as it was. A
+  // signal must not stop this half-way: termination signals wait until it
+  // is over.
+  TerminationSignalBlock block;
+  enum class Placement { Swapped, Created, Overwritten };
   struct Placed {
     OutputFile *output;
-    bool swapped; // the temporary now holds the old contents
+    Placement how;
   };
   std::vector<Placed> placed;
-  auto undo = [&placed] {
+  auto undo = [&] {
     for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
-      const std::string &destination = it->output->destination_;
-      const std::string &temporary = it->output->tempPath_;
-      if (it->swapped)
-        ::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, destination.c_str(),
-                    RENAME_EXCHANGE);
-      else
-        ::unlink(destination.c_str());
+      const char *destination = it->output->destination_.c_str();
+      const char *temporary = it->output->tempPath_.c_str();
+      if (it->how == Placement::Swapped)
+        rename_(temporary, destination, RENAME_EXCHANGE);
+      else if (it->how == Placement::Created &&
+               identityAt(it->output->destination_) ==
+                   it->output->temporaryIdentity_)
+        ::unlink(destination);
     }
+  };
+  auto changedUnderUs = [](const OutputFile &output) {
+    return fileError(output.path_,
+                     "the output path changed while the tool ran (something "
+                     "else was put there); it was left as it is");
   };
   for (auto &output : outputs_) {
     if (output->inMemory_ || output->tempPath_.empty())
       continue;
     const char *temporary = output->tempPath_.c_str();
     const char *destination = output->destination_.c_str();
-    if (::renameat2(AT_FDCWD, temporary, AT_FDCWD, destination,
-                    RENAME_EXCHANGE) == 0) {
-      placed.push_back({output.get(), true});
+    // Tells why this output cannot be placed, after putting back the
+    // others.
+    auto fail = [&](Error error) {
+      undo();
+      return Status(std::move(error));
+    };
+    if (output->replaced_) {
+      if (rename_(temporary, destination, RENAME_EXCHANGE) == 0) {
+        // What was swapped out must be the file that was there when the
+        // output was created: anything else (a folder made meanwhile, a
+        // file put in its place) goes straight back.
+        if (identityAt(output->tempPath_) != output->replaced_) {
+          rename_(temporary, destination, RENAME_EXCHANGE);
+          return fail(changedUnderUs(*output));
+        }
+        placed.push_back({output.get(), Placement::Swapped});
+        continue;
+      }
+      if (errno == EINVAL || errno == ENOSYS) {
+        // A file system that cannot swap: check, then rename over the old
+        // file (which then cannot be undone).
+        if (identityAt(output->destination_) != output->replaced_)
+          return fail(changedUnderUs(*output));
+        if (rename_(temporary, destination, 0) != 0)
+          return fail(fileError(output->path_, errnoMessage(errno)));
+        placed.push_back({output.get(), Placement::Overwritten});
+        continue;
+      }
+      if (errno != ENOENT)
+        return fail(fileError(output->path_, errnoMessage(errno)));
+      // The old file was removed meanwhile: create the output as new.
+    }
+    if (rename_(temporary, destination, RENAME_NOREPLACE) == 0) {
+      placed.push_back({output.get(), Placement::Created});
       continue;
     }
-    // No destination yet, or a file system that cannot swap: a plain rename
-    // (which, over an existing file, cannot be undone).
-    if ((errno == ENOENT || errno == EINVAL || errno == ENOSYS) &&
-        ::rename(temporary, destination) == 0) {
-      placed.push_back({output.get(), false});
-      continue;
-    }
-    int error = errno;
-    undo();
-    return fileError(output->path_, errnoMessage(error));
+    if (errno == EEXIST)
+      return fail(changedUnderUs(*output));
+    if (errno != EINVAL && errno != ENOSYS)
+      return fail(fileError(output->path_, errnoMessage(errno)));
+    // A file system without RENAME_NOREPLACE: a hard link is just as
+    // careful not to replace anything.
+    if (::link(temporary, destination) != 0)
+      return fail(errno == EEXIST
+                      ? changedUnderUs(*output)
+                      : fileError(output->path_, errnoMessage(errno)));
+    placed.push_back({output.get(), Placement::Created});
+    if (::unlink(temporary) != 0)
+      return fail(fileError(output->path_, errnoMessage(errno)));
   }
+  // Every output is in place; what remains under a swapped temporary's name
+  // is the old contents, checked above to be the file that was replaced.
+  Status status = Status::success();
   for (const Placed &entry : placed) {
-    // What remains under a swapped temporary's name is the old contents.
-    if (entry.swapped)
-      ::unlink(entry.output->tempPath_.c_str());
+    if (entry.how == Placement::Swapped &&
+        ::unlink(entry.output->tempPath_.c_str()) != 0 && status.ok())
+      status = fileError(entry.output->tempPath_,
+                         "cannot remove the replaced output's old contents: " +
+                             errnoMessage(errno));
     entry.output->tempPath_.clear();
+    entry.output->temporaryRegistration_.release();
   }
   committed_ = true;
+  if (!status.ok())
+    return status;
 
   // Standard output cannot be taken back, so it comes last.
   for (auto &output : outputs_) {
     if (!output->inMemory_ || output->memoryOnly_)
       continue;
-    if (Status status = writeAll(STDOUT_FILENO, output->memoryBytes_.data(),
-                                 output->memoryBytes_.size(), "-");
-        !status.ok())
-      return status;
+    if (Status written = writeAll(STDOUT_FILENO, output->memoryBytes_.data(),
+                                  output->memoryBytes_.size(), "-");
+        !written.ok())
+      return written;
   }
   return Status::success();
 }

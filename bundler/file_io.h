@@ -8,12 +8,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bundler/error.h"
+#include "bundler/interrupt_cleanup.h"
 
 namespace offbundle {
 
@@ -64,7 +67,18 @@ private:
   // The whole mapping, which narrowing leaves in place until destruction.
   const void *mapBase_ = nullptr;
   uint64_t mapSize_ = 0;
+  // Lets a SIGBUS in the mapping (the file truncated under us) name the
+  // file instead of crashing; see interrupt_cleanup.h.
+  MappingRegistration mappingRegistration_;
   std::string buffer_; // contents of non-regular inputs
+};
+
+// Which file a path named at some moment: device, inode and file type.
+struct FileIdentity {
+  uint64_t device;
+  uint64_t inode;
+  unsigned type; // the S_IFMT bits
+  bool operator==(const FileIdentity &) const = default;
 };
 
 // Where output bytes go: a temporary file (or memory for stdout) that
@@ -77,11 +91,10 @@ public:
   // gathered block, so the output is written in large blocks.
   Status copyFrom(const InputFile &input, uint64_t offset, uint64_t length);
   // Room for this many bytes in an in-memory output, so that growing it
-  // never copies (and never holds two copies at once).
-  void reserveMemory(uint64_t bytes) {
-    if (inMemory_)
-      memoryBytes_.reserve(static_cast<size_t>(bytes));
-  }
+  // never copies (and never holds two copies at once). Refuses more than
+  // inMemoryInputLimit() (memory_limit.h) up front, rather than failing
+  // part of the way.
+  Status reserveMemory(uint64_t bytes);
   // Replaces bytes already written, counted from the start of the output.
   Status overwrite(uint64_t offset, std::string_view bytes);
   uint64_t bytesWritten() const { return written_; }
@@ -111,12 +124,34 @@ private:
   Status gather(std::string_view bytes);
   std::string memoryBytes_;
   uint64_t written_ = 0;
-  unsigned mode_ = 0644;
+  // The file found at destination_ when the output was created (its device
+  // and inode), or nothing when there was none. At commit the destination
+  // must still be that file, or still be absent: whatever took its place
+  // meanwhile (a folder, another file) is the user's and is left alone.
+  std::optional<FileIdentity> replaced_;
+  // The temporary itself, so that undoing a commit removes only it.
+  std::optional<FileIdentity> temporaryIdentity_;
+  // Lets a termination signal remove the temporary.
+  TemporaryRegistration temporaryRegistration_;
 };
 
 // A set of outputs that appear together on commit() or not at all.
+//
+// Outputs that replace a file are written to a temporary beside it and put
+// in place at commit: an existing destination is swapped with its temporary
+// (renameat2 RENAME_EXCHANGE), which keeps the old bytes until every output
+// is in place, and a new one is created without replacing anything
+// (RENAME_NOREPLACE). A new output's temporary is created with mode 0666
+// less the umask, as open(O_CREAT) would create the file; a replaced one
+// takes the old file's permissions.
 class OutputTransaction {
 public:
+  // The rename step of commit: renameat2(from, to, flags), flags being 0,
+  // RENAME_EXCHANGE or RENAME_NOREPLACE. Replaceable so that tests can
+  // make one step fail, or change the file system in between.
+  using RenameFunction =
+      std::function<int(const char *from, const char *to, unsigned flags)>;
+
   OutputTransaction();
   ~OutputTransaction(); // removes every temporary not committed
   OutputTransaction(const OutputTransaction &) = delete;
@@ -135,12 +170,19 @@ public:
   // only the descriptors of those still being written. Nothing more may be
   // written to it.
   Status finish(OutputFile &output);
-  // Renames every temporary into place, in creation order.
+  // Renames every temporary into place, in creation order. If one cannot
+  // be put in place, or a destination is no longer what it was when its
+  // output was created, those already placed are put back, and every
+  // destination is as it was.
   Status commit();
+
+  void setRenameFunctionForTesting(RenameFunction rename) {
+    rename_ = std::move(rename);
+  }
 
 private:
   std::vector<std::unique_ptr<OutputFile>> outputs_;
-  unsigned creationMask_ = 022;
+  RenameFunction rename_;
   bool committed_ = false;
 };
 

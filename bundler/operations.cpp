@@ -26,6 +26,17 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// Refuses decompressing more than memory can hold: `size` is the one
+// bundle's uncompressed size, or nothing for several bundles together.
+Error uncompressedSizeLimitError(std::optional<uint64_t> size, uint64_t limit) {
+  return makeError(
+      (size ? "the uncompressed size in the header, " + std::to_string(*size) +
+                  " bytes, exceeds"
+            : std::string("the uncompressed sizes in the headers exceed")) +
+      " the limit of " + std::to_string(limit) + " bytes (" +
+      inMemoryLimitDescription() + ")");
+}
+
 // The bundles an input holds: the input itself, or, for compressed input,
 // each compressed bundle laid end to end in it, decompressed.
 // The input must outlive the result, which may view it.
@@ -56,13 +67,10 @@ decodeInput(const InputFile &input, bool verbose, OperationReport &report) {
   for (const CompressedBundleSpan &span : *spans) {
     total += std::min(span.header.uncompressedSize, limit + 1);
     if (total > limit)
-      return failed(makeError(
-          (spans->size() == 1
-               ? "the uncompressed size in the header, " +
-                     std::to_string(span.header.uncompressedSize) + " bytes,"
-               : std::string("the uncompressed sizes in the headers")) +
-          " exceed" + (spans->size() == 1 ? "s" : "") + " the limit of " +
-          std::to_string(limit) + " bytes (half of this machine's memory)"));
+      return failed(uncompressedSizeLimitError(
+          spans->size() == 1 ? std::optional(span.header.uncompressedSize)
+                             : std::nullopt,
+          limit));
   }
   for (const CompressedBundleSpan &span : *spans) {
     auto start = std::chrono::steady_clock::now();
@@ -170,7 +178,8 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
     for (const EntryToWrite &entry : entries)
       bound += entry.payload->size() + config.bundleAlignment + 128 +
                2 * entry.id.size();
-    bundle.reserveMemory(bound);
+    if (Status reserved = bundle.reserveMemory(bound); !reserved.ok())
+      return reserved;
   }
   Status written =
       choice->kind == ContainerKind::Text
@@ -372,25 +381,35 @@ Result<bool> listCompressedHeaders(const InputFile &input,
   if (!spans)
     return makeError("Failed to decompress input: " + spans.error().message);
   std::string listing;
+  const uint64_t limit = inMemoryInputLimit();
+  auto failed = [](const Error &error) {
+    return makeError("Failed to decompress input: " + error.message);
+  };
   for (const CompressedBundleSpan &span : *spans) {
+    auto reader = CompressedPrefixReader::open(span.bytes);
+    if (!reader)
+      return failed(reader.error());
     constexpr uint64_t kFirstPrefix = 1 << 16;
     for (uint64_t wanted = kFirstPrefix;; wanted *= 4) {
       // Once the prefix would be the whole bundle, decompress it whole,
       // which also checks its size and hash.
       const bool whole = wanted >= span.header.uncompressedSize;
-      std::string prefix;
+      if (std::min(wanted, span.header.uncompressedSize) > limit)
+        return failed(
+            uncompressedSizeLimitError(span.header.uncompressedSize, limit));
+      std::string wholeBundle;
+      std::string_view prefix;
       if (whole) {
         auto decompressed = decompressBundle(span.bytes);
         if (!decompressed)
-          return makeError("Failed to decompress input: " +
-                           decompressed.error().message);
-        prefix = std::move(decompressed->bytes);
+          return failed(decompressed.error());
+        wholeBundle = std::move(decompressed->bytes);
+        prefix = wholeBundle;
       } else {
-        auto partial = decompressBundlePrefix(span.bytes, wanted);
+        auto partial = (*reader)->prefix(wanted);
         if (!partial)
-          return makeError("Failed to decompress input: " +
-                           partial.error().message);
-        prefix = std::move(*partial);
+          return failed(partial.error());
+        prefix = *partial;
         // The stream ended before the size the header claims.
         if (prefix.size() < wanted)
           return makeError("Failed to decompress input: Decompressed size " +
@@ -406,11 +425,11 @@ Result<bool> listCompressedHeaders(const InputFile &input,
         continue;
       // A header that claims more than the bundle holds is refused by the
       // reader, as for an uncompressed bundle.
-      auto reader =
+      auto bundleReader =
           BinaryBundleReader::openHeader(prefix, span.header.uncompressedSize);
-      if (!reader)
-        return fileError(input.path(), reader.error().message);
-      for (std::string_view id : (*reader)->entryIds()) {
+      if (!bundleReader)
+        return fileError(input.path(), bundleReader.error().message);
+      for (std::string_view id : (*bundleReader)->entryIds()) {
         listing += id;
         listing += '\n';
       }

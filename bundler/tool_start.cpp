@@ -1,5 +1,10 @@
 #include "bundler/tool_start.h"
 
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "bundler/interrupt_cleanup.h"
 #include "bundler/response_file.h"
 
 namespace offbundle {
@@ -44,21 +49,26 @@ startCommandLine(const std::vector<std::string> &rawArgv,
   return parsed;
 }
 
-std::string escapeControlCharacters(const std::string &text) {
-  std::string escaped;
-  for (unsigned char c : text) {
-    if (c == '\n') {
-      escaped += "\\n";
-    } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      escaped += "\\x";
-      escaped += kHex[c >> 4];
-      escaped += kHex[c & 15];
-    } else {
-      escaped += static_cast<char>(c);
-    }
+int runToolMain(int argc, char **argv,
+                ToolOutcome (*runTool)(const std::vector<std::string> &)) {
+  const char *argv0 = argc > 0 ? argv[0] : "offbundle";
+  installInterruptCleanup(argv0);
+  ToolOutcome outcome;
+  try {
+    std::vector<std::string> arguments(argv, argv + argc);
+    outcome = runTool(arguments);
+  } catch (const std::bad_alloc &) {
+    outcome = ToolReporter(argv0, {}).fail("not enough memory");
+  } catch (const std::exception &error) {
+    outcome = ToolReporter(argv0, {}).fail(std::string("internal error: ") +
+                                           error.what());
   }
-  return escaped;
+  std::fwrite(outcome.standardOutput.data(), 1, outcome.standardOutput.size(),
+              stdout);
+  std::fflush(stdout);
+  std::fwrite(outcome.standardError.data(), 1, outcome.standardError.size(),
+              stderr);
+  return outcome.exitCode;
 }
 
 ToolOutcome ToolReporter::fail(const std::string &message) {

@@ -11,6 +11,7 @@
 
 #include "bundler/bundler_cli.h"
 #include "bundler/command_line.h"
+#include "bundler/error.h"
 
 namespace offbundle {
 
@@ -22,10 +23,14 @@ startCommandLine(const std::vector<std::string> &rawArgv,
                  const std::string &program, const CommandLineSyntax &syntax,
                  const std::string &versionText, ToolOutcome &outcome);
 
-// Messages quote paths, entry IDs and image strings, which may hold any
-// byte; a newline there would split the one error line into several, so
-// control characters are written as escapes.
-std::string escapeControlCharacters(const std::string &text);
+// The whole of a tool's main(): installs the signal handlers that remove
+// temporary outputs (interrupt_cleanup.h), runs the tool on the command
+// line, prints what it printed and returns its exit status. An exception
+// that escapes the tool (an allocation that failed) is one "error:" line
+// and exit status 1, after the outputs' temporaries were removed on the
+// way out.
+int runToolMain(int argc, char **argv,
+                ToolOutcome (*runTool)(const std::vector<std::string> &));
 
 // Collects what a tool prints and how it ends, carrying on from what
 // startCommandLine printed.

@@ -452,8 +452,8 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes) {
   return result;
 }
 
-Result<std::string> decompressBundlePrefix(std::string_view bytes,
-                                           uint64_t wanted) {
+Result<std::unique_ptr<CompressedPrefixReader>>
+CompressedPrefixReader::open(std::string_view bytes) {
   Result<CompressedBundleHeader> header = parseCompressedBundleHeader(bytes);
   if (!header)
     return header.takeError();
@@ -462,28 +462,54 @@ Result<std::string> decompressBundlePrefix(std::string_view bytes,
     return extent.takeError();
   std::string_view compressedData =
       bytes.substr(header->headerSize, *extent - header->headerSize);
-  const uint64_t limit = std::min(wanted, header->uncompressedSize);
   Result<std::unique_ptr<StreamDecoder>> decoder =
       makeDecoder(header->method, compressedData, header->uncompressedSize,
                   /*fixedOutput=*/false);
   if (!decoder)
     return codecError(decoder.error());
-  std::string prefix;
-  try {
-    prefix.resize(static_cast<size_t>(limit));
-  } catch (const std::exception &) {
-    return makeError("Decompression failed: out of memory");
+  std::unique_ptr<CompressedPrefixReader> reader(new CompressedPrefixReader());
+  reader->header_ = *header;
+  reader->decoder_ = std::move(*decoder);
+  return reader;
+}
+
+CompressedPrefixReader::~CompressedPrefixReader() = default;
+
+Result<std::string_view> CompressedPrefixReader::prefix(uint64_t wanted) {
+  const uint64_t limit = std::min(wanted, header_.uncompressedSize);
+  if (limit > decoded_.size()) {
+    size_t produced = decoded_.size();
+    try {
+      decoded_.resize(static_cast<size_t>(limit));
+    } catch (const std::exception &) {
+      decoded_.resize(produced);
+      return makeError("Decompression failed: out of memory");
+    }
+    // The decoder keeps its own window, so the buffer may move between
+    // calls; it carries on where the previous call stopped.
+    while (produced < limit && !decoder_->finished()) {
+      DecodeOutput step{decoded_.data(), decoded_.size(), produced};
+      Status status = decoder_->decode(step);
+      if (!status.ok()) {
+        decoded_.resize(produced);
+        return codecError(status.error());
+      }
+      produced = step.position;
+    }
+    decoded_.resize(produced);
   }
-  size_t produced = 0;
-  while (produced < limit && !(*decoder)->finished()) {
-    DecodeOutput step{prefix.data(), prefix.size(), produced};
-    Status status = (*decoder)->decode(step);
-    if (!status.ok())
-      return codecError(status.error());
-    produced = step.position;
-  }
-  prefix.resize(produced);
-  return prefix;
+  return std::string_view(decoded_).substr(0, static_cast<size_t>(limit));
+}
+
+Result<std::string> decompressBundlePrefix(std::string_view bytes,
+                                           uint64_t wanted) {
+  auto reader = CompressedPrefixReader::open(bytes);
+  if (!reader)
+    return reader.takeError();
+  auto prefix = (*reader)->prefix(wanted);
+  if (!prefix)
+    return prefix.takeError();
+  return std::string(*prefix);
 }
 
 Result<std::vector<CompressedBundleSpan>>

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,8 @@ inline constexpr size_t kCompressedBundleCommonHeaderSize = 8;
 
 // Whether the bytes start with "CCOB".
 bool hasCompressedBundleMagic(std::string_view bytes);
+
+class StreamDecoder;
 
 struct CompressedBundleHeader {
   uint16_t version = 0;
@@ -133,6 +136,29 @@ struct DecompressedBundle {
 // is grown into as output really appears, so a header claiming 2^62 bytes
 // costs nothing.
 Result<DecompressedBundle> decompressBundle(std::string_view bytes);
+
+// Decompresses the bundle at the start of a buffer a piece at a time, for
+// reading the header of the bundle inside without decompressing the rest:
+// each longer prefix asked for carries on from where the last one stopped.
+// Like decompressBundlePrefix, it cannot check the hash.
+class CompressedPrefixReader {
+public:
+  static Result<std::unique_ptr<CompressedPrefixReader>>
+  open(std::string_view bytes);
+  ~CompressedPrefixReader();
+
+  const CompressedBundleHeader &header() const { return header_; }
+  // The first `wanted` bytes of the uncompressed bundle, or all of them
+  // when it is shorter, or fewer when the stream ends early (the caller
+  // compares with the header's size). Valid until the next call.
+  Result<std::string_view> prefix(uint64_t wanted);
+
+private:
+  CompressedPrefixReader() = default;
+  CompressedBundleHeader header_;
+  std::unique_ptr<StreamDecoder> decoder_;
+  std::string decoded_;
+};
 
 // The first `wanted` bytes of the uncompressed bundle at the start of
 // `bytes` (fewer if the bundle is shorter), decompressing no further. Checks

@@ -1,0 +1,93 @@
+// What the process must undo when a signal ends it.
+//
+// Outputs are written to temporaries beside their destinations (file_io.h).
+// A run ended by SIGINT, SIGTERM or SIGHUP would leave those temporaries
+// behind; the handlers installed here remove them, then let the signal end
+// the process as it would have. Inputs are memory-mapped; a file truncated
+// by someone else while it is mapped raises SIGBUS on the first touch past
+// its new end, which the handler here turns into one "error:" line and exit
+// status 1, with the temporaries removed, instead of a crash.
+//
+// A signal handler receives no context, so the temporaries and mappings it
+// must know about live in two process-wide registries (the one piece of
+// global state in the project, kept in interrupt_cleanup.cpp). They are
+// lock-free lists of nodes that the handlers only read. Changes happen with
+// the termination signals blocked in the changing thread, and the threads
+// that copy payloads in parallel block them for good (see
+// TerminationSignalBlock), so a termination handler runs on a thread that
+// is not in the middle of a change. SIGBUS is synchronous and cannot be
+// blocked: it reads the lists as they are, which is safe because a node
+// leaves a list before it is freed and nodes are only freed by the thread
+// that owns them, never while a copy thread runs.
+//
+// The registries work whether or not the handlers are installed: a program
+// using the library installs them (installInterruptCleanup) only if it
+// wants this behaviour.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <string>
+
+namespace offbundle {
+
+// Installs the handlers for SIGINT, SIGTERM, SIGHUP (unless the process was
+// started with the signal ignored, as nohup does for SIGHUP) and SIGBUS.
+// `programName` starts the error line of a SIGBUS on a mapped input; it
+// must live as long as the process (argv[0] does).
+void installInterruptCleanup(const char *programName);
+
+// A temporary file the handlers remove if a termination signal arrives
+// while it is registered.
+class TemporaryRegistration {
+public:
+  TemporaryRegistration() = default;
+  explicit TemporaryRegistration(const std::string &path);
+  ~TemporaryRegistration() { release(); }
+  TemporaryRegistration(TemporaryRegistration &&other) noexcept;
+  TemporaryRegistration &operator=(TemporaryRegistration &&other) noexcept;
+  TemporaryRegistration(const TemporaryRegistration &) = delete;
+  TemporaryRegistration &operator=(const TemporaryRegistration &) = delete;
+
+  // The file is no longer a temporary of ours (renamed into place, or
+  // removed): a signal must leave it alone.
+  void release();
+
+private:
+  void *node_ = nullptr;
+};
+
+// A read-only mapping of an input file, so that a SIGBUS inside it can name
+// the file.
+class MappingRegistration {
+public:
+  MappingRegistration() = default;
+  MappingRegistration(const void *base, uint64_t size, const std::string &path);
+  ~MappingRegistration() { release(); }
+  MappingRegistration(MappingRegistration &&other) noexcept;
+  MappingRegistration &operator=(MappingRegistration &&other) noexcept;
+  MappingRegistration(const MappingRegistration &) = delete;
+  MappingRegistration &operator=(const MappingRegistration &) = delete;
+
+  void release();
+
+private:
+  void *node_ = nullptr;
+};
+
+// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread for its lifetime,
+// restoring the previous mask afterwards: around a step that must not be
+// cut in half (renaming a set of outputs into place), and for the whole
+// life of helper threads.
+class TerminationSignalBlock {
+public:
+  TerminationSignalBlock();
+  ~TerminationSignalBlock();
+  TerminationSignalBlock(const TerminationSignalBlock &) = delete;
+  TerminationSignalBlock &operator=(const TerminationSignalBlock &) = delete;
+
+private:
+  sigset_t savedMask_;
+};
+
+} // namespace offbundle

@@ -1,0 +1,337 @@
+// Outputs and the user's files: a commit that fails half-way puts every
+// earlier output back, a destination that changed while the tool ran is left
+// as it is, permissions follow the replaced file (or the umask), and
+// signals remove temporaries (interrupt_cleanup.h).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bundler/file_io.h"
+#include "bundler/interrupt_cleanup.h"
+#include "bundler/tool_start.h"
+#include "test_files.h"
+
+namespace offbundle {
+namespace {
+
+namespace fs = std::filesystem;
+using test_files::readFile;
+
+class ScratchFolder {
+public:
+  ScratchFolder() {
+    std::string pattern =
+        (fs::temp_directory_path() / "offbundle-file-io.XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~ScratchFolder() { fs::remove_all(path_); }
+  const fs::path &path() const { return path_; }
+  std::string operator/(const std::string &name) const {
+    return (path_ / name).string();
+  }
+
+private:
+  fs::path path_;
+};
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Every entry of a folder (recursively) with its bytes, "<dir>" for folders.
+std::map<std::string, std::string> listing(const fs::path &folder) {
+  std::map<std::string, std::string> entries;
+  for (const auto &entry : fs::recursive_directory_iterator(folder)) {
+    std::string name = fs::relative(entry.path(), folder).string();
+    entries[name] = entry.is_directory() ? "<dir>" : readFile(entry.path());
+  }
+  return entries;
+}
+
+// Creates outputs for `names` in the folder and writes "new <name>" into
+// each.
+void writeOutputs(OutputTransaction &transaction, const ScratchFolder &folder,
+                  const std::vector<std::string> &names) {
+  for (const std::string &name : names) {
+    auto output = transaction.create(folder / name);
+    ASSERT_TRUE(output.ok()) << output.error().message;
+    ASSERT_TRUE((*output)->write("new " + name).ok());
+  }
+}
+
+// A rename that fails with EIO when it would put the output named
+// `failing` in place, and renames normally otherwise.
+OutputTransaction::RenameFunction failWhenPlacing(std::string failing,
+                                                  int &calls) {
+  return [failing, &calls](const char *from, const char *to, unsigned flags) {
+    ++calls;
+    if (fs::path(to).filename() == failing) {
+      errno = EIO;
+      return -1;
+    }
+    return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+  };
+}
+
+TEST(OutputTransaction, RenameFailingHalfWayRestoresEveryEarlierOutput) {
+  for (const std::string failing : {"c", "d"}) {
+    ScratchFolder folder;
+    for (const std::string name : {"a", "b", "c"})
+      writeFile(folder / name, "old " + name);
+    const auto before = listing(folder.path());
+    {
+      OutputTransaction transaction;
+      // a, b and c replace files; d is new.
+      writeOutputs(transaction, folder, {"a", "b", "c", "d"});
+      int calls = 0;
+      transaction.setRenameFunctionForTesting(failWhenPlacing(failing, calls));
+      Status status = transaction.commit();
+      ASSERT_FALSE(status.ok()) << "failing at " << failing;
+      EXPECT_EQ(status.error().message,
+                "'" + (folder / failing) + "': Input/output error");
+      // a and b (and c when d fails) were placed and swapped back.
+      EXPECT_GT(calls, failing == "c" ? 3 : 4);
+    }
+    EXPECT_EQ(listing(folder.path()), before) << "failing at " << failing;
+  }
+}
+
+TEST(OutputTransaction, SuccessfulCommitWritesEveryOutputAndNoTemporary) {
+  ScratchFolder folder;
+  writeFile(folder / "a", "old a");
+  {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"a", "b"});
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  EXPECT_EQ(listing(folder.path()), (std::map<std::string, std::string>{
+                                        {"a", "new a"}, {"b", "new b"}}));
+}
+
+TEST(OutputTransaction, FolderCreatedAtANewOutputPathIsLeftAlone) {
+  ScratchFolder folder;
+  writeFile(folder / "a", "old a");
+  OutputTransaction transaction;
+  writeOutputs(transaction, folder, {"a", "out"});
+  // The user makes a folder where the new output is to go.
+  fs::create_directory(folder / "out");
+  writeFile(folder / "out/keep", "the user's");
+  Status status = transaction.commit();
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("changed while the tool ran"),
+            std::string::npos)
+      << status.error().message;
+  EXPECT_EQ(readFile(folder / "out/keep"), "the user's");
+  EXPECT_EQ(readFile(folder / "a"), "old a");
+}
+
+TEST(OutputTransaction, FolderPutInPlaceOfAReplacedOutputIsLeftAlone) {
+  ScratchFolder folder;
+  writeFile(folder / "a", "old a");
+  writeFile(folder / "out", "old out");
+  {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"a", "out"});
+    // At the last moment, just before the swap, the old file is moved away
+    // and a folder takes its place.
+    transaction.setRenameFunctionForTesting(
+        [&folder](const char *from, const char *to, unsigned flags) {
+          if (fs::path(to).filename() == "out" &&
+              !fs::exists(folder / "moved")) {
+            fs::rename(folder / "out", folder / "moved");
+            fs::create_directory(folder / "out");
+            writeFile(folder / "out/keep", "the user's");
+          }
+          return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+        });
+    Status status = transaction.commit();
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("changed while the tool ran"),
+              std::string::npos);
+  }
+  EXPECT_EQ(listing(folder.path()),
+            (std::map<std::string, std::string>{{"a", "old a"},
+                                                {"moved", "old out"},
+                                                {"out", "<dir>"},
+                                                {"out/keep", "the user's"}}));
+}
+
+TEST(OutputTransaction, FileReplacedWhileTheToolRanIsLeftAlone) {
+  ScratchFolder folder;
+  writeFile(folder / "out", "old out");
+  {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"out"});
+    // Another program replaces the file (a new inode) meanwhile.
+    writeFile(folder / "other", "written meanwhile");
+    fs::rename(folder / "other", folder / "out");
+    ASSERT_FALSE(transaction.commit().ok());
+  }
+  EXPECT_EQ(listing(folder.path()),
+            (std::map<std::string, std::string>{{"out", "written meanwhile"}}));
+}
+
+TEST(OutputTransaction, RemovedDestinationIsCreatedAnew) {
+  ScratchFolder folder;
+  writeFile(folder / "out", "old out");
+  {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"out"});
+    fs::remove(folder / "out");
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  EXPECT_EQ(listing(folder.path()),
+            (std::map<std::string, std::string>{{"out", "new out"}}));
+}
+
+mode_t modeOf(const std::string &path) {
+  struct stat info {};
+  EXPECT_EQ(::stat(path.c_str(), &info), 0);
+  return info.st_mode & 07777;
+}
+
+TEST(OutputTransaction, ModesFollowTheReplacedFileOrTheUmask) {
+  ScratchFolder folder;
+  writeFile(folder / "private", "old");
+  fs::permissions(folder / "private",
+                  fs::perms::owner_read | fs::perms::owner_write);
+  writeFile(folder / "script", "old");
+  fs::permissions(folder / "script", static_cast<fs::perms>(0751));
+  const mode_t savedMask = ::umask(027);
+  {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"private", "script", "new"});
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  ::umask(savedMask);
+  EXPECT_EQ(modeOf(folder / "private"), 0600u);
+  EXPECT_EQ(modeOf(folder / "script"), 0751u);
+  EXPECT_EQ(modeOf(folder / "new"), 0640u);
+}
+
+// Runs `body` in a child process with the cleanup handlers installed and
+// its standard error sent to `errorFile`; returns the wait status.
+template <typename Body>
+int runInChild(const std::string &errorFile, Body body) {
+  std::fflush(nullptr);
+  pid_t child = ::fork();
+  if (child == 0) {
+    FILE *error = std::freopen(errorFile.c_str(), "w", stderr);
+    if (error == nullptr)
+      ::_exit(99);
+    installInterruptCleanup("tool");
+    body();
+    ::_exit(98); // the body was expected to end the process
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
+TEST(InterruptCleanup, TerminationSignalsRemoveTemporariesAndKillTheProcess) {
+  for (int signalNumber : {SIGINT, SIGTERM, SIGHUP}) {
+    ScratchFolder folder;
+    ScratchFolder logs;
+    writeFile(folder / "a", "old a");
+    const auto before = listing(folder.path());
+    int status = runInChild(logs / "stderr", [&] {
+      OutputTransaction transaction;
+      writeOutputs(transaction, folder, {"a", "b"});
+      // Both temporaries exist now.
+      if (listing(folder.path()).size() != 3)
+        ::_exit(97);
+      ::raise(signalNumber);
+    });
+    ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+    EXPECT_EQ(WTERMSIG(status), signalNumber);
+    EXPECT_EQ(listing(folder.path()), before) << "signal " << signalNumber;
+  }
+}
+
+TEST(InterruptCleanup, SignalDuringCommitWaitsUntilEveryOutputIsPlaced) {
+  ScratchFolder folder;
+  ScratchFolder logs;
+  writeFile(folder / "a", "old a");
+  int status = runInChild(logs / "stderr", [&] {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"a", "b"});
+    transaction.setRenameFunctionForTesting(
+        [](const char *from, const char *to, unsigned flags) {
+          ::raise(SIGTERM); // arrives in the middle of the commit
+          return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+        });
+    (void)transaction.commit();
+  });
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(listing(folder.path()), (std::map<std::string, std::string>{
+                                        {"a", "new a"}, {"b", "new b"}}));
+}
+
+TEST(InterruptCleanup, InputTruncatedWhileMappedIsAnErrorNotACrash) {
+  ScratchFolder folder;
+  ScratchFolder logs;
+  const std::string input = folder / "input";
+  writeFile(input, std::string(1 << 20, 'x'));
+  int status = runInChild(logs / "stderr", [&] {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"out"});
+    auto opened = InputFile::open(input);
+    if (!opened)
+      ::_exit(97);
+    // Someone truncates the file while it is mapped; touching a page past
+    // its new end raises SIGBUS.
+    if (::truncate(input.c_str(), 0) != 0)
+      ::_exit(96);
+    volatile char touched = (*opened)->contents()[600000];
+    (void)touched;
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(readFile(logs / "stderr"),
+            "tool: error: '" + input +
+                "': the file was truncated while it was being read\n");
+  // The temporary of "out" is gone; only the (now empty) input remains.
+  EXPECT_EQ(listing(folder.path()),
+            (std::map<std::string, std::string>{{"input", ""}}));
+}
+
+// A tool that leaves an output's temporary behind it and fails with an
+// exception, as an allocation failure deep inside would.
+ToolOutcome throwingTool(const std::vector<std::string> &arguments) {
+  OutputTransaction transaction;
+  auto output = transaction.create(arguments.at(1) + "/out");
+  if (!output || !(*output)->write("partial").ok())
+    return {};
+  throw std::bad_alloc();
+}
+
+TEST(ToolMain, EscapingExceptionIsOneErrorLineAndRemovesTemporaries) {
+  ScratchFolder folder;
+  ScratchFolder logs;
+  int status = runInChild(logs / "stderr", [&] {
+    std::string argv0 = "tool";
+    std::string scratch = folder.path().string();
+    char *argv[] = {argv0.data(), scratch.data(), nullptr};
+    int exitCode = runToolMain(2, argv, throwingTool);
+    std::fflush(nullptr);
+    ::_exit(exitCode);
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(readFile(logs / "stderr"), "tool: error: not enough memory\n");
+  EXPECT_TRUE(listing(folder.path()).empty());
+}
+
+} // namespace
+} // namespace offbundle
