@@ -5,10 +5,11 @@ For every mode of every tool, each case makes a run fail part of the way
 through (after at least one output could have been written), with every
 output path already holding a file:
 
-  * an output that cannot be created (its folder is missing, or is a file);
-  * an output that can be written but not put in place (the destination is a
-    folder), which fails only when the finished outputs are renamed, so the
-    outputs already renamed must be put back;
+  * an output that cannot be created: its folder is missing or is a file, or
+    a folder stands at its path (refused when the output is created, before
+    anything is written; a rename that fails at commit, after others
+    succeeded, is made to happen in tests/unit/file_io_test.cpp through the
+    transaction's test seam, as no unprivileged fault reaches it reliably);
   * a later entry or archive member that is corrupt;
   * a target that is not in the bundle;
   * an input that is missing after the first one.
@@ -16,27 +17,41 @@ output path already holding a file:
 The whole scratch folder is recorded before and after the run: the run must
 exit 1, every pre-existing file must keep its bytes, and no file may appear
 (a leftover temporary) or disappear. Each case also has a control run, the
-same command without the fault, which must succeed and write its outputs:
-that proves the fault is what made the run fail.
+same command without the fault, which must succeed and write exactly the
+bytes LLVM 22's tool writes for that command: that proves the fault is what
+made the run fail, and that the outputs a run does write are right.
 
 Standard output ("-") is checked where LLVM 22's bundler accepts it: the
 same exit status and the same bytes on standard output as the reference.
+
+Faults from outside the run (the bundler's set only):
+  * SIGINT, SIGTERM and SIGHUP while a large bundle is being written: the
+    tool dies of the signal, its temporaries are gone and the old output
+    keeps its bytes;
+  * the input truncated while a large bundle is being unbundled: exit 1,
+    one error line, no temporary left, every output as it was;
+  * -compress under an address-space limit (ulimit -v) with an alignment
+    that makes the bundle larger than memory: exit 1, one error line, no
+    temporary (not under the sanitizers, which need the address space).
 
 Cases are grouped by tool (CASE_SETS); a tool's set is selected with --tool
 NAME=PATH, so another tool (the offload packager) gets its own function.
 
 Usage: atomic_outputs.py --tool bundler=PATH [--tool packager=PATH]
-                         [--reference PATH]
+                         [--reference PATH] [--sanitized]
                          [--only SUBSTRING] [--keep]
 """
 
 import argparse
 import hashlib
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -73,19 +88,24 @@ def snapshot(root):
 
 
 class Case:
-    def __init__(self, name, args, outputs, fault, control=None, files=None):
+    def __init__(self, name, args, outputs, fault, control=None, files=None,
+                 reference_control=None, expected=None):
         """args: the failing command line (without argv0). outputs: output
         paths, each pre-created with old bytes unless the fault makes it
         something else. fault: a function(root) applied before the failing
         run. control: the command line of a run that must succeed (default:
         args), in a fresh folder without the fault. files: extra files
-        {name: bytes} the case needs."""
+        {name: bytes} the case needs. The control run's outputs must be those
+        LLVM 22 writes for reference_control (default: control), or, for a
+        mode LLVM 22 does not have, exactly `expected` ({name: bytes})."""
         self.name = name
         self.args = args
         self.outputs = outputs
         self.fault = fault
         self.control = control if control is not None else args
         self.files = files or {}
+        self.reference_control = reference_control or self.control
+        self.expected = expected
 
 
 def no_fault(root):
@@ -292,6 +312,12 @@ class PackagerInputs:
             raise RuntimeError("packaging the inputs failed: " +
                                made.stderr.decode(errors="replace"))
         two = read(os.path.join(root, "two.bin"))
+        # The archive of both images, as llvm-ar 22 writes it.
+        names = ["two-amdgcn-amd-amdhsa-gfx906.0.", "two-amdgcn-amd-amdhsa-gfx90a.1."]
+        for name, image in zip(names, ["a.img", "b.img"]):
+            shutil.copy(os.path.join(root, image), os.path.join(root, name))
+        subprocess.run([LLVM_AR, "qcD", "all.a"] + names, cwd=root, check=True)
+        self.every_image_archive = read(os.path.join(root, "all.a"))
         shutil.rmtree(root)
         first_size = int.from_bytes(two[8:16], "little")
         self.files["two.bin"] = two
@@ -319,13 +345,20 @@ def packager_cases(inputs):
              control=["two.bin"] + pick),
         Case("extract-later-binary-corrupt", ["later-bad.bin"] + pick,
              ["x1.img", "x2.img"], no_fault, control=["two.bin"] + pick),
+        # Extracting everything and --archive -o are ours alone: the first
+        # must give back the images, the second the archive llvm-ar 22 makes
+        # of them.
         Case("extract-all-later-binary-corrupt", ["later-bad.bin"], [],
-             no_fault, control=["two.bin"]),
+             no_fault, control=["two.bin"],
+             expected={"two-amdgcn-amd-amdhsa-gfx906.0.": inputs.files["a.img"],
+                       "two-amdgcn-amd-amdhsa-gfx90a.1.": inputs.files["b.img"]}),
         Case("archive-all-output-is-folder", ["two.bin", "--archive", "-o", "lib.a"],
-             ["lib.a"], make_folder("lib.a")),
+             ["lib.a"], make_folder("lib.a"),
+             expected={"lib.a": inputs.every_image_archive}),
         Case("archive-all-later-binary-corrupt",
              ["later-bad.bin", "--archive", "-o", "lib.a"], ["lib.a"], no_fault,
-             control=["two.bin", "--archive", "-o", "lib.a"]),
+             control=["two.bin", "--archive", "-o", "lib.a"],
+             expected={"lib.a": inputs.every_image_archive}),
         Case("archive-filter-later-binary-corrupt",
              ["later-bad.bin", "--archive", "--image=file=lib.a,kind=hip"],
              ["lib.a"], no_fault,
@@ -336,6 +369,151 @@ def packager_cases(inputs):
 def packager_stdout_cases():
     return [["-o", "-"] + PackagerInputs.IMAGES,
             ["-o", "-", PackagerInputs.IMAGES[1]]]
+
+
+# Large enough that writing a bundle of two of them takes a good fraction of
+# a second, so a temporary is seen before the run ends.
+LARGE_INPUT_SIZE = 192 << 20
+
+
+def temporaries(root):
+    return [name for name in os.listdir(root) if name.startswith(".")]
+
+
+def start_and_wait_for_temporary(command, root, timeout=60):
+    """Starts the command, and returns it once a temporary output appears
+    in root (or None, with the process ended, if it never does)."""
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while process.poll() is None and time.monotonic() < deadline:
+        if temporaries(root):
+            return process
+        time.sleep(0.0005)
+    process.kill()
+    process.communicate()
+    return None
+
+
+def large_inputs(root):
+    """A small host input and a large device input (sparse, so cheap to
+    make; the tool reads it as ordinary zeros)."""
+    write_files(root, {"host.bin": b"host\n"})
+    with open(os.path.join(root, "large.bin"), "wb") as f:
+        f.truncate(LARGE_INPUT_SIZE)
+
+
+def check_signal(tool, scratch, signal_number):
+    """A termination signal while a large bundle is written."""
+    root = tempfile.mkdtemp(dir=scratch, prefix=f"signal-{signal_number}.")
+    large_inputs(root)
+    write_files(root, {"out": b"old bytes of out\n"})
+    before = snapshot(root)
+    command = [tool, "-type=bc", f"-targets={HOST},{GFX906},{GFX90A}",
+               "-input=host.bin", "-input=large.bin", "-input=large.bin",
+               "-output=out"]
+    process = start_and_wait_for_temporary(command, root)
+    if process is None:
+        shutil.rmtree(root)
+        return ["the run ended before its temporary output was seen"]
+    process.send_signal(signal_number)
+    process.communicate(timeout=60)
+    problems = []
+    if process.returncode != -signal_number:
+        problems.append(f"exit status {process.returncode}, expected death "
+                        f"by signal {signal_number}")
+    after = snapshot(root)
+    if after != before:
+        changed = sorted(p for p in set(before) | set(after)
+                         if before.get(p) != after.get(p))
+        problems.append("the interrupted run changed: " + ", ".join(changed))
+    shutil.rmtree(root)
+    return problems
+
+
+def check_truncated_input(tool, scratch, type_):
+    """The input truncated while a large bundle is unbundled from it: a
+    binary bundle's payloads are read with pread (a short read), a text
+    bundle is scanned in its mapping (SIGBUS)."""
+    root = tempfile.mkdtemp(dir=scratch, prefix="truncated.")
+    large_inputs(root)
+    made = run(tool, ["-type=" + type_, f"-targets={HOST},{GFX906},{GFX90A}",
+                      "-input=host.bin", "-input=large.bin", "-input=large.bin",
+                      "-output=fat.bc"], root)
+    if made.returncode != 0:
+        shutil.rmtree(root)
+        return ["making the large bundle failed"]
+    os.remove(os.path.join(root, "large.bin"))
+    outputs = ["o1", "o2", "o3"]
+    write_files(root, {o: b"old bytes of " + o.encode() + b"\n" for o in outputs})
+    command = [tool, "-type=" + type_, "-unbundle", "-input=fat.bc",
+               f"-targets={HOST},{GFX906},{GFX90A}"] + \
+        ["-output=" + o for o in outputs]
+    before = snapshot(root)
+    process = start_and_wait_for_temporary(command, root)
+    if process is None:
+        shutil.rmtree(root)
+        return ["the run ended before its temporary output was seen"]
+    os.truncate(os.path.join(root, "fat.bc"), 4096)
+    stdout, stderr = process.communicate(timeout=60)
+    problems = []
+    if process.returncode != 1:
+        problems.append(f"exit status {process.returncode}, expected 1")
+    lines = stderr.decode(errors="replace").splitlines()
+    if len(lines) != 1 or ": error: 'fat.bc': " not in lines[0]:
+        problems.append(f"standard error is not one error line about "
+                        f"fat.bc: {lines!r}")
+    after = snapshot(root)
+    changed = sorted(p for p in set(before) | set(after)
+                     if before.get(p) != after.get(p) and p != "fat.bc")
+    if changed:
+        problems.append("the failed run changed: " + ", ".join(changed))
+    shutil.rmtree(root)
+    return problems
+
+
+def check_address_space_limit(tool, scratch):
+    """-compress of a bundle that cannot fit under ulimit -v."""
+    root = tempfile.mkdtemp(dir=scratch, prefix="address-space.")
+    write_files(root, {"host.bin": b"host\n", "d906.bin": b"gfx906\n",
+                       "d90a.bin": b"gfx90a\n", "out": b"old bytes of out\n"})
+    before = snapshot(root)
+    limit = 4000000 * 1024  # ulimit -v 4000000
+
+    def limit_address_space():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    result = subprocess.run(
+        [tool, "-type=bc", "-compress", "-bundle-align=4294967295",
+         f"-targets={HOST},{GFX906},{GFX90A}", "-input=host.bin",
+         "-input=d906.bin", "-input=d90a.bin", "-output=out"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, preexec_fn=limit_address_space, timeout=60)
+    problems = []
+    if result.returncode != 1:
+        problems.append(f"exit status {result.returncode}, expected 1")
+    lines = result.stderr.decode(errors="replace").splitlines()
+    if len(lines) != 1 or ": error: " not in lines[0]:
+        problems.append(f"standard error is not one error line: {lines!r}")
+    if snapshot(root) != before:
+        problems.append("the failed run changed the folder")
+    shutil.rmtree(root)
+    return problems
+
+
+def interruption_checks(tool, scratch, sanitized):
+    """(name, problems or None when skipped) for the faults from outside."""
+    checks = [(f"signal-{signal.Signals(number).name}",
+               lambda number=number: check_signal(tool, scratch, number))
+              for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    for type_ in ("bc", "i"):
+        checks.append((f"input-truncated-while-unbundling-{type_}",
+                       lambda type_=type_: check_truncated_input(tool, scratch,
+                                                                 type_)))
+    checks.append(("compress-under-ulimit-v",
+                   None if sanitized else
+                   lambda: check_address_space_limit(tool, scratch)))
+    return [(name, check() if check else None) for name, check in checks]
 
 
 CASE_SETS = {"bundler": (Inputs, bundler_cases, bundler_stdout_cases),
@@ -350,16 +528,40 @@ def run(tool, args, cwd):
                           timeout=60)
 
 
-def check_case(case, tool, inputs, scratch, keep):
+def written_files(root, inputs):
+    """What a run wrote: every path under root that is not an input."""
+    return {path: state for path, state in snapshot(root).items()
+            if path not in inputs.files}
+
+
+def check_case(case, tool, reference, inputs, scratch, keep):
     problems = []
-    # The control run: without the fault the command succeeds.
-    root = tempfile.mkdtemp(dir=scratch, prefix=case.name + ".control.")
-    write_files(root, inputs.files)
-    result = run(tool, case.control, root)
-    if result.returncode != 0:
-        problems.append("control run failed: " + result.stderr.decode(errors="replace").strip())
-    if not keep:
-        shutil.rmtree(root)
+    # The control run: without the fault the command succeeds, and writes
+    # what LLVM 22 writes for it.
+    written = []
+    runs = [(tool, case.control, "control run")]
+    if case.expected is None:
+        runs.append((reference, case.reference_control, "reference control run"))
+    for program, control, who in runs:
+        root = tempfile.mkdtemp(dir=scratch, prefix=case.name + ".control.")
+        write_files(root, inputs.files)
+        result = run(program, control, root)
+        if result.returncode != 0:
+            problems.append(who + " failed: " +
+                            result.stderr.decode(errors="replace").strip())
+        written.append(written_files(root, inputs))
+        if not keep:
+            shutil.rmtree(root)
+    if case.expected is not None:
+        written.append({name: ("file", hashlib.sha256(data).hexdigest())
+                        for name, data in case.expected.items()})
+    if not written[0]:
+        problems.append("control run wrote nothing")
+    if written[0] != written[1]:
+        differing = sorted(p for p in set(written[0]) | set(written[1])
+                           if written[0].get(p) != written[1].get(p))
+        problems.append("control run's outputs differ from LLVM 22's: " +
+                        ", ".join(differing))
 
     root = tempfile.mkdtemp(dir=scratch, prefix=case.name + ".")
     write_files(root, inputs.files)
@@ -419,9 +621,12 @@ def main():
     parser.add_argument("--only", help="run cases whose name contains this")
     parser.add_argument("--keep", action="store_true",
                         help="keep the scratch folders of the cases")
+    parser.add_argument("--sanitized", action="store_true",
+                        help="the tools are built with ASan, which cannot "
+                             "run under an address-space limit")
     args = parser.parse_args()
 
-    passed = failed = 0
+    passed = failed = skipped = 0
     scratch = tempfile.mkdtemp(prefix="atomic-outputs.")
     try:
         for spec in args.tool:
@@ -431,10 +636,13 @@ def main():
             tool = os.path.abspath(path)
             make_inputs, make_cases, make_stdout_cases = CASE_SETS[name]
             inputs = make_inputs(tool, scratch)
+            reference = (args.reference if name == "bundler"
+                         else STDOUT_REFERENCES[name])
             for case in make_cases(inputs):
                 if args.only and args.only not in case.name:
                     continue
-                problems = check_case(case, tool, inputs, scratch, args.keep)
+                problems = check_case(case, tool, reference, inputs, scratch,
+                                      args.keep)
                 if problems:
                     failed += 1
                     print(f"FAIL {name} {case.name}")
@@ -442,11 +650,26 @@ def main():
                         print("    " + problem)
                 else:
                     passed += 1
+            if name == "bundler":
+                for check_name, problems in interruption_checks(
+                        tool, scratch, args.sanitized):
+                    if args.only and args.only not in check_name:
+                        continue
+                    if problems is None:
+                        skipped += 1
+                        print(f"SKIP {name} {check_name} (needs an "
+                              "address-space limit, which ASan cannot run "
+                              "under)")
+                    elif problems:
+                        failed += 1
+                        print(f"FAIL {name} {check_name}")
+                        for problem in problems:
+                            print("    " + problem)
+                    else:
+                        passed += 1
             if args.only and args.only not in "stdout":
                 continue
             for stdout_args in make_stdout_cases():
-                reference = (args.reference if name == "bundler"
-                             else STDOUT_REFERENCES[name])
                 problems = check_stdout(stdout_args, tool, reference,
                                         inputs, scratch)
                 label = " ".join(stdout_args)
@@ -462,7 +685,8 @@ def main():
             print("scratch folders kept in " + scratch)
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-    print(f"atomic outputs: {passed} passed, {failed} failed")
+    print(f"atomic outputs: {passed} passed, {failed} failed, "
+          f"{skipped} skipped")
     return 1 if failed else 0
 
 

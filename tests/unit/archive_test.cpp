@@ -286,6 +286,29 @@ TEST(ThinArchive, UnreadableMembersNameTheMember) {
   EXPECT_EQ(members.error().message, "'a-folder': Is a directory");
 }
 
+TEST(ThinArchive, MembersTogetherStayWithinTheLimit) {
+  // Each member fits, but an archive naming the same file many times would
+  // hold every copy at once: the limit covers them together.
+  TemporaryDirectory directory;
+  {
+    std::ofstream member(directory.path() / "m.o", std::ios::binary);
+    member << std::string(400 << 10, 'm');
+  }
+  const std::string archive = (directory.path() / "t.a").string();
+  Result<std::vector<ArchiveMember>> members =
+      readArchive(thinArchive({"m.o", "m.o"}), archive, 1 << 20);
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  members = readArchive(thinArchive({"m.o", "m.o", "m.o"}), archive, 1 << 20);
+  ASSERT_FALSE(members.ok());
+  EXPECT_EQ(members.error().message,
+            "'m.o': does not fit within 1048576 bytes together with the thin "
+            "archive's earlier members (819200 bytes)");
+  // One member larger than the whole limit is refused before it is read.
+  members = readArchive(thinArchive({"m.o"}), archive, 100 << 10);
+  ASSERT_FALSE(members.ok());
+  EXPECT_EQ(members.error().message, "'m.o': does not end within 102400 bytes");
+}
+
 TEST(ThinArchive, EndlessMembersStopAtTheLimit) {
   // A member naming a stream is read to its end like any file, but one that
   // never ends is refused once it passes the limit instead of filling

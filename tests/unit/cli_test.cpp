@@ -9,7 +9,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace offbundle {
@@ -73,6 +76,65 @@ TEST(CompressedInput, SizeClaimBeyondMemoryIsRefusedBeforeDecompressing) {
       << outcome.standardError;
   EXPECT_NE(outcome.standardError.find("(half of this machine's memory)\n"),
             std::string::npos);
+}
+
+TEST(CompressedInput, ListingAHeaderThatNeverEndsStaysWithinTheLimit) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "needs an address-space limit, which ASan cannot run under";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "needs an address-space limit, which ASan cannot run under";
+#endif
+#endif
+  // A compressed bundle of 900 MiB whose inner header claims an entry ID of
+  // 2^40 bytes: -list decompresses ever longer prefixes looking for the end
+  // of the header, and must stop at the limit (half of ulimit -v) with an
+  // error rather than decompress the rest.
+  std::string bundle = "__CLANG_OFFLOAD_BUNDLE__";
+  auto appendLittle64 = [&bundle](uint64_t value) {
+    for (int i = 0; i < 8; ++i)
+      bundle += static_cast<char>((value >> (8 * i)) & 0xff);
+  };
+  appendLittle64(1);          // one entry
+  appendLittle64(0);          // its offset
+  appendLittle64(0);          // its size
+  appendLittle64(1ull << 40); // its ID's length
+  bundle.resize(900u << 20, '\0');
+  CompressionOptions options;
+  options.level = 1;
+  Result<std::string> compressed = compressBundle(bundle, options);
+  ASSERT_TRUE(compressed.ok());
+  bundle.clear();
+  bundle.shrink_to_fit();
+  char folder[] = "/tmp/offbundle-cli-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string input = std::string(folder) + "/endless-header.bc";
+  std::ofstream(input, std::ios::binary) << *compressed;
+  const std::string errors = std::string(folder) + "/stderr";
+  pid_t child = ::fork();
+  if (child == 0) {
+    const rlim_t limit = rlim_t{3} << 29;
+    struct rlimit addressSpace {
+      limit, limit
+    };
+    ::setrlimit(RLIMIT_AS, &addressSpace);
+    ToolOutcome outcome = run({"-type=bc", "-list", "-input=" + input});
+    std::ofstream(errors) << outcome.standardError;
+    ::_exit(outcome.exitCode);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::ifstream in(errors);
+  std::string message((std::istreambuf_iterator<char>(in)), {});
+  std::filesystem::remove_all(folder);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(message,
+            "clang-offload-bundler: error: Failed to decompress input: the "
+            "uncompressed size in the header, " +
+                std::to_string(900u << 20) + " bytes, exceeds the limit of " +
+                std::to_string(3u << 28) +
+                " bytes (half of this process's address-space limit)\n");
 }
 
 TEST(CommandLine, UnknownArgumentSuggestsNearestOption) {

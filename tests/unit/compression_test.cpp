@@ -522,6 +522,42 @@ TEST(RoundTrip, HighlyCompressibleDataGrowsItsBuffer) {
   }
 }
 
+// Reading a header from the start of a compressed bundle: each longer
+// prefix carries on from the last one and gives the same bytes as
+// decompressing the whole bundle, in both codecs.
+TEST(CompressedPrefixReader, LongerPrefixesContinueWhereTheLastStopped) {
+  std::string data;
+  for (int i = 0; data.size() < (3 << 20); ++i)
+    data += "entry " + std::to_string(i * 7919 % 10007) + "\n";
+  for (CompressionMethod method :
+       {CompressionMethod::Zstd, CompressionMethod::Zlib}) {
+    std::string bundle = compressed(data, method, 3, 3);
+    auto reader = CompressedPrefixReader::open(bundle);
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    for (uint64_t wanted :
+         {uint64_t{100}, uint64_t{100}, uint64_t{65536}, uint64_t{1} << 20,
+          uint64_t{3} << 20, uint64_t{1} << 40}) {
+      auto prefix = (*reader)->prefix(wanted);
+      ASSERT_TRUE(prefix.ok()) << prefix.error().message;
+      const size_t expected = std::min<uint64_t>(wanted, data.size());
+      ASSERT_EQ(prefix->size(), expected);
+      EXPECT_TRUE(*prefix == std::string_view(data).substr(0, expected))
+          << "prefix of " << wanted;
+    }
+  }
+}
+
+TEST(CompressedPrefixReader, ShorterPrefixAfterLongerIsAView) {
+  std::string data(1 << 20, 'q');
+  std::string bundle = compressed(data, CompressionMethod::Zstd, 3, 3);
+  auto reader = CompressedPrefixReader::open(bundle);
+  ASSERT_TRUE(reader.ok());
+  ASSERT_TRUE((*reader)->prefix(500000).ok());
+  auto shorter = (*reader)->prefix(10);
+  ASSERT_TRUE(shorter.ok());
+  EXPECT_EQ(*shorter, std::string(10, 'q'));
+}
+
 // --- Bundles LLVM 22 cannot write --------------------------------------------
 
 TEST(CraftedBundles, Version1ZstdRunsToTheEndOfInput) {
