@@ -125,8 +125,7 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
       input->data_ = map;
       input->mapBase_ = map;
       input->mapSize_ = input->size_;
-      input->mappingRegistration_ =
-          MappingRegistration(map, input->size_, path);
+      input->mappingRegistration_ = registerMapping(map, input->size_, path);
     }
     return input;
   }
@@ -450,7 +449,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
   }
   output->fd_ = fd;
   output->tempPath_ = temporary;
-  output->temporaryRegistration_ = TemporaryRegistration(temporary);
+  output->temporaryRegistration_ = registerTemporary(temporary);
   output->destination_ = destination;
   outputs_.push_back(std::move(output));
   OutputFile *created = outputs_.back().get();

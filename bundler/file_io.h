@@ -69,7 +69,7 @@ private:
   uint64_t mapSize_ = 0;
   // Lets a SIGBUS in the mapping (the file truncated under us) name the
   // file instead of crashing; see interrupt_cleanup.h.
-  MappingRegistration mappingRegistration_;
+  SignalRegistration mappingRegistration_;
   std::string buffer_; // contents of non-regular inputs
 };
 
@@ -132,7 +132,7 @@ private:
   // The temporary itself, so that undoing a commit removes only it.
   std::optional<FileIdentity> temporaryIdentity_;
   // Lets a termination signal remove the temporary.
-  TemporaryRegistration temporaryRegistration_;
+  SignalRegistration temporaryRegistration_;
 };
 
 // A set of outputs that appear together on commit() or not at all.

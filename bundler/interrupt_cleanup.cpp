@@ -149,69 +149,50 @@ void installInterruptCleanup(const char *programName) {
   ::sigaction(SIGBUS, &action, nullptr);
 }
 
-TemporaryRegistration::TemporaryRegistration(const std::string &path) {
+SignalRegistration registerTemporary(const std::string &path) {
   auto node = std::make_unique<TemporaryNode>();
   node->path = copyString(path);
   push(registries().temporaries, node.get());
-  node_ = node.release();
+  return SignalRegistration(node.release(), [](void *node) {
+    auto *temporary = static_cast<TemporaryNode *>(node);
+    unlinkNode(registries().temporaries, temporary);
+    delete temporary;
+  });
 }
 
-TemporaryRegistration::TemporaryRegistration(
-    TemporaryRegistration &&other) noexcept
-    : node_(other.node_) {
-  other.node_ = nullptr;
-}
-
-TemporaryRegistration &
-TemporaryRegistration::operator=(TemporaryRegistration &&other) noexcept {
-  if (this != &other) {
-    release();
-    node_ = other.node_;
-    other.node_ = nullptr;
-  }
-  return *this;
-}
-
-void TemporaryRegistration::release() {
-  if (node_ == nullptr)
-    return;
-  auto *node = static_cast<TemporaryNode *>(node_);
-  unlinkNode(registries().temporaries, node);
-  delete node;
-  node_ = nullptr;
-}
-
-MappingRegistration::MappingRegistration(const void *base, uint64_t size,
-                                         const std::string &path) {
+SignalRegistration registerMapping(const void *base, uint64_t size,
+                                   const std::string &path) {
   auto node = std::make_unique<MappingNode>();
   node->begin = reinterpret_cast<uintptr_t>(base);
   node->end = node->begin + static_cast<uintptr_t>(size);
   node->quotedPath = copyString(escapeControlCharacters(path));
   push(registries().mappings, node.get());
-  node_ = node.release();
+  return SignalRegistration(node.release(), [](void *node) {
+    auto *mapping = static_cast<MappingNode *>(node);
+    unlinkNode(registries().mappings, mapping);
+    delete mapping;
+  });
 }
 
-MappingRegistration::MappingRegistration(MappingRegistration &&other) noexcept
-    : node_(other.node_) {
+SignalRegistration::SignalRegistration(SignalRegistration &&other) noexcept
+    : node_(other.node_), remove_(other.remove_) {
   other.node_ = nullptr;
 }
 
-MappingRegistration &
-MappingRegistration::operator=(MappingRegistration &&other) noexcept {
+SignalRegistration &
+SignalRegistration::operator=(SignalRegistration &&other) noexcept {
   if (this != &other) {
     release();
     node_ = other.node_;
+    remove_ = other.remove_;
     other.node_ = nullptr;
   }
   return *this;
 }
 
-void MappingRegistration::release() {
-  if (node_ == nullptr)
-    return;
-  auto *node = static_cast<MappingNode *>(node_);
-  unlinkNode(registries().mappings, node);
-  delete node;
+void SignalRegistration::release() {
+  if (node_ != nullptr)
+    remove_(node_);
   node_ = nullptr;
 }
 

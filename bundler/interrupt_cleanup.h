@@ -37,43 +37,38 @@ namespace offbundle {
 // must live as long as the process (argv[0] does).
 void installInterruptCleanup(const char *programName);
 
-// A temporary file the handlers remove if a termination signal arrives
-// while it is registered.
-class TemporaryRegistration {
+// An entry in one of the registries, removed from it when released or
+// destroyed.
+class SignalRegistration {
 public:
-  TemporaryRegistration() = default;
-  explicit TemporaryRegistration(const std::string &path);
-  ~TemporaryRegistration() { release(); }
-  TemporaryRegistration(TemporaryRegistration &&other) noexcept;
-  TemporaryRegistration &operator=(TemporaryRegistration &&other) noexcept;
-  TemporaryRegistration(const TemporaryRegistration &) = delete;
-  TemporaryRegistration &operator=(const TemporaryRegistration &) = delete;
+  SignalRegistration() = default;
+  ~SignalRegistration() { release(); }
+  SignalRegistration(SignalRegistration &&other) noexcept;
+  SignalRegistration &operator=(SignalRegistration &&other) noexcept;
+  SignalRegistration(const SignalRegistration &) = delete;
+  SignalRegistration &operator=(const SignalRegistration &) = delete;
 
-  // The file is no longer a temporary of ours (renamed into place, or
-  // removed): a signal must leave it alone.
   void release();
 
 private:
+  friend SignalRegistration registerTemporary(const std::string &path);
+  friend SignalRegistration registerMapping(const void *base, uint64_t size,
+                                            const std::string &path);
+  SignalRegistration(void *node, void (*remove)(void *))
+      : node_(node), remove_(remove) {}
   void *node_ = nullptr;
+  void (*remove_)(void *) = nullptr; // unlinks and frees the node
 };
+
+// A temporary file the handlers remove if a termination signal arrives
+// while it is registered. Release it once the file is no longer a temporary
+// of ours (renamed into place, or removed): a signal must leave it alone.
+SignalRegistration registerTemporary(const std::string &path);
 
 // A read-only mapping of an input file, so that a SIGBUS inside it can name
 // the file.
-class MappingRegistration {
-public:
-  MappingRegistration() = default;
-  MappingRegistration(const void *base, uint64_t size, const std::string &path);
-  ~MappingRegistration() { release(); }
-  MappingRegistration(MappingRegistration &&other) noexcept;
-  MappingRegistration &operator=(MappingRegistration &&other) noexcept;
-  MappingRegistration(const MappingRegistration &) = delete;
-  MappingRegistration &operator=(const MappingRegistration &) = delete;
-
-  void release();
-
-private:
-  void *node_ = nullptr;
-};
+SignalRegistration registerMapping(const void *base, uint64_t size,
+                                   const std::string &path);
 
 // Blocks SIGINT, SIGTERM and SIGHUP in the calling thread for its lifetime,
 // restoring the previous mask afterwards: around a step that must not be

@@ -502,7 +502,8 @@ def check_address_space_limit(tool, scratch):
 
 
 def interruption_checks(tool, scratch, sanitized):
-    """(name, problems or None when skipped) for the faults from outside."""
+    """(name, check) for the faults from outside: check() returns the
+    problems found; it is None when the check cannot run here."""
     checks = [(f"signal-{signal.Signals(number).name}",
                lambda number=number: check_signal(tool, scratch, number))
               for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
@@ -513,7 +514,7 @@ def interruption_checks(tool, scratch, sanitized):
     checks.append(("compress-under-ulimit-v",
                    None if sanitized else
                    lambda: check_address_space_limit(tool, scratch)))
-    return [(name, check() if check else None) for name, check in checks]
+    return checks
 
 
 CASE_SETS = {"bundler": (Inputs, bundler_cases, bundler_stdout_cases),
@@ -626,7 +627,17 @@ def main():
                              "run under an address-space limit")
     args = parser.parse_args()
 
-    passed = failed = skipped = 0
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+
+    def record(label, problems):
+        if problems:
+            counts["failed"] += 1
+            print("FAIL " + label)
+            for problem in problems:
+                print("    " + problem)
+        else:
+            counts["passed"] += 1
+
     scratch = tempfile.mkdtemp(prefix="atomic-outputs.")
     try:
         for spec in args.tool:
@@ -641,53 +652,34 @@ def main():
             for case in make_cases(inputs):
                 if args.only and args.only not in case.name:
                     continue
-                problems = check_case(case, tool, reference, inputs, scratch,
-                                      args.keep)
-                if problems:
-                    failed += 1
-                    print(f"FAIL {name} {case.name}")
-                    for problem in problems:
-                        print("    " + problem)
+                record(f"{name} {case.name}",
+                       check_case(case, tool, reference, inputs, scratch,
+                                  args.keep))
+            external = (interruption_checks(tool, scratch, args.sanitized)
+                        if name == "bundler" else [])
+            for check_name, check in external:
+                if args.only and args.only not in check_name:
+                    continue
+                if check is None:
+                    counts["skipped"] += 1
+                    print(f"SKIP {name} {check_name} (needs an address-space "
+                          "limit, which ASan cannot run under)")
                 else:
-                    passed += 1
-            if name == "bundler":
-                for check_name, problems in interruption_checks(
-                        tool, scratch, args.sanitized):
-                    if args.only and args.only not in check_name:
-                        continue
-                    if problems is None:
-                        skipped += 1
-                        print(f"SKIP {name} {check_name} (needs an "
-                              "address-space limit, which ASan cannot run "
-                              "under)")
-                    elif problems:
-                        failed += 1
-                        print(f"FAIL {name} {check_name}")
-                        for problem in problems:
-                            print("    " + problem)
-                    else:
-                        passed += 1
+                    record(f"{name} {check_name}", check())
             if args.only and args.only not in "stdout":
                 continue
             for stdout_args in make_stdout_cases():
-                problems = check_stdout(stdout_args, tool, reference,
-                                        inputs, scratch)
-                label = " ".join(stdout_args)
-                if problems:
-                    failed += 1
-                    print(f"FAIL {name} stdout: {label}")
-                    for problem in problems:
-                        print("    " + problem)
-                else:
-                    passed += 1
+                record(f"{name} stdout: " + " ".join(stdout_args),
+                       check_stdout(stdout_args, tool, reference, inputs,
+                                    scratch))
     finally:
         if args.keep:
             print("scratch folders kept in " + scratch)
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-    print(f"atomic outputs: {passed} passed, {failed} failed, "
-          f"{skipped} skipped")
-    return 1 if failed else 0
+    print(f"atomic outputs: {counts['passed']} passed, {counts['failed']} "
+          f"failed, {counts['skipped']} skipped")
+    return 1 if counts["failed"] else 0
 
 
 if __name__ == "__main__":
