@@ -527,7 +527,7 @@ TEST(RoundTrip, HighlyCompressibleDataGrowsItsBuffer) {
 // decompressing the whole bundle, in both codecs.
 TEST(CompressedPrefixReader, LongerPrefixesContinueWhereTheLastStopped) {
   std::string data;
-  for (int i = 0; data.size() < (3 << 20); ++i)
+  for (uint64_t i = 0; data.size() < (3 << 20); ++i)
     data += "entry " + std::to_string(i * 7919 % 10007) + "\n";
   for (CompressionMethod method :
        {CompressionMethod::Zstd, CompressionMethod::Zlib}) {
