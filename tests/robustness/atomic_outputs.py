@@ -38,6 +38,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import require_executables  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 REFERENCE_BUNDLER = "/usr/lib/llvm-22/bin/clang-offload-bundler"
@@ -420,6 +424,8 @@ def main():
     parser.add_argument("--keep", action="store_true",
                         help="keep the scratch folders of the cases")
     args = parser.parse_args()
+    # The standard-output cases compare with LLVM 22's tools.
+    require_executables(args.reference, STDOUT_REFERENCES["packager"])
 
     passed = failed = 0
     scratch = tempfile.mkdtemp(prefix="atomic-outputs.")
