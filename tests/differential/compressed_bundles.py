@@ -6,10 +6,14 @@ several compressed bundles laid end to end. This suite makes the other kinds
 itself (version 1, zlib in every version, concatenations), with the
 uncompressed bundles written by LLVM 22's own tool, and checks that ours lists
 and unbundles them exactly as LLVM lists and unbundles the uncompressed
-originals. It also checks the integrity refusals: a wrong hash, wrong sizes and
+originals, and that every entry of every bundle holds its input's bytes. It
+also checks the integrity refusals: a wrong hash, wrong sizes and
 a header claiming an absurd size all end in exit 1 with one error line
 (-list reads only the header of the bundle inside, so of these it refuses
 all but the wrong hash).
+
+Without LLVM 22's tool the suite is skipped (exit 77, a failure when CI is
+"true").
 
 Usage: compressed_bundles.py --ours PATH --reference PATH
 """
@@ -18,14 +22,23 @@ import argparse
 import hashlib
 import os
 import random
+import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import finish, require_executables  # noqa: E402
+
 TARGETS = ["host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
            "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"]
+# The entry IDs LLVM writes for them (the -list checks compare the IDs with
+# LLVM's listing), and the names -output-dir gives their files.
+WRITTEN_IDS = ["host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx906",
+               "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"]
 
 
 def run(tool, args, folder):
@@ -123,6 +136,28 @@ class Suite:
             self.check(f"{label}: -unbundle {target}",
                        code == 0 and got == inputs_by_bundle[0][index],
                        f"exit {code}, {err!r}")
+        # Every entry of every bundle: -output-dir writes them all, named
+        # after their IDs (":" written "_"), with ".<n>" for bundle n when
+        # the IDs repeat.
+        folder = self.path("all")
+        shutil.rmtree(folder, ignore_errors=True)
+        code, _, err = run(self.ours, [f"-type={file_type}", "-unbundle",
+                                       "-input=packed", "-output-dir=all"],
+                           self.folder)
+        self.check(f"{label}: -output-dir", code == 0, f"exit {code}, {err!r}")
+        expected = {}
+        for number, inputs in enumerate(inputs_by_bundle):
+            suffix = f".{number}" if len(inputs_by_bundle) > 1 else ""
+            for index, entry_id in enumerate(WRITTEN_IDS):
+                expected[entry_id.replace(":", "_") + suffix] = inputs[index]
+        written = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        self.check(f"{label}: one file per entry of every bundle",
+                   written == sorted(expected), f"{written}")
+        for name, payload in sorted(expected.items()):
+            path = os.path.join(folder, name)
+            got = self.read(os.path.join("all", name)) if os.path.exists(path) else None
+            self.check(f"{label}: entry {name}", got == payload,
+                       "absent" if got is None else f"{len(got)} bytes")
 
     def expect_refusal(self, label, data, file_type="bc", listing=True):
         """`listing`: whether -list must refuse too. It reads only the
@@ -199,11 +234,11 @@ def main():
     parser.add_argument("--ours", required=True)
     parser.add_argument("--reference", required=True)
     args = parser.parse_args()
+    require_executables(args.reference)
     with tempfile.TemporaryDirectory(prefix="offbundle-ccob-") as folder:
         suite = Suite(args.ours, args.reference, folder)
         suite.run_all()
-    print(f"{suite.passed} passed, {suite.failed} failed")
-    return 1 if suite.failed else 0
+    return finish(suite.passed, suite.failed)
 
 
 if __name__ == "__main__":

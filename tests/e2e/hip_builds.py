@@ -24,6 +24,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import finish, require_executables  # noqa: E402
+
 ARCHES = ["--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"]
 COMMON = ["-nogpulib", "-nogpuinc", "-O1"]
 
@@ -181,6 +185,12 @@ def main():
     args = parser.parse_args()
     bin_dir = args.reference_bin
     llvm_ar = os.path.join(bin_dir, "llvm-ar")
+    # clang 22 links with the ld.lld beside it; gcc and ar build the stub
+    # runtime.
+    require_executables(*(os.path.join(bin_dir, name) for name in
+                          ("clang++", "clang-offload-bundler", "llvm-ar",
+                           "ld.lld")),
+                        *(shutil.which(name) or name for name in ("gcc", "ar")))
     root = tempfile.mkdtemp(prefix="offbundle-hip-")
     passed = failed = 0
     try:
@@ -228,8 +238,7 @@ def main():
         if args.keep:
             shutil.copytree(root, args.keep, dirs_exist_ok=True)
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or passed == 0 else 0
+    return finish(passed, failed)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import require_executables  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 REFERENCE_BUNDLER = "/usr/lib/llvm-22/bin/clang-offload-bundler"
@@ -626,6 +630,8 @@ def main():
                         help="the tools are built with ASan, which cannot "
                              "run under an address-space limit")
     args = parser.parse_args()
+    # The standard-output cases compare with LLVM 22's tools.
+    require_executables(args.reference, STDOUT_REFERENCES["packager"])
 
     counts = {"passed": 0, "failed": 0, "skipped": 0}
 

@@ -25,7 +25,9 @@ read-only folder (which root ignores, so those cases are skipped with a note
 when permission bits do not bite) and another user's file in a sticky folder
 (which needs root to set up; the tool then runs as "nobody", so it must be
 executable by that user). Skipped cases are listed by reason and counted
-neither as passed nor as failed.
+neither as passed nor as failed; when every case is skipped, or LLVM 22's
+bundler (which makes the valid compressed bundles) is missing, the suite is
+skipped (exit 77, a failure when CI is "true").
 
 Random cases come from a fixed seed, so a failing case name can be rerun with
 --only NAME --keep to inspect its scratch folder.
@@ -60,6 +62,11 @@ import subprocess
 import sys
 import tempfile
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import (finish, report_skipped_cases,  # noqa: E402
+                           skip_suite)
 
 # ---------------------------------------------------------------------------
 # Bundle formats
@@ -1520,8 +1527,8 @@ def main():
     parser.add_argument("--reference", default=REFERENCE_BUNDLER,
                         help="the clang-offload-bundler that makes the valid "
                         "zstd compressed bundles the compressed cases start "
-                        "from (default: LLVM 22's when installed, else "
-                        "--tool)")
+                        "from (default: LLVM 22's; the suite is skipped "
+                        "without it)")
     parser.add_argument("--timeout", type=float, default=5.0,
                         help="seconds before a run counts as a hang")
     parser.add_argument("--only", help="run cases whose name contains this")
@@ -1538,9 +1545,8 @@ def main():
 
     maker = args.reference
     if not maker or not os.access(maker, os.X_OK):
-        print(f"note: no reference bundler at {maker}; the tool under test "
-              f"makes the valid compressed bundles")
-        maker = tool
+        skip_suite(f"no reference bundler at {maker} to make the compressed "
+                   "bundles")
     cases = all_cases(args.seed, args.random_cases, os.path.abspath(maker),
                       args.random_compressed_cases)
     if args.only:
@@ -1571,14 +1577,8 @@ def main():
             print(f"scratch folder kept: {scratch}")
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-    reasons = {}
-    for name, reason in skipped:
-        reasons.setdefault(reason, []).append(name)
-    for reason, names in reasons.items():
-        print(f"note: skipped {len(names)} cases that {reason}: "
-              f"{names[0]}{', ...' if len(names) > 1 else ''}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    report_skipped_cases(skipped)
+    return finish(passed, failed, len(skipped))
 
 
 if __name__ == "__main__":

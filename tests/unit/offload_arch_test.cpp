@@ -1,4 +1,5 @@
 #include "bundler/offload_arch.h"
+#include "bundler/offload_target.h"
 
 #include <gtest/gtest.h>
 
@@ -229,26 +230,69 @@ TEST(OffloadArchTest, UnknownAmdgcnNames) {
   }
 }
 
-TEST(OffloadArchTest, R600CanonicalNames) {
-  // LLVM 22.1.8's R600GPUs table (fillValidArchListR600, getArchNameR600).
-  const std::vector<std::pair<std::string_view, std::string_view>> r600Names = {
-      {"r600", "r600"},       {"rv630", "r600"},      {"rv635", "r600"},
-      {"r630", "r630"},       {"rs780", "rs880"},     {"rs880", "rs880"},
-      {"rv610", "rs880"},     {"rv620", "rs880"},     {"rv670", "rv670"},
-      {"rv710", "rv710"},     {"rv730", "rv730"},     {"rv740", "rv770"},
-      {"rv770", "rv770"},     {"cedar", "cedar"},     {"palm", "cedar"},
-      {"cypress", "cypress"}, {"hemlock", "cypress"}, {"juniper", "juniper"},
-      {"redwood", "redwood"}, {"sumo", "sumo"},       {"sumo2", "sumo"},
-      {"barts", "barts"},     {"caicos", "caicos"},   {"aruba", "cayman"},
-      {"cayman", "cayman"},   {"turks", "turks"},
-  };
-  for (const auto &[name, canonicalName] : r600Names) {
-    EXPECT_EQ(canonicalR600Processor(name), canonicalName) << name;
-    EXPECT_EQ(canonicalAmdgcnProcessor(name), "") << name;
-    EXPECT_FALSE(isKnownOffloadArch(name)) << name;
+// What LLVM 22.1.8 does with r600 processor names, one row per name: the
+// names clang 22 lists as valid r600 CPUs, then some it refuses; the
+// processor macro clang 22 predefines for "-cc1 -triple r600-unknown-unknown
+// -target-cpu NAME" (it names the primary processor the name stands for; a
+// refused name gets none); and the entry ID clang-offload-bundler 22 writes
+// for the target "openmp-r600-unknown-unknown--NAME". Printed by
+// scripts/collect_r600_cases.sh, which runs those tools.
+struct R600Observation {
+  std::string_view name;
+  std::string_view processorMacro;
+  std::string_view bundlerEntryId;
+};
+const R600Observation kR600Observations[] = {
+    {"r600", "__r600__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv630", "__r600__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv635", "__r600__", "openmp-r600-unknown-unknown-unknown-"},
+    {"r630", "__r630__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rs780", "__rs880__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rs880", "__rs880__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv610", "__rs880__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv620", "__rs880__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv670", "__rv670__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv710", "__rv710__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv730", "__rv730__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv740", "__rv770__", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv770", "__rv770__", "openmp-r600-unknown-unknown-unknown-"},
+    {"cedar", "__cedar__", "openmp-r600-unknown-unknown-unknown-"},
+    {"palm", "__cedar__", "openmp-r600-unknown-unknown-unknown-"},
+    {"cypress", "__cypress__", "openmp-r600-unknown-unknown-unknown-"},
+    {"hemlock", "__cypress__", "openmp-r600-unknown-unknown-unknown-"},
+    {"juniper", "__juniper__", "openmp-r600-unknown-unknown-unknown-"},
+    {"redwood", "__redwood__", "openmp-r600-unknown-unknown-unknown-"},
+    {"sumo", "__sumo__", "openmp-r600-unknown-unknown-unknown-"},
+    {"sumo2", "__sumo__", "openmp-r600-unknown-unknown-unknown-"},
+    {"barts", "__barts__", "openmp-r600-unknown-unknown-unknown-"},
+    {"caicos", "__caicos__", "openmp-r600-unknown-unknown-unknown-"},
+    {"aruba", "__cayman__", "openmp-r600-unknown-unknown-unknown-"},
+    {"cayman", "__cayman__", "openmp-r600-unknown-unknown-unknown-"},
+    {"turks", "__turks__", "openmp-r600-unknown-unknown-unknown-"},
+    {"R600", "", "openmp-r600-unknown-unknown-unknown-"},
+    {"RV630", "", "openmp-r600-unknown-unknown-unknown-"},
+    {"rv600", "", "openmp-r600-unknown-unknown-unknown-"},
+    {"r700", "", "openmp-r600-unknown-unknown-unknown-"},
+    {"tahiti", "", "openmp-r600-unknown-unknown-unknown-"},
+    {"gfx906", "", "openmp-r600-unknown-unknown-unknown-gfx906"},
+    {"sm_70", "", "openmp-r600-unknown-unknown-unknown-sm_70"},
+};
+
+TEST(OffloadArchTest, R600NamesAsLlvm22TreatsThem) {
+  for (const R600Observation &observed : kR600Observations) {
+    // "__rs880__" -> "rs880"; no macro -> the name is not an r600 processor.
+    std::string_view expected = observed.processorMacro;
+    if (!expected.empty())
+      expected = expected.substr(2, expected.size() - 4);
+    EXPECT_EQ(canonicalR600Processor(observed.name), expected) << observed.name;
+    // r600 names are no offload architectures: the bundler drops them from
+    // the entry ID (the triple then gets an "unknown" environment).
+    std::string target =
+        "openmp-r600-unknown-unknown--" + std::string(observed.name);
+    EXPECT_EQ(OffloadTarget::parse(target).str(), observed.bundlerEntryId)
+        << target;
   }
-  for (std::string_view name : {"", "gfx906", "R600", "rv600", "tahiti"})
-    EXPECT_EQ(canonicalR600Processor(name), "") << name;
+  EXPECT_EQ(canonicalR600Processor(""), "");
 }
 
 } // namespace

@@ -1,0 +1,75 @@
+"""Shared by the Python test suites under tests/: how a suite says it could
+not run.
+
+A suite that cannot run what it promises (LLVM 22's tool is missing, an input
+it needs could not be built, a compiler is missing) must not report a pass.
+It calls skip_suite(reason), which exits with status 77; ctest, told so by
+SKIP_RETURN_CODE 77 in tests/CMakeLists.txt, then shows the test as Skipped.
+Where the environment variable CI is "true" the machine is expected to have
+everything, so a skip is a failure instead (exit 1, saying what was missing).
+
+finish() ends a suite from its counts: any failure fails it, a suite whose
+every case was skipped is skipped, and one in which no case ran at all
+fails; none of them passes.
+
+A suite imports this module by putting tests/ on its path first:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    os.pardir))
+    from suite_support import skip_suite
+"""
+
+import os
+import sys
+
+# The exit status ctest reads as "skipped" (SKIP_RETURN_CODE).
+SKIP_STATUS = 77
+
+
+def skip_suite(reason):
+    """Ends the suite as skipped because of `reason` (what is missing), or
+    as failed when CI is "true"."""
+    if os.environ.get("CI") == "true":
+        print(f"error: the suite cannot run: {reason} (CI is true, where "
+              "every suite must run)", flush=True)
+        sys.exit(1)
+    print(f"skipped: {reason}", flush=True)
+    sys.exit(SKIP_STATUS)
+
+
+def require_executables(*paths):
+    """Skips the suite unless every path names an executable file."""
+    missing = [path for path in paths
+               if not (os.path.isfile(path) and os.access(path, os.X_OK))]
+    if missing:
+        skip_suite("missing: " + ", ".join(missing))
+
+
+def report_skipped_cases(skipped):
+    """Prints cases left out for a documented reason, counted per reason.
+    `skipped` is a list of (case name, reason)."""
+    reasons = {}
+    for name, reason in skipped:
+        reasons.setdefault(reason, []).append(name)
+    for reason, names in reasons.items():
+        print(f"skipped {len(names)} cases: {reason}: {names[0]}"
+              f"{', ...' if len(names) > 1 else ''}")
+
+
+def finish(passed, failed, skipped=0):
+    """Prints the summary line and returns the suite's exit status: 1 on a
+    failure or when no case ran, 0 when some passed; skips the suite when
+    every case was skipped. `skipped` counts cases left out for a
+    documented reason."""
+    summary = f"{passed} passed, {failed} failed"
+    if skipped:
+        summary += f", {skipped} skipped"
+    print(summary, flush=True)
+    if failed:
+        return 1
+    if passed == 0 and skipped:
+        skip_suite("every case was skipped")
+    if passed == 0:
+        print("error: no case ran", flush=True)
+        return 1
+    return 0
