@@ -59,7 +59,7 @@ std::string percentEncodeUriPath(std::string_view path);
 Result<std::string> percentDecodeUriPath(std::string_view encoded);
 
 // The path URIs give the file at `path`: absolute, so that the URI names the
-// same file from any folder and any host, with symbolic links resolved.
+// same file from any folder, with symbolic links resolved.
 // Resolving them is what ROCm does: its runtime takes file paths from the
 // kernel (/proc/self/exe, /proc/self/fd/<n>, /proc/self/maps), which reports
 // them resolved, so a URI printed here matches the one a debugger or the
