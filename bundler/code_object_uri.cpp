@@ -1,5 +1,7 @@
 #include "bundler/code_object_uri.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <limits>
 #include <sys/stat.h>
 
@@ -80,25 +82,11 @@ Result<CodeObjectUri> parseCodeObjectUri(std::string_view text) {
   size_t rangeAt = rest.find_first_of("#?");
   std::string_view encodedPath = rest.substr(0, rangeAt);
 
+  auto path = percentDecodeUriPath(encodedPath);
+  if (!path)
+    return uriError(text, path.error().message);
   CodeObjectUri uri;
-  for (size_t i = 0; i < encodedPath.size(); ++i) {
-    if (encodedPath[i] != '%') {
-      uri.path += encodedPath[i];
-      continue;
-    }
-    int high =
-        i + 1 < encodedPath.size() ? hexDigitValue(encodedPath[i + 1]) : -1;
-    int low =
-        i + 2 < encodedPath.size() ? hexDigitValue(encodedPath[i + 2]) : -1;
-    if (high < 0 || low < 0)
-      return uriError(text, "'%' must be followed by two hexadecimal digits");
-    uri.path += static_cast<char>(high * 16 + low);
-    i += 2;
-  }
-  if (uri.path.empty())
-    return uriError(text, "the file path is empty");
-  if (uri.path.find('\0') != std::string::npos)
-    return uriError(text, "the file path contains a NUL byte");
+  uri.path = std::move(*path);
 
   if (rangeAt == std::string_view::npos)
     return uri;
@@ -138,24 +126,62 @@ Result<CodeObjectUri> parseCodeObjectUri(std::string_view text) {
   return uri;
 }
 
-std::string formatCodeObjectUri(std::string_view path, uint64_t offset,
-                                uint64_t size) {
+std::string percentEncodeUriPath(std::string_view path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string uri(kFileScheme);
+  std::string encoded;
+  encoded.reserve(path.size());
   for (unsigned char c : path) {
+    // Spelled out rather than isalnum: the locale must not change the rule.
     bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                  (c >= '0' && c <= '9') || c == '/' || c == '_' || c == '.' ||
                  c == '~' || c == '-';
     if (plain) {
-      uri += static_cast<char>(c);
+      encoded += static_cast<char>(c);
     } else {
-      uri += '%';
-      uri += kHex[c >> 4];
-      uri += kHex[c & 15];
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 15];
     }
   }
-  uri += "#offset=" + std::to_string(offset) + "&size=" + std::to_string(size);
-  return uri;
+  return encoded;
+}
+
+Result<std::string> percentDecodeUriPath(std::string_view encoded) {
+  std::string path;
+  path.reserve(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] != '%') {
+      path += encoded[i];
+      continue;
+    }
+    int high = i + 1 < encoded.size() ? hexDigitValue(encoded[i + 1]) : -1;
+    int low = i + 2 < encoded.size() ? hexDigitValue(encoded[i + 2]) : -1;
+    if (high < 0 || low < 0)
+      return makeError("'%' must be followed by two hexadecimal digits");
+    path += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  if (path.empty())
+    return makeError("the file path is empty");
+  if (path.find('\0') != std::string::npos)
+    return makeError("the file path contains a NUL byte");
+  return path;
+}
+
+Result<std::string> uriFilePath(const std::string &path) {
+  // realpath makes the path absolute from the current folder and resolves
+  // links in one step; see the header for why links are resolved.
+  std::unique_ptr<char, decltype(&std::free)> resolved(
+      ::realpath(path.c_str(), nullptr), &std::free);
+  if (!resolved)
+    return fileError(path, errnoMessage(errno));
+  return std::string(resolved.get());
+}
+
+std::string formatCodeObjectUri(std::string_view absolutePath, uint64_t offset,
+                                uint64_t size) {
+  return std::string(kFileScheme) + percentEncodeUriPath(absolutePath) +
+         "#offset=" + std::to_string(offset) + "&size=" + std::to_string(size);
 }
 
 namespace {
@@ -181,7 +207,8 @@ Result<std::unique_ptr<InputFile>> openInput(const std::string &name) {
   auto uri = parseCodeObjectUri(name);
   if (!uri)
     return uri.takeError();
-  auto input = InputFile::open(uri->path);
+  // "-" means standard input to InputFile; in a URI it is a file's name.
+  auto input = InputFile::open(uri->path == "-" ? "./-" : uri->path);
   if (!input)
     return input.takeError();
   const uint64_t fileSize = (*input)->size();

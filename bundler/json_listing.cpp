@@ -257,9 +257,13 @@ class JsonListing {
 public:
   JsonListing(const InputFile &input, const BundlerConfig &config)
       : config_(config) {
-    // URIs name the file itself; standard input has no name to give.
-    if (input.path() != "-")
-      uriPath_ = inputFilePath(input.path());
+    // URIs name the file itself; standard input has no name to give. A
+    // file whose absolute path cannot be found (its folder was removed while
+    // it was read) gets null URIs rather than ones that name another file.
+    if (input.path() == "-")
+      return;
+    if (auto path = uriFilePath(inputFilePath(input.path())))
+      uriPath_ = std::move(*path);
   }
 
   Status writeBundle(size_t index, const DiscoveredBundle &bundle,

@@ -30,6 +30,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
@@ -112,6 +113,13 @@ def percent_encode(path):
                    for c in path.encode())
 
 
+def file_uri(path, offset, size):
+    """The URI ROCm's runtime gives bytes of a file: the absolute path with
+    links resolved (the runtime reads it from /proc), percent-encoded."""
+    return (f"file://{percent_encode(os.path.realpath(path))}"
+            f"#offset={offset}&size={size}")
+
+
 def file_name_for(entry_id):
     return re.sub(r"[^A-Za-z0-9._+-]", "_", entry_id)
 
@@ -126,9 +134,9 @@ class Tools:
     def tool(self, name):
         return os.path.join(self.bin, name)
 
-    def bundler(self, arguments, reference=False):
+    def bundler(self, arguments, reference=False, cwd=None):
         program = self.reference if reference else self.ours
-        return run([program] + arguments, self.folder, ok=False)
+        return run([program] + arguments, cwd or self.folder, ok=False)
 
     def section(self, path, name):
         """(offset, size) of a section, from llvm-readelf."""
@@ -243,8 +251,8 @@ class Suite:
             previous_end = offset + size
             check(read(path, offset, size) == unit.bundle,
                   f"bundle {index}'s bytes are not {unit.obj}'s bundle")
-            check(bundle["uri"] == f"file://{percent_encode(path)}"
-                  f"#offset={offset}&size={size}", "bundle URI")
+            check(bundle["uri"] == file_uri(path, offset, size),
+                  f"bundle URI {bundle['uri']}")
             check(bundle["compression"] == unit.header,
                   f"compression {bundle['compression']} != {unit.header}")
             ids = [entry["id"] for entry in bundle["entries"]]
@@ -261,9 +269,9 @@ class Suite:
                           "file_offset")
                     check(read(path, entry["file_offset"], entry["size"]) ==
                           payload, f"bytes of {entry['id']} in the file")
-                    check(entry["uri"] == f"file://{percent_encode(path)}"
-                          f"#offset={entry['file_offset']}"
-                          f"&size={entry['size']}", "entry URI")
+                    check(entry["uri"] == file_uri(path, entry["file_offset"],
+                                                   entry["size"]),
+                          f"entry URI {entry['uri']}")
                 kind, rest = entry["id"].split("-", 1)
                 check(entry["kind"] == kind, "kind")
                 check(entry["image"] is None, "image")
@@ -387,6 +395,103 @@ class Suite:
         check(done.returncode == 1 and done.stdout == b"" and
               len(done.stderr.splitlines()) == 1 and b"error:" in done.stderr,
               f"out-of-range URI: {done.stderr}")
+
+    def check_uris_from_elsewhere(self, path, units):
+        """The URIs of a listing made in one folder name the same bytes from
+        any other: absolute, links resolved, escaped as ROCm escapes."""
+        # A copy in a folder whose name needs every kind of escape, named
+        # through a link, relative to a folder of its own.
+        odd = os.path.join(self.tools.folder, "odd dir #2 %41 ?x=1&y \u00e9")
+        os.makedirs(odd, exist_ok=True)
+        copy = os.path.join(odd, "app copy")
+        shutil.copyfile(path, copy)
+        link = os.path.join(self.tools.folder, "link to odd dir")
+        if not os.path.islink(link):
+            os.symlink(odd, link)
+        here = os.path.join(self.tools.folder, "elsewhere", "deeper")
+        os.makedirs(here, exist_ok=True)
+        typed = os.path.relpath(os.path.join(link, "app copy"), here)
+        real = os.path.realpath(copy)
+        check(os.path.realpath(os.path.join(here, typed)) == real and
+              os.path.abspath(os.path.join(here, typed)) != real,
+              "the typed name does not go through the link")
+        done = self.tools.bundler(["-list", "-type=o", "-format=json",
+                                   "-input=" + typed], cwd=here)
+        check(done.returncode == 0, f"-format=json failed: {done.stderr}")
+        listing = json.loads(done.stdout)
+        check(listing["input"] == typed, f"input {listing['input']}")
+        check(len(listing["bundles"]) == len(units), "bundle count")
+
+        def check_uri(uri, offset, size, what):
+            check(uri is not None, f"{what}: no URI")
+            check(uri.startswith("file:///"),
+                  f"{what}: {uri} is not an absolute file:// URI")
+            encoded, _, range_text = uri[len("file://"):].partition("#")
+            # Decoded independently of the tool's escaping.
+            check(urllib.parse.unquote_to_bytes(encoded) == os.fsencode(real),
+                  f"{what}: {uri} does not decode to {real!r}")
+            check(encoded == percent_encode(real),
+                  f"{what}: {uri} is not escaped as ROCm escapes")
+            check(range_text == f"offset={offset}&size={size}",
+                  f"{what}: range {range_text}")
+
+        root = "/"
+        for index, (bundle, unit) in enumerate(zip(listing["bundles"], units)):
+            uri = bundle["uri"]
+            check_uri(uri, bundle["offset"], bundle["size"], f"bundle {index}")
+            check(read(real, bundle["offset"], bundle["size"]) == unit.bundle,
+                  f"bundle {index}: the URI's bytes are not the bundle")
+            # Read back from another folder: the same entries, and listed
+            # again there, the same URIs.
+            done = self.tools.bundler(["-list", "-type=o", "-input=" + uri],
+                                      cwd=root)
+            check(done.returncode == 0 and
+                  done.stdout.decode().splitlines() == unit.listed,
+                  f"-list of {uri} from /: {done.stdout} {done.stderr}")
+            done = self.tools.bundler(["-list", "-type=o", "-format=json",
+                                       "-input=" + uri], cwd=root)
+            check(done.returncode == 0, f"-format=json of {uri} from /: "
+                  f"{done.stderr}")
+            again = json.loads(done.stdout)["bundles"]
+            check(len(again) == 1 and again[0]["uri"] == uri and
+                  [e["uri"] for e in again[0]["entries"]] ==
+                  [e["uri"] for e in bundle["entries"]],
+                  f"{uri} listed from / gives other URIs")
+            for entry in bundle["entries"]:
+                entry_id = entry["id"]
+                out = os.path.join(self.tools.folder, "from-elsewhere.co")
+                done = self.tools.bundler(
+                    ["-unbundle", "-type=o", "-input=" + uri,
+                      "-targets=" + entry_id,
+                     "-output=" + out], cwd=root)
+                check(done.returncode == 0 and
+                      read(out) == unit.payloads[entry_id],
+                      f"-unbundle {entry_id} of {uri} from /: {done.stderr}")
+                if unit.compressed:
+                    check(entry["uri"] is None, "compressed entry with a URI")
+                    continue
+                check_uri(entry["uri"], entry["file_offset"], entry["size"],
+                          entry_id)
+                if not entry_id.startswith("hipv4-"):
+                    continue
+                # The code object itself, bundled from /, is the entry.
+                target = "hip-" + entry_id[len("hipv4-"):]
+                code = os.path.join(self.tools.folder, "entry-from-elsewhere")
+                done = self.tools.bundler(
+                    ["-type=o",
+                     "-input=" + os.path.join(self.tools.folder, "host.bin"),
+                     "-input=" + entry["uri"],
+                     "-targets=host-x86_64-unknown-linux-gnu," + target,
+                     "-output=" + code], cwd=root)
+                check(done.returncode == 0,
+                      f"bundling {entry['uri']} from /: {done.stderr}")
+                back = self.tools.bundler(
+                    ["-unbundle", "-type=o", "-input=" + code,
+                     "-targets=" + target, "-output=" + code + ".back"],
+                    reference=True)
+                check(back.returncode == 0 and
+                      read(code + ".back") == unit.payloads[entry_id],
+                      f"{entry['uri']} read from / is not {entry_id}")
 
     def check_failures(self, path):
         """Damaged data in .hip_fatbin: one error line, nothing written."""
@@ -631,6 +736,8 @@ def main():
                            suite.check_targets, path, members)
                 suite.case(f"{tag} code object URIs", suite.check_uris, path,
                            members)
+                suite.case(f"{tag} code object URIs from another folder",
+                           suite.check_uris_from_elsewhere, path, members)
             archive = f"libunits-{label}.a"
             suite.case(f"[{label} archive] -list", suite.check_list, archive,
                        objs)

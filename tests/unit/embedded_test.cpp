@@ -179,6 +179,56 @@ TEST(CodeObjectUri, FormattingEncodesEverythingOutsideTheSafeSet) {
   EXPECT_EQ(back->path, path);
 }
 
+TEST(CodeObjectUri, PercentEncodingIsRocmsRule) {
+  // ROCr's loader keeps [a-zA-Z0-9/_.~-] and writes everything else as two
+  // uppercase hexadecimal digits; the reserved characters of URIs and
+  // bytes of UTF-8 names included.
+  EXPECT_EQ(percentEncodeUriPath("/AZaz09/_.~-"), "/AZaz09/_.~-");
+  EXPECT_EQ(percentEncodeUriPath("/a b#c?d%e&f=g+h:i@j;k,l!m'n(o)p*q$r"),
+            "/a%20b%23c%3Fd%25e%26f%3Dg%2Bh%3Ai%40j%3Bk%2Cl%21m%27n%28o%29p%"
+            "2Aq%24r");
+  EXPECT_EQ(percentEncodeUriPath("/caf\xc3\xa9/\x7f\x80\xff\x01\n"s),
+            "/caf%C3%A9/%7F%80%FF%01%0A");
+  EXPECT_EQ(percentEncodeUriPath("/back\\slash\"quote\""),
+            "/back%5Cslash%22quote%22");
+}
+
+TEST(CodeObjectUri, PercentDecodingUndoesAnyEncoding) {
+  auto lower = percentDecodeUriPath("/caf%c3%a9%2fx%7E");
+  ASSERT_TRUE(lower.ok());
+  EXPECT_EQ(*lower, "/caf\xc3\xa9/x~");
+  // Bytes left unencoded, as typed by hand, pass through.
+  auto raw = percentDecodeUriPath("/a b/c\xc3\xa9");
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(*raw, "/a b/c\xc3\xa9");
+  EXPECT_FALSE(percentDecodeUriPath("/a%").ok());
+  EXPECT_FALSE(percentDecodeUriPath("/a%4").ok());
+  EXPECT_FALSE(percentDecodeUriPath("/a%g0").ok());
+  EXPECT_FALSE(percentDecodeUriPath("/a%00").ok());
+  EXPECT_FALSE(percentDecodeUriPath("").ok());
+}
+
+TEST(CodeObjectUri, EveryByteRoundTrips) {
+  std::string path = "/";
+  for (int c = 1; c < 256; ++c)
+    path += static_cast<char>(c);
+  std::string encoded = percentEncodeUriPath(path);
+  // Nothing left in the encoding that ends the path or starts an escape.
+  EXPECT_EQ(encoded.find_first_of("#?& "), std::string::npos);
+  auto decoded = percentDecodeUriPath(encoded);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, path);
+  EXPECT_EQ(percentEncodeUriPath(*decoded), encoded);
+
+  // Through a whole URI, with a range after the path.
+  std::string odd = "/dir with space/#1%20?x=y&z/\xe2\x82\xac.co";
+  auto uri = parseCodeObjectUri(formatCodeObjectUri(odd, 12288, 4568));
+  ASSERT_TRUE(uri.ok()) << uri.error().message;
+  EXPECT_EQ(uri->path, odd);
+  EXPECT_EQ(uri->offset, 12288u);
+  EXPECT_EQ(uri->size, 4568u);
+}
+
 class UriInputTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -222,6 +272,40 @@ TEST_F(UriInputTest, RangesOutsideTheFileAreRefused) {
   EXPECT_FALSE(openInput(uri("#offset=5&size=6")).ok());
   EXPECT_FALSE(openInput(uri("#offset=1&size=18446744073709551615")).ok());
   EXPECT_FALSE(openInput("file:///no/such/file#offset=0").ok());
+}
+
+TEST_F(UriInputTest, UriPathsAreAbsoluteWithLinksResolved) {
+  // Named relative to the current folder, the path comes back absolute.
+  std::string relative =
+      std::filesystem::relative(path_, std::filesystem::current_path())
+          .string();
+  ASSERT_NE(relative.front(), '/');
+  std::string real = std::filesystem::canonical(path_).string();
+  auto fromRelative = uriFilePath(relative);
+  ASSERT_TRUE(fromRelative.ok()) << fromRelative.error().message;
+  EXPECT_EQ(*fromRelative, real);
+  // Through a link, it names the file the link leads to, as ROCm does.
+  std::string link = (folder_ / "link").string();
+  std::filesystem::create_symlink(path_, link);
+  auto fromLink = uriFilePath(link);
+  ASSERT_TRUE(fromLink.ok());
+  EXPECT_EQ(*fromLink, real);
+  EXPECT_FALSE(uriFilePath((folder_ / "missing").string()).ok());
+}
+
+TEST_F(UriInputTest, RelativeAndAbsoluteFormsOpenTheSameBytes) {
+  std::string relative =
+      std::filesystem::relative(path_, std::filesystem::current_path())
+          .string();
+  auto fromRelative =
+      openInput("file://" + percentEncodeUriPath(relative) + "#offset=3");
+  ASSERT_TRUE(fromRelative.ok()) << fromRelative.error().message;
+  EXPECT_EQ((*fromRelative)->contents(), "3456789");
+  auto absolute = uriFilePath(relative);
+  ASSERT_TRUE(absolute.ok());
+  auto fromAbsolute = openInput(formatCodeObjectUri(*absolute, 3, 7));
+  ASSERT_TRUE(fromAbsolute.ok()) << fromAbsolute.error().message;
+  EXPECT_EQ((*fromAbsolute)->contents(), "3456789");
 }
 
 TEST_F(UriInputTest, AnExistingFileIsNeverAUri) {
