@@ -85,7 +85,9 @@ VOLATILE = re.compile(rb'"[^"]*llvm-objcopy"|/[^"]*/clang-offload-bundler-[0-9a-
 
 
 class Suite:
-    def __init__(self, ours, reference, folder):
+    def __init__(self, ours, reference, folder, truncation_step=7):
+        # Every truncation_step-th length of the fat object is tried.
+        self.truncation_step = truncation_step
         self.ours = ours
         self.reference = reference
         self.folder = folder
@@ -169,7 +171,8 @@ class Suite:
         crash. Each run is its own check."""
         fat = self.read("clang-O0.ref.fat")
         path = os.path.join(self.folder, "bad.o")
-        cases = [("truncated", fat[:length]) for length in range(0, len(fat), 7)]
+        cases = [("truncated", fat[:length])
+                 for length in range(0, len(fat), self.truncation_step)]
         rng = random.Random(4)
         for _ in range(150):
             damaged = bytearray(fat)
@@ -281,6 +284,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ours", required=True)
     parser.add_argument("--reference", required=True)
+    parser.add_argument("--sanitized", action="store_true",
+                        help="the tool is built with ASan and UBSan, several "
+                             "times slower: try every 29th truncation length "
+                             "instead of every 7th")
     args = parser.parse_args()
     bin_folder = os.path.dirname(args.reference)
     # LLVM's bundler runs the llvm-objcopy beside it.
@@ -289,7 +296,8 @@ def main():
         ("clang", "clang++", "llvm-readelf", "llvm-objcopy")),
         *(shutil.which(name) or name for name in ("gcc", "g++")))
     with tempfile.TemporaryDirectory(prefix="offbundle-fat-") as folder:
-        suite = Suite(os.path.abspath(args.ours), args.reference, folder)
+        suite = Suite(os.path.abspath(args.ours), args.reference, folder,
+                      truncation_step=29 if args.sanitized else 7)
         suite.run_all()
     return finish(suite.passed, suite.failed)
 
