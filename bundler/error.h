@@ -59,22 +59,27 @@ inline Error fileError(const std::string &path, const std::string &reason) {
   return Error{"'" + path + "': " + reason};
 }
 
+// "\x" and two lowercase hexadecimal digits for a byte, the escape both
+// tools write for control characters in what they print.
+inline void appendHexEscape(std::string &out, unsigned char byte) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 15];
+}
+
 // Messages quote paths, entry IDs and image strings, which may hold any
 // byte; a newline there would split the one error line into several, so
 // control characters are written as escapes.
 inline std::string escapeControlCharacters(const std::string &text) {
   std::string escaped;
   for (unsigned char c : text) {
-    if (c == '\n') {
+    if (c == '\n')
       escaped += "\\n";
-    } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      escaped += "\\x";
-      escaped += kHex[c >> 4];
-      escaped += kHex[c & 15];
-    } else {
+    else if (c < 0x20 || c == 0x7f)
+      appendHexEscape(escaped, c);
+    else
       escaped += static_cast<char>(c);
-    }
   }
   return escaped;
 }

@@ -213,10 +213,7 @@ std::string escapedField(std::string_view text) {
     if (c == '\\') {
       escaped += "\\\\";
     } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      escaped += "\\x";
-      escaped += kHex[c >> 4];
-      escaped += kHex[c & 15];
+      appendHexEscape(escaped, c);
     } else {
       escaped += static_cast<char>(c);
     }
