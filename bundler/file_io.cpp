@@ -362,7 +362,9 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   return Status::success();
 }
 
-OutputTransaction::OutputTransaction() : rename_(systemRename) {}
+OutputTransaction::OutputTransaction()
+    : rename_(systemRename),
+      chmod_([](int fd, unsigned mode) { return ::fchmod(fd, mode); }) {}
 
 OutputTransaction::~OutputTransaction() {
   for (auto &output : outputs_) {
@@ -458,7 +460,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
     return fileError(path, errnoMessage(errno));
   created->temporaryIdentity_ = identityOf(temporaryInfo);
   // A replaced output keeps the permissions of the file it replaces.
-  if (exists && ::fchmod(fd, replacedMode) != 0)
+  if (exists && chmod_(fd, replacedMode) != 0)
     return fileError(path, "cannot give the output the permissions of the "
                            "file it replaces: " +
                                errnoMessage(errno));

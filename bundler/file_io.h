@@ -179,10 +179,17 @@ public:
   void setRenameFunctionForTesting(RenameFunction rename) {
     rename_ = std::move(rename);
   }
+  // fchmod(fd, mode) for giving a replaced output the old file's
+  // permissions; replaceable so that tests can make it fail.
+  using ChmodFunction = std::function<int(int fd, unsigned mode)>;
+  void setChmodFunctionForTesting(ChmodFunction chmod) {
+    chmod_ = std::move(chmod);
+  }
 
 private:
   std::vector<std::unique_ptr<OutputFile>> outputs_;
   RenameFunction rename_;
+  ChmodFunction chmod_;
   bool committed_ = false;
 };
 

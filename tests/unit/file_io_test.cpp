@@ -4,6 +4,7 @@
 // signals remove temporaries (interrupt_cleanup.h).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 #include "bundler/file_io.h"
@@ -217,6 +219,62 @@ TEST(OutputTransaction, ModesFollowTheReplacedFileOrTheUmask) {
   EXPECT_EQ(modeOf(folder / "private"), 0600u);
   EXPECT_EQ(modeOf(folder / "script"), 0751u);
   EXPECT_EQ(modeOf(folder / "new"), 0640u);
+}
+
+TEST(OutputTransaction, FailingChmodOfAReplacedOutputIsAnError) {
+  ScratchFolder folder;
+  writeFile(folder / "out", "old out");
+  const auto before = listing(folder.path());
+  {
+    OutputTransaction transaction;
+    transaction.setChmodFunctionForTesting([](int, unsigned) {
+      errno = EPERM;
+      return -1;
+    });
+    auto output = transaction.create(folder / "out");
+    ASSERT_FALSE(output.ok());
+    EXPECT_EQ(output.error().message,
+              "'" + (folder / "out") +
+                  "': cannot give the output the permissions of the file it "
+                  "replaces: Operation not permitted");
+  }
+  // The temporary is gone and the old file is untouched.
+  EXPECT_EQ(listing(folder.path()), before);
+}
+
+// The umask as the kernel reports it, read without changing it.
+std::string umaskLine() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Umask:", 0) == 0)
+      return line;
+  return "";
+}
+
+TEST(OutputTransaction, NeverChangesTheUmask) {
+  // Learning the umask by setting it (and setting it back) would let
+  // another thread create files with the wrong mode in between; the
+  // process's umask must stay what it is while transactions come and go.
+  ScratchFolder folder;
+  const mode_t savedMask = ::umask(077);
+  const std::string expected = umaskLine();
+  ASSERT_EQ(expected, "Umask:\t0077");
+  std::atomic<bool> done{false};
+  std::atomic<int> changes{0};
+  std::thread watcher([&] {
+    while (!done.load())
+      if (umaskLine() != expected)
+        ++changes;
+  });
+  for (int i = 0; i < 2000; ++i) {
+    OutputTransaction transaction;
+    auto output = transaction.create(folder / "new");
+    ASSERT_TRUE(output.ok());
+  }
+  done.store(true);
+  watcher.join();
+  ::umask(savedMask);
+  EXPECT_EQ(changes.load(), 0);
 }
 
 // Runs `body` in a child process with the cleanup handlers installed and
