@@ -72,7 +72,9 @@ Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
         return next.takeError();
       if (!*next)
         break;
-      ids.emplace(**next);
+      // IDs of earlier releases are compared as the unbundling reads them.
+      std::optional<std::string> normalized = normalizeStoredBundleId(**next);
+      ids.emplace(normalized ? std::move(*normalized) : std::string(**next));
       if (Status status = (*reader)->skipEntry(); !status.ok())
         return status;
     }
@@ -136,12 +138,13 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
       if (!*next)
         break;
       std::string_view entryId = **next;
-      if (!isWellFormedBundleId(entryId))
+      std::optional<OffloadTarget> codeObject =
+          OffloadTarget::parseStored(entryId);
+      if (!codeObject)
         return makeError("Invalid bundle id read from code object");
-      OffloadTarget codeObject = OffloadTarget::parse(entryId);
       std::vector<size_t> compatible;
       for (size_t i = 0; i < requested.size(); ++i)
-        if (isCodeObjectCompatible(codeObject, requested[i],
+        if (isCodeObjectCompatible(*codeObject, requested[i],
                                    config.hipOpenmpCompatible))
           compatible.push_back(i);
       if (compatible.empty()) {
@@ -158,7 +161,7 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
         data = ownedBytes.back();
       }
       ownedBytes.push_back(
-          deviceMemberName(member.name, entryId, codeObject.targetId));
+          deviceMemberName(member.name, entryId, codeObject->targetId));
       const std::string &name = ownedBytes.back();
       for (size_t index : compatible)
         archives[index].push_back({name, data});

@@ -172,14 +172,18 @@ std::string JsonWriter::finish() { return text_ + "\n"; }
 
 namespace {
 
-// What the entry ID says, part by part, as written (not normalised).
-void writeParsedId(JsonWriter &json, std::string_view id) {
-  if (!isWellFormedBundleId(id)) {
+// What the entry ID says, part by part, as written (not normalised), except
+// that the three-field triple of an ID from an earlier release is given in
+// the four-field form the unbundling matches it as.
+void writeParsedId(JsonWriter &json, std::string_view storedId) {
+  std::optional<std::string> normalized = normalizeStoredBundleId(storedId);
+  if (!normalized) {
     json.nullField("kind");
     json.nullField("triple");
     json.nullField("target_id");
     return;
   }
+  std::string_view id = *normalized;
   std::vector<std::string_view> parts = splitOnDash(id, 6);
   json.field("kind", parts[0]);
   json.key("triple");

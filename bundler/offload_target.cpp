@@ -31,6 +31,24 @@ bool isWellFormedBundleId(std::string_view id) {
   return parts == 5 || parts == 6;
 }
 
+std::optional<std::string> normalizeStoredBundleId(std::string_view id) {
+  if (isWellFormedBundleId(id))
+    return std::string(id);
+  std::vector<std::string_view> parts = splitBundleId(id);
+  if (parts.size() != 4)
+    return std::nullopt;
+  Triple triple(id.substr(parts[0].size() + 1));
+  if (triple.normalizationIsFatal())
+    return std::nullopt;
+  std::string normalized =
+      std::string(parts[0]) + "-" + bundlerTripleSpelling(triple);
+  // Normalising keeps the triple's components free of dashes, so this holds
+  // whenever it reorders them; checked rather than assumed.
+  if (splitBundleId(normalized).size() != 5)
+    return std::nullopt;
+  return normalized;
+}
+
 OffloadTarget OffloadTarget::parse(std::string_view id) {
   std::vector<std::string_view> parts = splitBundleId(id);
   OffloadTarget target;
@@ -42,6 +60,13 @@ OffloadTarget OffloadTarget::parse(std::string_view id) {
   if (!processor.empty() && isKnownOffloadArch(processor))
     target.targetId = std::string(idWithFeatures);
   return target;
+}
+
+std::optional<OffloadTarget> OffloadTarget::parseStored(std::string_view id) {
+  std::optional<std::string> normalized = normalizeStoredBundleId(id);
+  if (!normalized)
+    return std::nullopt;
+  return parse(*normalized);
 }
 
 bool OffloadTarget::isOffloadKindValid() const {
@@ -70,17 +95,16 @@ bool OffloadTarget::sameAs(const OffloadTarget &other) const {
          triple.isCompatibleWith(other.triple) && targetId == other.targetId;
 }
 
-std::string OffloadTarget::str() const {
+std::string bundlerTripleSpelling(const Triple &triple) {
   // AMDHSA runtimes expect "amdgcn-amd-amdhsa-" with an empty environment,
   // so LLVM writes those triples in three-part form plus a dash.
-  std::string normalized;
-  if (triple.isOSAMDHSA()) {
-    normalized = triple.normalize(TripleForm::ThreeIdent);
-    normalized.push_back('-');
-  } else {
-    normalized = triple.normalize(TripleForm::FourIdent);
-  }
-  return offloadKind + "-" + normalized + "-" + targetId;
+  if (triple.isOSAMDHSA())
+    return triple.normalize(TripleForm::ThreeIdent) + "-";
+  return triple.normalize(TripleForm::FourIdent);
+}
+
+std::string OffloadTarget::str() const {
+  return offloadKind + "-" + bundlerTripleSpelling(triple) + "-" + targetId;
 }
 
 bool isCodeObjectCompatible(const OffloadTarget &codeObject,

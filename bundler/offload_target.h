@@ -3,6 +3,7 @@
 // compatibility rules the bundler applies when unbundling.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,15 @@ namespace offbundle {
 // there are five or six of them (clang::checkOffloadBundleID).
 bool isWellFormedBundleId(std::string_view id);
 
+// An entry ID as read from a bundle, in the form the matching rules take:
+// a well-formed ID as it is; one of four parts, "<kind>-<arch>-<vendor>-<os>"
+// (the three-field triples earlier releases wrote, such as ROCm 5's
+// "host-x86_64-unknown-linux"), with its triple normalised to four fields as
+// the bundler writes triples ("host-x86_64-unknown-linux-unknown"). LLVM 22
+// refuses the latter ("invalid bundle id read from the bundle"), which made
+// such libraries unreadable. nullopt for any other ID.
+std::optional<std::string> normalizeStoredBundleId(std::string_view id);
+
 struct OffloadTarget {
   std::string offloadKind;
   Triple triple;
@@ -22,6 +32,8 @@ struct OffloadTarget {
 
   // Requires isWellFormedBundleId(id).
   static OffloadTarget parse(std::string_view id);
+  // An ID read from a bundle, parsed as normalizeStoredBundleId reads it.
+  static std::optional<OffloadTarget> parseStored(std::string_view id);
 
   bool hasHostKind() const { return offloadKind == "host"; }
   bool isOffloadKindValid() const;
@@ -36,6 +48,10 @@ struct OffloadTarget {
 
 // Whether a code object with this entry ID may serve the requested target
 // (clang's isCodeObjectCompatible).
+// A triple as the bundler spells it in entry IDs: AMDHSA ones as
+// "<arch>-<vendor>-amdhsa-" (empty environment), others in four fields.
+std::string bundlerTripleSpelling(const Triple &triple);
+
 bool isCodeObjectCompatible(const OffloadTarget &codeObject,
                             const OffloadTarget &target,
                             bool hipOpenmpCompatible);

@@ -249,13 +249,14 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
         break;
       ++entriesSeen;
       std::string_view entryId = **next;
-      if (!isWellFormedBundleId(entryId))
+      std::optional<OffloadTarget> codeObject =
+          OffloadTarget::parseStored(entryId);
+      if (!codeObject)
         return makeError("invalid bundle id read from the bundle");
-      OffloadTarget codeObject = OffloadTarget::parse(entryId);
 
       std::optional<std::pair<std::string_view, size_t>> match;
       for (const auto &[key, targetIndex] : worklist.entries()) {
-        if (isCodeObjectCompatible(codeObject, requested[*targetIndex],
+        if (isCodeObjectCompatible(*codeObject, requested[*targetIndex],
                                    config.hipOpenmpCompatible)) {
           match.emplace(key, *targetIndex);
           break;
@@ -276,7 +277,7 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
       else
         copies.push_back({&bundle, {*output, payload->offset, payload->size}});
       worklist.erase(std::string(match->first));
-      if (codeObject.hasHostKind())
+      if (codeObject->hasHostKind())
         foundHostBundle = true;
     }
     return Status::success();

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <ostream>
+#include <string>
 
 namespace offbundle {
 namespace {
@@ -21,6 +23,101 @@ TEST(BundleIdShape, NeedsFiveOrSixDashSeparatedParts) {
   EXPECT_FALSE(isWellFormedBundleId(""));
   EXPECT_FALSE(isWellFormedBundleId("host-x86_64"));
 }
+
+struct StoredId {
+  const char *stored;
+  const char *normalized; // nullptr: refused
+};
+
+void PrintTo(const StoredId &id, std::ostream *out) { *out << id.stored; }
+
+class StoredIdNormalization : public ::testing::TestWithParam<StoredId> {};
+
+TEST_P(StoredIdNormalization, ReadsTheIdsEarlierReleasesWrote) {
+  std::optional<std::string> normalized =
+      normalizeStoredBundleId(GetParam().stored);
+  if (GetParam().normalized == nullptr)
+    EXPECT_FALSE(normalized.has_value()) << *normalized;
+  else
+    EXPECT_EQ(normalized.value_or("<refused>"), GetParam().normalized);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Releases, StoredIdNormalization,
+    ::testing::Values(
+        // IDs LLVM 22 reads are kept as they are, unnormalised.
+        StoredId{"host-x86_64-unknown-linux-gnu",
+                 "host-x86_64-unknown-linux-gnu"},
+        StoredId{"hip-amdgcn-amd-amdhsa-unknown-gfx906",
+                 "hip-amdgcn-amd-amdhsa-unknown-gfx906"},
+        StoredId{"hip-amdgcn-amd-amdhsa-gfx906",
+                 "hip-amdgcn-amd-amdhsa-gfx906"},
+        // ROCm 5's host entry: a three-field triple, padded to four.
+        StoredId{"host-x86_64-unknown-linux",
+                 "host-x86_64-unknown-linux-unknown"},
+        // Normalising also puts recognised components in their places.
+        StoredId{"host-x86_64-linux-gnu", "host-x86_64-unknown-linux-gnu"},
+        // AMDHSA triples take the empty environment the bundler writes.
+        StoredId{"hipv4-amdgcn-amd-amdhsa", "hipv4-amdgcn-amd-amdhsa-"},
+        // Fewer fields than three are still refused, as by LLVM 22.
+        StoredId{"host-x86_64-unknown", nullptr}, StoredId{"host", nullptr},
+        StoredId{"", nullptr},
+        // A triple LLVM cannot normalise at all.
+        StoredId{"host-dxil-pc-shadermodel6.10", nullptr}));
+
+TEST(StoredIdParsing, ThreeFieldHostIdParsesAsItsFourFieldForm) {
+  std::optional<OffloadTarget> stored =
+      OffloadTarget::parseStored("host-x86_64-unknown-linux");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->offloadKind, "host");
+  EXPECT_EQ(stored->triple.str(), "x86_64-unknown-linux-unknown");
+  EXPECT_EQ(stored->targetId, "");
+  EXPECT_TRUE(stored->hasHostKind());
+  EXPECT_TRUE(stored->isTripleValid());
+  EXPECT_EQ(stored->str(), "host-x86_64-unknown-linux-unknown-");
+  EXPECT_FALSE(OffloadTarget::parseStored("host-x86_64").has_value());
+}
+
+struct StoredCompatibility {
+  const char *stored;
+  const char *target;
+  bool compatible;
+};
+
+void PrintTo(const StoredCompatibility &c, std::ostream *out) {
+  *out << c.stored << " for " << c.target;
+}
+
+class StoredIdCompatibility
+    : public ::testing::TestWithParam<StoredCompatibility> {};
+
+TEST_P(StoredIdCompatibility, MatchesByTheNormalisedForm) {
+  const StoredCompatibility &c = GetParam();
+  std::optional<OffloadTarget> stored = OffloadTarget::parseStored(c.stored);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(isCodeObjectCompatible(*stored, OffloadTarget::parse(c.target),
+                                   /*hipOpenmpCompatible=*/false),
+            c.compatible);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rocm5, StoredIdCompatibility,
+    ::testing::Values(
+        // The empty and the "unknown" environment are one environment.
+        StoredCompatibility{"host-x86_64-unknown-linux",
+                            "host-x86_64-unknown-linux-unknown", true},
+        StoredCompatibility{"host-x86_64-unknown-linux",
+                            "host-x86_64-unknown-linux-", true},
+        // A named environment is another triple.
+        StoredCompatibility{"host-x86_64-unknown-linux",
+                            "host-x86_64-unknown-linux-gnu", false},
+        StoredCompatibility{"host-x86_64-unknown-linux",
+                            "hipv4-x86_64-unknown-linux-", false},
+        StoredCompatibility{"hipv4-amdgcn-amd-amdhsa",
+                            "hipv4-amdgcn-amd-amdhsa--", true},
+        // No target ID fits only a target without one.
+        StoredCompatibility{"hipv4-amdgcn-amd-amdhsa",
+                            "hip-amdgcn-amd-amdhsa--gfx90a", false}));
 
 struct Spelling {
   const char *given;

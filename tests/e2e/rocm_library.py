@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""A real ROCm 5 library: Debian's librocsparse0 (rocSPARSE 5.3).
+
+Its shared library keeps, in .hip_fatbin, a hundred or so binary bundles
+written by ROCm 5's bundler, whose host entries carry a three-field triple
+("host-x86_64-unknown-linux"). LLVM 22 refuses to unbundle them ("invalid
+bundle id read from the bundle"); offbundle reads such IDs as their
+normalised four-field form (README, differences table).
+
+What the bundler must report is derived without it: the ELF section headers
+and every bundle header are parsed here, each bundle is cut out of the
+section (its extent: from its magic to the end of its last entry), and
+LLVM 22 lists the cut bundles. Checked:
+
+- -list of every cut bundle: stdout, stderr and exit code as LLVM 22's;
+- -unbundle -targets of every entry of every cut bundle (the host entry
+  named in its normalised form): the payload bytes the header records;
+- -unbundle of the whole library with the command a user would type: the
+  first gfx90a:xnack- payload of the first bundle holding one;
+- -list -format=json of a cut bundle: `id` as stored, `triple` normalised.
+
+The package is fetched with `apt-get download` (never installed) and kept in
+the cache folder, so later runs in the same build tree reuse it; the suite
+is skipped only when the package cannot be downloaded.
+
+Usage: rocm_library.py --ours PATH --reference PATH --cache DIR
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import (finish, require_executables,  # noqa: E402
+                           skip_suite)
+
+PACKAGE = "librocsparse0"
+LIBRARY_GLOB = "usr/lib/*/librocsparse.so.*.*"
+BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+# The target of the whole-library check, as a user would type it.
+WHOLE_LIBRARY_TARGET = "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-"
+TOOL_TIMEOUT = 300
+
+
+def fetch_package(cache):
+    """The cached .deb, downloaded first when the cache has none."""
+    os.makedirs(cache, exist_ok=True)
+    cached = sorted(glob.glob(os.path.join(cache, PACKAGE + "_*.deb")))
+    if cached:
+        return cached[-1]
+    if shutil.which("apt-get") is None:
+        skip_suite(f"cannot download {PACKAGE}: no apt-get on this machine")
+    # Downloaded into a fresh folder and moved into the cache only when
+    # complete, so that an interrupted download is never taken as cached.
+    with tempfile.TemporaryDirectory(dir=cache) as download:
+        result = subprocess.run(["apt-get", "download", PACKAGE],
+                                cwd=download, capture_output=True,
+                                timeout=600)
+        debs = glob.glob(os.path.join(download, PACKAGE + "_*.deb"))
+        if result.returncode != 0 or len(debs) != 1:
+            message = result.stderr.decode(errors="replace").strip()
+            skip_suite(f"cannot download {PACKAGE} with apt-get download "
+                       f"(exit {result.returncode}): {message}")
+        target = os.path.join(cache, os.path.basename(debs[0]))
+        os.replace(debs[0], target)
+    return target
+
+
+def section_range(path, wanted):
+    """(offset, size) of the ELF64 little-endian section named `wanted`."""
+    with open(path, "rb") as elf:
+        header = elf.read(64)
+        if header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+            raise ValueError(f"{path}: not a 64-bit little-endian ELF file")
+        shoff, = struct.unpack_from("<Q", header, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", header, 0x3a)
+        elf.seek(shoff)
+        table = elf.read(shentsize * shnum)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", table, i * shentsize)
+                    for i in range(shnum)]
+        names = sections[shstrndx]
+        elf.seek(names[4])
+        strings = elf.read(names[5])
+    for name, _type, _flags, _addr, offset, size, *_ in sections:
+        end = strings.index(b"\0", name)
+        if strings[name:end].decode() == wanted:
+            return offset, size
+    raise ValueError(f"{path}: no {wanted} section")
+
+
+def parse_bundle_header(data, start):
+    """The entries [(id, offset, size)] of the binary bundle at `start`
+    (offsets relative to it) and the bundle's extent: up to the end of its
+    last entry."""
+    if data[start:start + len(BUNDLE_MAGIC)] != BUNDLE_MAGIC:
+        raise ValueError(f"no bundle magic at section offset {start}")
+    count, = struct.unpack_from("<Q", data, start + 24)
+    at = start + 32
+    entries = []
+    extent = at - start
+    for _ in range(count):
+        offset, size, id_length = struct.unpack_from("<QQQ", data, at)
+        at += 24
+        entry_id = data[at:at + id_length].decode()
+        at += id_length
+        entries.append((entry_id, offset, size))
+        extent = max(extent, at - start, offset + size)
+    return entries, extent
+
+
+def cut_bundles(section):
+    """Every bundle of the section: [(section offset, extent, entries)].
+    Only zero padding may lie between them."""
+    bundles = []
+    at = 0
+    while True:
+        found = section.find(BUNDLE_MAGIC, at)
+        if found < 0:
+            if section[at:].strip(b"\0"):
+                raise ValueError(f"bytes other than padding at {at}")
+            return bundles
+        if section[at:found].strip(b"\0"):
+            raise ValueError(f"bytes other than padding at {at}..{found}")
+        entries, extent = parse_bundle_header(section, found)
+        bundles.append((found, extent, entries))
+        at = found + extent
+
+
+def user_target(entry_id):
+    """What a user passes to -targets for a stored ID: a three-field triple
+    ("host-x86_64-unknown-linux", four dash-separated parts) in the
+    four-field form LLVM 22's command line accepts, with the "unknown"
+    environment normalising fills in; other IDs as they are."""
+    if len(entry_id.split("-")) == 4:
+        return entry_id + "-unknown"
+    return entry_id
+
+
+def expected_triple(entry_id):
+    """The `triple` object the JSON listing must give: as stored for
+    four-field triples, and for three-field ones normalised, the
+    environment "unknown" (empty for AMDHSA, as the bundler writes it)."""
+    parts = entry_id.split("-", 5)
+    arch, vendor, os_name = parts[1:4]
+    if len(parts) == 4:
+        environment = "" if os_name == "amdhsa" else "unknown"
+    else:
+        environment = parts[4]
+    return {"text": f"{arch}-{vendor}-{os_name}-{environment}", "arch": arch,
+            "vendor": vendor, "os": os_name, "environment": environment}
+
+
+def serves_whole_library_target(entry_id):
+    """Whether the whole-library target may take this entry: gfx90a with no
+    feature other than xnack-, under a HIP kind and the AMDHSA triple."""
+    parts = entry_id.split("-", 5)
+    if len(parts) != 6 or parts[0] not in ("hip", "hipv4") or \
+            parts[1:4] != ["amdgcn", "amd", "amdhsa"]:
+        return False
+    processor, *features = parts[5].split(":")
+    return processor == "gfx90a" and set(features) <= {"xnack-"}
+
+
+class Suite:
+    def __init__(self, ours, reference, work):
+        self.ours = ours
+        self.reference = reference
+        self.work = work
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {name}" + (f": {detail}" if detail else ""),
+                  flush=True)
+
+    def run(self, tool, *arguments):
+        return subprocess.run([tool, *arguments], capture_output=True,
+                              timeout=TOOL_TIMEOUT)
+
+    def compare_listing(self, name, cut, files_type):
+        arguments = ["-list", f"-type={files_type}", f"-input={cut}"]
+        ours = self.run(self.ours, *arguments)
+        theirs = self.run(self.reference, *arguments)
+        # LLVM's messages start with its program's path.
+        ours_err = ours.stderr.replace(self.ours.encode(), b"<tool>")
+        theirs_err = theirs.stderr.replace(self.reference.encode(), b"<tool>")
+        self.check(f"{name} -list -type={files_type}",
+                   (ours.returncode, ours.stdout, ours_err) ==
+                   (theirs.returncode, theirs.stdout, theirs_err),
+                   f"ours exit {ours.returncode} {ours.stdout[:200]!r} "
+                   f"{ours_err[:200]!r}, LLVM 22 exit {theirs.returncode} "
+                   f"{theirs.stdout[:200]!r} {theirs_err[:200]!r}")
+        return theirs
+
+    def unbundle_entries(self, name, cut, bundle, entries):
+        output = os.path.join(self.work, "entry.out")
+        for entry_id, offset, size in entries:
+            if os.path.exists(output):
+                os.remove(output)
+            target = user_target(entry_id)
+            result = self.run(self.ours, "-unbundle", "-type=o",
+                              f"-targets={target}", f"-input={cut}",
+                              f"-output={output}")
+            expected = bundle[offset:offset + size]
+            produced = None
+            if result.returncode == 0 and os.path.exists(output):
+                with open(output, "rb") as produced_file:
+                    produced = produced_file.read()
+            self.check(f"{name} -unbundle -targets={target}",
+                       produced == expected,
+                       f"exit {result.returncode}, "
+                       f"{result.stderr.decode(errors='replace').strip()}, "
+                       f"{'no output' if produced is None else len(produced)}"
+                       f" bytes for {size} expected")
+
+    def check_json(self, name, cut, entries):
+        result = self.run(self.ours, "-list", "-type=o", "-format=json",
+                          f"-input={cut}")
+        try:
+            listing = json.loads(result.stdout) if result.returncode == 0 \
+                else None
+        except json.JSONDecodeError as error:
+            listing = None
+            print(f"{name}: JSON listing does not parse: {error}")
+        if listing is None or len(listing.get("bundles", [])) != 1:
+            self.check(f"{name} -list -format=json", False,
+                       f"exit {result.returncode}, "
+                       f"{result.stderr.decode(errors='replace').strip()}")
+            return
+        # The JSON lists entries in file order; the header's order is that.
+        listed = listing["bundles"][0]["entries"]
+        self.check(f"{name} -format=json entry count",
+                   len(listed) == len(entries), f"{len(listed)} listed")
+        for entry, (entry_id, offset, size) in zip(listed, entries):
+            self.check(f"{name} -format=json {entry_id}",
+                       (entry["id"], entry["offset"], entry["size"],
+                        entry["kind"], entry["triple"]) ==
+                       (entry_id, offset, size, entry_id.split("-")[0],
+                        expected_triple(entry_id)),
+                       json.dumps(entry))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ours", required=True)
+    parser.add_argument("--reference", required=True)
+    parser.add_argument("--cache", required=True,
+                        help="folder keeping the downloaded package")
+    args = parser.parse_args()
+    require_executables(args.ours, args.reference)
+    if shutil.which("dpkg-deb") is None:
+        skip_suite("no dpkg-deb to unpack the package with")
+
+    deb = fetch_package(os.path.abspath(args.cache))
+    print(f"package: {os.path.basename(deb)}", flush=True)
+    with tempfile.TemporaryDirectory() as work:
+        unpacked = os.path.join(work, "root")
+        subprocess.run(["dpkg-deb", "-x", deb, unpacked], check=True)
+        libraries = [path for path in
+                     glob.glob(os.path.join(unpacked, LIBRARY_GLOB))
+                     if not os.path.islink(path)]
+        if len(libraries) != 1:
+            print(f"error: expected one library in the package, found "
+                  f"{libraries}")
+            return 1
+        library = libraries[0]
+        offset, size = section_range(library, ".hip_fatbin")
+        with open(library, "rb") as elf:
+            elf.seek(offset)
+            section = elf.read(size)
+        bundles = cut_bundles(section)
+        print(f"{os.path.basename(library)}: {len(bundles)} bundles, "
+              f"{sum(len(entries) for *_, entries in bundles)} entries",
+              flush=True)
+        suite = Suite(args.ours, args.reference, work)
+        suite.check("bundles found", len(bundles) > 0)
+        three_field = sum(1 for *_, entries in bundles for entry_id, *_ in
+                          entries if len(entry_id.split("-")) == 4)
+        # The point of the suite: without such IDs it tests nothing new.
+        suite.check("three-field entry IDs present", three_field > 0)
+
+        cut = os.path.join(work, "bundle")
+        for index, (start, extent, entries) in enumerate(bundles):
+            bundle = section[start:start + extent]
+            with open(cut, "wb") as cut_file:
+                cut_file.write(bundle)
+            name = f"bundle {index} (section offset {start})"
+            suite.compare_listing(name, cut, "o")
+            suite.unbundle_entries(name, cut, bundle, entries)
+            if index == 0:
+                suite.compare_listing(name, cut, "bc")
+                suite.check_json(name, cut, entries)
+                # What the README's differences table says LLVM 22 does.
+                host = [entry_id for entry_id, *_ in entries
+                        if entry_id.startswith("host-")]
+                refused = suite.run(
+                    args.reference, "-unbundle", "-type=o",
+                    f"-targets={WHOLE_LIBRARY_TARGET}", f"-input={cut}",
+                    f"-output={os.path.join(work, 'reference.out')}")
+                suite.check(
+                    f"{name}: LLVM 22 refuses the host entry {host}",
+                    refused.returncode == 1 and
+                    b"invalid bundle id read from the bundle" in
+                    refused.stderr, refused.stderr.decode(errors="replace"))
+        os.remove(cut)
+
+        expected = None
+        for start, _, entries in bundles:
+            served = [(offset, size) for entry_id, offset, size in entries
+                      if serves_whole_library_target(entry_id)]
+            if served:
+                entry_offset, entry_size = served[0]
+                expected = section[start + entry_offset:
+                                   start + entry_offset + entry_size]
+                break
+        output = os.path.join(work, "whole.out")
+        result = suite.run(args.ours, "-unbundle", "-type=o",
+                           f"-input={library}",
+                           f"-targets={WHOLE_LIBRARY_TARGET}",
+                           f"-output={output}")
+        produced = None
+        if result.returncode == 0 and os.path.exists(output):
+            with open(output, "rb") as produced_file:
+                produced = produced_file.read()
+        suite.check("whole library -unbundle "
+                    f"-targets={WHOLE_LIBRARY_TARGET}",
+                    expected is not None and produced == expected,
+                    f"exit {result.returncode}, "
+                    f"{result.stderr.decode(errors='replace').strip()}")
+    return finish(suite.passed, suite.failed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
