@@ -42,8 +42,8 @@ std::optional<std::string> normalizeStoredBundleId(std::string_view id) {
     return std::nullopt;
   std::string normalized =
       std::string(parts[0]) + "-" + bundlerTripleSpelling(triple);
-  // Normalising keeps the triple's components free of dashes, so this holds
-  // whenever it reorders them; checked rather than assumed.
+  // Normalised components hold no dashes, so this is a well-formed ID of
+  // five parts; checked rather than assumed, as parse() requires it.
   if (splitBundleId(normalized).size() != 5)
     return std::nullopt;
   return normalized;

@@ -17,7 +17,9 @@ LLVM 22 lists the cut bundles. Checked:
   named in its normalised form): the payload bytes the header records;
 - -unbundle of the whole library with the command a user would type: the
   first gfx90a:xnack- payload of the first bundle holding one;
-- -list -format=json of a cut bundle: `id` as stored, `triple` normalised.
+- -list -format=json of a cut bundle: `id` as stored, `triple` normalised;
+- -unbundle -type=a -check-input-archive of an archive of two cut bundles:
+  each device archive holds the payloads, named after the stored IDs.
 
 The package is fetched with `apt-get download` (never installed) and kept in
 the cache folder, so later runs in the same build tree reuse it; the suite
@@ -251,6 +253,62 @@ class Suite:
                        json.dumps(entry))
 
 
+def check_device_archives(suite, section, bundles):
+    """-unbundle -type=a -check-input-archive of an archive of the first two
+    cut bundles, for every device ID of the first: each device archive holds
+    the payloads of that ID's entries, one member per input member, named
+    after the stored ID. LLVM 22 refuses the archive."""
+    if shutil.which("ar") is None:
+        suite.check("ar to build the archive with", False, "no ar")
+        return
+    work = os.path.join(suite.work, "archive")
+    os.makedirs(work)
+    members = []
+    for index, (start, extent, entries) in enumerate(bundles[:2]):
+        member = f"part{index}.o"
+        with open(os.path.join(work, member), "wb") as member_file:
+            member_file.write(section[start:start + extent])
+        members.append((member, section[start:start + extent], entries))
+    subprocess.run(["ar", "rc", "lib.a", *(name for name, *_ in members)],
+                   cwd=work, check=True)
+    device_ids = [entry_id for entry_id, *_ in members[0][2]
+                  if not entry_id.startswith("host-")]
+    outputs = [f"device{index}.a" for index in range(len(device_ids))]
+    arguments = ["-unbundle", "-type=a", "-check-input-archive",
+                 "-input=lib.a", "-targets=" + ",".join(device_ids),
+                 *(f"-output={output}" for output in outputs)]
+    refused = subprocess.run([suite.reference, *arguments], cwd=work,
+                             capture_output=True, timeout=TOOL_TIMEOUT)
+    suite.check("device archives: LLVM 22 refuses the host entries",
+                refused.returncode == 1 and
+                b"Invalid bundle id read from code object" in refused.stderr,
+                refused.stderr.decode(errors="replace"))
+    result = subprocess.run([suite.ours, *arguments], cwd=work,
+                            capture_output=True, timeout=TOOL_TIMEOUT)
+    suite.check("device archives: -unbundle -type=a -check-input-archive",
+                result.returncode == 0,
+                result.stderr.decode(errors="replace"))
+    if result.returncode != 0:
+        return
+    for device_id, output in zip(device_ids, outputs):
+        expected = []
+        for member, bundle, entries in members:
+            for entry_id, offset, size in entries:
+                if entry_id == device_id:
+                    stem = member[:-len(".o")]
+                    name = f"{stem}-{device_id}{stem}.bc".replace(":", "_")
+                    expected.append((name, bundle[offset:offset + size]))
+        listed = subprocess.run(["ar", "t", output], cwd=work, check=True,
+                                capture_output=True).stdout.decode().split()
+        found = [(name, subprocess.run(["ar", "p", output, name], cwd=work,
+                                       check=True,
+                                       capture_output=True).stdout)
+                 for name in listed]
+        suite.check(f"device archive for {device_id}", found == expected,
+                    f"members {listed}, expected "
+                    f"{[name for name, _ in expected]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ours", required=True)
@@ -283,7 +341,9 @@ def main():
         print(f"{os.path.basename(library)}: {len(bundles)} bundles, "
               f"{sum(len(entries) for *_, entries in bundles)} entries",
               flush=True)
-        suite = Suite(args.ours, args.reference, work)
+        # Absolute, since some runs happen in another folder.
+        suite = Suite(os.path.abspath(args.ours),
+                      os.path.abspath(args.reference), work)
         suite.check("bundles found", len(bundles) > 0)
         three_field = sum(1 for *_, entries in bundles for entry_id, *_ in
                           entries if len(entry_id.split("-")) == 4)
@@ -314,6 +374,8 @@ def main():
                     b"invalid bundle id read from the bundle" in
                     refused.stderr, refused.stderr.decode(errors="replace"))
         os.remove(cut)
+
+        check_device_archives(suite, section, bundles)
 
         expected = None
         for start, _, entries in bundles:

@@ -19,6 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   std::vector<offbundle::OffloadTarget> targets;
   for (size_t i = 0; i < 2; ++i) {
+    // As read from a bundle, three-field triples of earlier releases too.
+    if (auto stored = offbundle::OffloadTarget::parseStored(pieces[i]))
+      (void)stored->str();
     if (!offbundle::isWellFormedBundleId(pieces[i]))
       continue;
     offbundle::OffloadTarget target =
