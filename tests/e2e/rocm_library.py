@@ -31,6 +31,7 @@ Usage: rocm_library.py --ours PATH --reference PATH --cache DIR
 import argparse
 import glob
 import json
+import mmap
 import os
 import shutil
 import struct
@@ -97,18 +98,37 @@ def section_range(path, wanted):
     raise ValueError(f"{path}: no {wanted} section")
 
 
+class Section:
+    """A section of a mapped file, sliced (into bytes) and searched like
+    bytes, without reading the whole section (over a gigabyte) into memory."""
+
+    def __init__(self, mapped, offset, size):
+        self.mapped = mapped
+        self.offset = offset
+        self.size = size
+
+    def __getitem__(self, where):
+        start, stop, _ = where.indices(self.size)
+        return self.mapped[self.offset + start:self.offset + stop]
+
+    def find(self, wanted, start):
+        found = self.mapped.find(wanted, self.offset + start,
+                                 self.offset + self.size)
+        return found - self.offset if found >= 0 else -1
+
+
 def parse_bundle_header(data, start):
     """The entries [(id, offset, size)] of the binary bundle at `start`
     (offsets relative to it) and the bundle's extent: up to the end of its
     last entry."""
     if data[start:start + len(BUNDLE_MAGIC)] != BUNDLE_MAGIC:
         raise ValueError(f"no bundle magic at section offset {start}")
-    count, = struct.unpack_from("<Q", data, start + 24)
+    count, = struct.unpack("<Q", data[start + 24:start + 32])
     at = start + 32
     entries = []
     extent = at - start
     for _ in range(count):
-        offset, size, id_length = struct.unpack_from("<QQQ", data, at)
+        offset, size, id_length = struct.unpack("<QQQ", data[at:at + 24])
         at += 24
         entry_id = data[at:at + id_length].decode()
         at += id_length
@@ -170,6 +190,14 @@ def serves_whole_library_target(entry_id):
     return processor == "gfx90a" and set(features) <= {"xnack-"}
 
 
+def successful_output(result, output):
+    """The output's bytes after a successful run, else None."""
+    if result.returncode != 0 or not os.path.exists(output):
+        return None
+    with open(output, "rb") as produced:
+        return produced.read()
+
+
 class Suite:
     def __init__(self, ours, reference, work):
         self.ours = ours
@@ -215,10 +243,7 @@ class Suite:
                               f"-targets={target}", f"-input={cut}",
                               f"-output={output}")
             expected = bundle[offset:offset + size]
-            produced = None
-            if result.returncode == 0 and os.path.exists(output):
-                with open(output, "rb") as produced_file:
-                    produced = produced_file.read()
+            produced = successful_output(result, output)
             self.check(f"{name} -unbundle -targets={target}",
                        produced == expected,
                        f"exit {result.returncode}, "
@@ -335,8 +360,8 @@ def main():
         library = libraries[0]
         offset, size = section_range(library, ".hip_fatbin")
         with open(library, "rb") as elf:
-            elf.seek(offset)
-            section = elf.read(size)
+            mapped = mmap.mmap(elf.fileno(), 0, access=mmap.ACCESS_READ)
+        section = Section(mapped, offset, size)
         bundles = cut_bundles(section)
         print(f"{os.path.basename(library)}: {len(bundles)} bundles, "
               f"{sum(len(entries) for *_, entries in bundles)} entries",
@@ -386,15 +411,13 @@ def main():
                 expected = section[start + entry_offset:
                                    start + entry_offset + entry_size]
                 break
+        mapped.close()
         output = os.path.join(work, "whole.out")
-        result = suite.run(args.ours, "-unbundle", "-type=o",
+        result = suite.run(suite.ours, "-unbundle", "-type=o",
                            f"-input={library}",
                            f"-targets={WHOLE_LIBRARY_TARGET}",
                            f"-output={output}")
-        produced = None
-        if result.returncode == 0 and os.path.exists(output):
-            with open(output, "rb") as produced_file:
-                produced = produced_file.read()
+        produced = successful_output(result, output)
         suite.check("whole library -unbundle "
                     f"-targets={WHOLE_LIBRARY_TARGET}",
                     expected is not None and produced == expected,
