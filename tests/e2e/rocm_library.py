@@ -347,7 +347,13 @@ def main():
 
     deb = fetch_package(os.path.abspath(args.cache))
     print(f"package: {os.path.basename(deb)}", flush=True)
-    with tempfile.TemporaryDirectory() as work:
+    # The unpacked library (1.3 GB) goes beside the cache, on the build
+    # tree's disk, rather than into a /tmp that may be memory.
+    # A run killed by its timeout leaves its folder behind: removed here.
+    for stale in glob.glob(os.path.join(os.path.dirname(deb), "unpacked-*")):
+        shutil.rmtree(stale, ignore_errors=True)
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(deb),
+                                     prefix="unpacked-") as work:
         unpacked = os.path.join(work, "root")
         subprocess.run(["dpkg-deb", "-x", deb, unpacked], check=True)
         libraries = [path for path in
