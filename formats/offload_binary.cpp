@@ -243,8 +243,6 @@ parseMultiEntry(std::string_view rest, uint64_t offset, uint32_t version,
     binary->size = size;
     return binary;
   }
-  if (isCompressedOffloadBinary(rest))
-    return makeError(where + "an inflated binary is compressed again");
   // LLVM's check, free of the overflow LLVM's multiplication has.
   if (size < kOffloadBinaryEntrySize ||
       entryCount >
