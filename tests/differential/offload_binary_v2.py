@@ -361,6 +361,15 @@ class Suite:
                            elf_object(v1), images, name="in.o")
         self.bundler_reads("compressed zlib", compressed(v3, "zlib"), v1,
                            images)
+        self.bundler_reads("archive of version 2 and compressed",
+                           ar_archive([("a.o", multi(images[:2])),
+                                       ("b.o", compressed(
+                                           multi(images[2:], 3), "zstd"))]),
+                           ar_archive([("a.o", v1[:len(version1(images[0])) +
+                                                  len(version1(images[1]))]),
+                                       ("b.o", b"".join(version1(i) for i in
+                                                       images[2:]))]),
+                           images, name="in.a")
 
     def damaged(self):
         images = sample_images()
