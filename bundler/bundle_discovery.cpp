@@ -5,6 +5,7 @@
 #include "archive/ar_archive.h"
 #include "bundler/code_object_uri.h"
 #include "formats/binary_bundle.h"
+#include "formats/compressed_offload_binary.h"
 #include "formats/elf_object.h"
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
@@ -104,10 +105,23 @@ private:
         bundle.format = DiscoveredFormat::Binary;
         bundle.data = sliceOf(here, element.bytes.size(), member);
         break;
-      case OffloadDataKind::OffloadBinary:
+      case OffloadDataKind::OffloadBinary: {
         bundle.format = DiscoveredFormat::OffloadBinary;
-        bundle.data = sliceOf(here, element.bytes.size(), member);
+        if (!isCompressedOffloadBinary(element.bytes)) {
+          bundle.data = sliceOf(here, element.bytes.size(), member);
+          break;
+        }
+        // Its images exist only once inflated: they have no file offsets.
+        auto inflated = inflateOffloadBinary(element.bytes);
+        if (!inflated)
+          return failure(member, section,
+                         "at offset " + std::to_string(element.offset) + ": " +
+                             inflated.error().message);
+        bundle.fileOffset.reset();
+        bundle.data =
+            InputFile::fromMemory(displayName(member), std::move(*inflated));
         break;
+      }
       case OffloadDataKind::CompressedBundle: {
         auto start = std::chrono::steady_clock::now();
         auto decompressed = decompressBundle(element.bytes);

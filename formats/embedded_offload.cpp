@@ -1,5 +1,7 @@
 #include "formats/embedded_offload.h"
 
+#include "formats/compressed_offload_binary.h"
+
 #include "bundler/triple.h"
 
 namespace offbundle {
@@ -31,27 +33,29 @@ std::string_view imageKindDescription(uint16_t kind) {
 
 Result<std::unique_ptr<OffloadBinaryReader>>
 OffloadBinaryReader::open(std::string_view bytes) {
-  auto binary = readOffloadBinary(bytes, "");
+  if (isCompressedOffloadBinary(bytes))
+    return makeError("a compressed offload binary cannot be read in place");
+  auto binary = readOffloadBinaryEntries(bytes, "");
   if (!binary)
     return binary.takeError();
   std::unique_ptr<OffloadBinaryReader> reader(new OffloadBinaryReader());
-  reader->binary_ = std::move(*binary);
-  reader->id_ = offloadImageEntryId(reader->binary_);
+  reader->entries_ = std::move(binary->entries);
   return reader;
 }
 
 Result<std::optional<std::string_view>> OffloadBinaryReader::nextEntry() {
-  if (consumed_)
+  if (next_ == entries_.size())
     return std::optional<std::string_view>();
-  consumed_ = true;
+  id_ = offloadImageEntryId(entries_[next_++]);
   return std::optional<std::string_view>(id_);
 }
 
 Result<EntryPayload> OffloadBinaryReader::readEntry() {
+  const OffloadBinaryView &entry = binary();
   EntryPayload payload;
   payload.offset =
-      static_cast<uint64_t>(binary_.image.data() - binary_.bytes.data());
-  payload.size = binary_.image.size();
+      static_cast<uint64_t>(entry.image.data() - entry.bytes.data());
+  payload.size = entry.image.size();
   return payload;
 }
 

@@ -1,7 +1,8 @@
 // The bundler's view of offload binaries (magic 0x10FF10AD, read by
 // formats/offload_binary.h), as clang's new offloading driver embeds them in
-// ".llvm.offloading" sections: each binary holds one image, which the
-// bundler lists and extracts like a bundle entry.
+// ".llvm.offloading" sections: each binary holds one image (several from
+// format version 2 on), which the bundler lists and extracts like bundle
+// entries.
 //
 // The bundler names an image by an entry ID in its own style,
 // "<offload kind>-<triple>-<arch>", with the triple written as bundle entry
@@ -34,7 +35,9 @@ std::string offloadImageEntryId(const OffloadBinaryView &binary);
 std::string_view offloadKindDescription(uint16_t kind);
 std::string_view imageKindDescription(uint16_t kind);
 
-// A one-entry bundle reader over one offload binary.
+// A bundle reader over the images of one offload binary. A compressed
+// binary must be inflated first (formats/compressed_offload_binary.h): the
+// payloads are ranges of the bytes given.
 class OffloadBinaryReader final : public BundleReader {
 public:
   // `bytes` starts with the binary; it may run on past it.
@@ -44,13 +47,14 @@ public:
   Result<EntryPayload> readEntry() override;
   Status skipEntry() override { return Status::success(); }
 
-  const OffloadBinaryView &binary() const { return binary_; }
+  // The image of the current entry.
+  const OffloadBinaryView &binary() const { return entries_[next_ - 1]; }
 
 private:
   OffloadBinaryReader() = default;
-  OffloadBinaryView binary_;
+  std::vector<OffloadBinaryView> entries_;
   std::string id_;
-  bool consumed_ = false;
+  size_t next_ = 0;
 };
 
 } // namespace offbundle

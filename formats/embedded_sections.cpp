@@ -68,10 +68,10 @@ splitOffloadData(std::string_view bytes) {
       }
     } else if (hasOffloadBinaryMagic(rest)) {
       element.kind = OffloadDataKind::OffloadBinary;
-      auto binary = readOffloadBinary(rest, "");
+      auto binary = readOffloadBinaryEntries(rest, "");
       if (!binary)
         return failed(binary.error().message);
-      extent = binary->bytes.size();
+      extent = binary->size;
     } else {
       return failed("data that is neither a bundle, a compressed bundle nor "
                     "an offload binary");

@@ -1,5 +1,6 @@
 #include "formats/offload_binary.h"
 
+#include "formats/compressed_offload_binary.h"
 #include "formats/tail_merged_string_table.h"
 
 #include <algorithm>
@@ -45,93 +46,66 @@ std::string describeContext(std::string_view context, uint64_t offset) {
   return text + "offload binary at offset " + std::to_string(offset) + ": ";
 }
 
-// The checks LLVM 22 makes on an entry (against the buffer it was given).
+// The checks LLVM makes on an entry (against the buffer it was given).
 bool entryWithin(uint64_t imageOffset, uint64_t stringOffset,
-                 uint64_t stringCount, uint64_t limit) {
+                 uint64_t stringCount, uint64_t stringEntrySize,
+                 uint64_t limit) {
   // The product and sum wrap as LLVM's unsigned arithmetic does.
   return imageOffset <= limit && stringOffset <= limit &&
-         stringOffset + stringCount * kOffloadBinaryStringEntrySize <= limit;
+         stringOffset + stringCount * stringEntrySize <= limit;
 }
 
-// Reads the binary at the start of `rest` (which runs to the end of the
-// buffer), checking what LLVM 22 checks in its order and with its messages,
-// then what it leaves unchecked.
-Result<OffloadBinaryView> parseOneBinary(std::string_view rest, uint64_t offset,
-                                         std::string_view context) {
-  auto llvmError = [](std::string_view message) {
-    return makeError(std::string(message));
-  };
-  if (rest.size() < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize ||
-      !hasOffloadBinaryMagic(rest))
-    return llvmError(kOffloadParseFailedMessage);
-  const uint32_t version = readLe32(rest, 4);
-  if (version == 0 || version > kOffloadBinaryVersion)
-    return llvmError(kOffloadParseFailedMessage);
-  const uint64_t size = readLe64(rest, 8);
-  const uint64_t entryOffset = readLe64(rest, 16);
-  const uint64_t entrySize = readLe64(rest, 24);
-  if (size > rest.size() || size < kOffloadBinaryEntrySize)
-    return llvmError(kOffloadUnexpectedEofMessage);
-  if (entryOffset > size - kOffloadBinaryEntrySize ||
-      entrySize > size - kOffloadBinaryHeaderSize)
-    return llvmError(kOffloadUnexpectedEofMessage);
-
-  OffloadBinaryView view;
-  view.offset = offset;
-  view.bytes = rest.substr(0, size);
-  view.version = version;
-  view.imageKind = readLe16(rest, entryOffset);
-  view.offloadKind = readLe16(rest, entryOffset + 2);
-  view.flags = readLe32(rest, entryOffset + 4);
-  const uint64_t stringOffset = readLe64(rest, entryOffset + 8);
-  const uint64_t stringCount = readLe64(rest, entryOffset + 16);
-  const uint64_t imageOffset = readLe64(rest, entryOffset + 24);
-  const uint64_t imageSize = readLe64(rest, entryOffset + 32);
-  // LLVM reads the binary twice: once from the rest of the buffer, then from
-  // a copy of exactly its size, where the minimum size applies again.
-  if (!entryWithin(imageOffset, stringOffset, stringCount, rest.size()))
-    return llvmError(kOffloadUnexpectedEofMessage);
-  if (size < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize)
-    return llvmError(kOffloadParseFailedMessage);
-  if (!entryWithin(imageOffset, stringOffset, stringCount, size))
-    return llvmError(kOffloadUnexpectedEofMessage);
-
-  // What LLVM trusts. Every table holds 64-bit fields and every binary
-  // LLVM writes keeps them (and its own size) 8-byte aligned.
-  const std::string where = describeContext(context, offset);
+// Reads the entry at `entryOffset` of view.bytes into `view`, checking what
+// LLVM trusts. Every table holds 64-bit fields and every binary LLVM writes
+// keeps them 8-byte aligned.
+Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
+                 const std::string &where) {
+  const std::string_view bytes = view.bytes;
+  const uint64_t size = bytes.size();
   const std::string sizeText = " (size " + std::to_string(size) + ")";
-  if (size % kOffloadBinaryAlignment != 0)
-    return makeError(where + "size " + std::to_string(size) +
-                     " is not a multiple of 8");
+  const bool sizedValues = view.version >= 2;
+  const uint64_t stringEntrySize = sizedValues ? kOffloadBinaryV2StringEntrySize
+                                               : kOffloadBinaryStringEntrySize;
   if (entryOffset % kOffloadBinaryAlignment != 0)
     return makeError(where + "entry at offset " + std::to_string(entryOffset) +
                      " is not 8-byte aligned");
+  view.imageKind = readLe16(bytes, entryOffset);
+  view.offloadKind = readLe16(bytes, entryOffset + 2);
+  view.flags = readLe32(bytes, entryOffset + 4);
+  const uint64_t stringOffset = readLe64(bytes, entryOffset + 8);
+  const uint64_t stringCount = readLe64(bytes, entryOffset + 16);
+  const uint64_t imageOffset = readLe64(bytes, entryOffset + 24);
+  const uint64_t imageSize = readLe64(bytes, entryOffset + 32);
+  if (sizedValues && !entryWithin(imageOffset, stringOffset, stringCount,
+                                  stringEntrySize, size))
+    return makeError(std::string(kOffloadUnexpectedEofMessage));
   if (stringOffset % kOffloadBinaryAlignment != 0)
     return makeError(where + "string entries at offset " +
                      std::to_string(stringOffset) + " are not 8-byte aligned");
-  if (stringCount > (size - stringOffset) / kOffloadBinaryStringEntrySize)
+  if (stringOffset > size ||
+      stringCount > (size - stringOffset) / stringEntrySize)
     return makeError(where + std::to_string(stringCount) +
                      " string entries at offset " +
                      std::to_string(stringOffset) +
                      " run past the end of the binary" + sizeText);
-  if (imageSize > size - imageOffset)
+  if (imageOffset > size || imageSize > size - imageOffset)
     return makeError(where + "image at offset " + std::to_string(imageOffset) +
                      " of " + std::to_string(imageSize) +
                      " bytes runs past the end of the binary" + sizeText);
-  view.image = view.bytes.substr(imageOffset, imageSize);
+  view.image = bytes.substr(imageOffset, imageSize);
 
   // Terminators are found in one sweep over the offsets in increasing order,
   // so strings sharing or overlapping bytes cost no rescans (entries can all
-  // name one long unterminated run).
+  // name one long unterminated run). Sized values need none.
   std::vector<uint64_t> offsets;
   offsets.reserve(static_cast<size_t>(stringCount) * 2);
   for (uint64_t index = 0; index < stringCount; ++index) {
-    const uint64_t at = stringOffset + index * kOffloadBinaryStringEntrySize;
-    for (uint64_t field :
-         {readLe64(view.bytes, at), readLe64(view.bytes, at + 8)})
-      if (field < size)
-        offsets.push_back(field);
+    const uint64_t at = stringOffset + index * stringEntrySize;
+    offsets.push_back(readLe64(bytes, at));
+    if (!sizedValues)
+      offsets.push_back(readLe64(bytes, at + 8));
   }
+  std::erase_if(offsets, [&](uint64_t field) { return field >= size; });
   std::sort(offsets.begin(), offsets.end());
   offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
   std::vector<size_t> terminators;
@@ -141,7 +115,7 @@ Result<OffloadBinaryView> parseOneBinary(std::string_view rest, uint64_t offset,
   for (uint64_t at : offsets) {
     if (!searched ||
         (terminator != std::string_view::npos && terminator < at)) {
-      terminator = view.bytes.find('\0', at);
+      terminator = bytes.find('\0', at);
       searched = true;
     }
     terminators.push_back(terminator);
@@ -160,15 +134,28 @@ Result<OffloadBinaryView> parseOneBinary(std::string_view rest, uint64_t offset,
     if (end == std::string_view::npos)
       return makeError(where + which + " at offset " + std::to_string(at) +
                        " has no terminating null byte within the binary");
-    return view.bytes.substr(at, end - at);
+    return bytes.substr(at, end - at);
+  };
+  auto readSizedValue = [&](uint64_t index,
+                            uint64_t at) -> Result<std::string_view> {
+    const uint64_t length = readLe64(bytes, at + 16);
+    const uint64_t valueOffset = readLe64(bytes, at + 8);
+    if (valueOffset > size || length > size - valueOffset)
+      return makeError(where + "string entry " + std::to_string(index) +
+                       ": value at offset " + std::to_string(valueOffset) +
+                       " of " + std::to_string(length) +
+                       " bytes runs past the end of the binary" + sizeText);
+    return bytes.substr(valueOffset, length);
   };
   std::unordered_map<std::string_view, size_t> placeOfKey;
   for (uint64_t index = 0; index < stringCount; ++index) {
-    const uint64_t at = stringOffset + index * kOffloadBinaryStringEntrySize;
-    auto key = readString(index, "key", readLe64(view.bytes, at));
+    const uint64_t at = stringOffset + index * stringEntrySize;
+    auto key = readString(index, "key", readLe64(bytes, at));
     if (!key)
       return key.takeError();
-    auto value = readString(index, "value", readLe64(view.bytes, at + 8));
+    auto value = sizedValues
+                     ? readSizedValue(index, at)
+                     : readString(index, "value", readLe64(bytes, at + 8));
     if (!value)
       return value.takeError();
     // A repeated key keeps its first place and takes the last value, as
@@ -180,7 +167,127 @@ Result<OffloadBinaryView> parseOneBinary(std::string_view rest, uint64_t offset,
     else
       view.strings[existing->second].second = *value;
   }
-  return view;
+  return Status::success();
+}
+
+// A version 1 binary at the start of `rest` (which runs to the end of the
+// buffer), checked as LLVM 22 checks it, in its order and with its messages,
+// then for what it leaves unchecked.
+Result<OffloadBinaryEntries> parseVersion1(std::string_view rest,
+                                           uint64_t offset,
+                                           const std::string &where) {
+  auto llvmError = [](std::string_view message) {
+    return makeError(std::string(message));
+  };
+  const uint64_t size = readLe64(rest, 8);
+  const uint64_t entryOffset = readLe64(rest, 16);
+  const uint64_t entrySize = readLe64(rest, 24);
+  if (size > rest.size() || size < kOffloadBinaryEntrySize)
+    return llvmError(kOffloadUnexpectedEofMessage);
+  if (entryOffset > size - kOffloadBinaryEntrySize ||
+      entrySize > size - kOffloadBinaryHeaderSize)
+    return llvmError(kOffloadUnexpectedEofMessage);
+  const uint64_t stringOffset = readLe64(rest, entryOffset + 8);
+  const uint64_t stringCount = readLe64(rest, entryOffset + 16);
+  const uint64_t imageOffset = readLe64(rest, entryOffset + 24);
+  // LLVM reads the binary twice: once from the rest of the buffer, then from
+  // a copy of exactly its size, where the minimum size applies again.
+  if (!entryWithin(imageOffset, stringOffset, stringCount,
+                   kOffloadBinaryStringEntrySize, rest.size()))
+    return llvmError(kOffloadUnexpectedEofMessage);
+  if (size < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize)
+    return llvmError(kOffloadParseFailedMessage);
+  if (!entryWithin(imageOffset, stringOffset, stringCount,
+                   kOffloadBinaryStringEntrySize, size))
+    return llvmError(kOffloadUnexpectedEofMessage);
+  if (size % kOffloadBinaryAlignment != 0)
+    return makeError(where + "size " + std::to_string(size) +
+                     " is not a multiple of 8");
+
+  OffloadBinaryView view;
+  view.offset = offset;
+  view.bytes = rest.substr(0, size);
+  view.version = 1;
+  if (Status status = readEntry(view, entryOffset, where); !status.ok())
+    return status.takeError();
+  OffloadBinaryEntries binary;
+  binary.size = size;
+  binary.entries.push_back(std::move(view));
+  return binary;
+}
+
+// A version 2 or 3 binary, checked as newer LLVM checks it, then for what it
+// leaves unchecked. `bytes` is exactly the binary when `inflated` holds it.
+Result<OffloadBinaryEntries>
+parseMultiEntry(std::string_view rest, uint64_t offset, uint32_t version,
+                const std::string &where,
+                std::shared_ptr<const std::string> inflated) {
+  const uint64_t headerSize =
+      version >= 3 ? kOffloadBinaryV3HeaderSize : kOffloadBinaryHeaderSize;
+  if (rest.size() < headerSize)
+    return makeError(std::string(kOffloadParseFailedMessage));
+  const uint64_t size = readLe64(rest, 8);
+  const uint64_t entriesOffset = readLe64(rest, 16);
+  const uint64_t entryCount = readLe64(rest, 24);
+  if (size > rest.size() || size < headerSize)
+    return makeError(std::string(kOffloadUnexpectedEofMessage));
+  if (!inflated && isCompressedOffloadBinary(rest)) {
+    auto restored = inflateOffloadBinary(rest.substr(0, size));
+    if (!restored)
+      return makeError(where + restored.error().message);
+    auto owner = std::make_shared<const std::string>(std::move(*restored));
+    auto binary = parseMultiEntry(*owner, offset, version, where, owner);
+    if (!binary)
+      return binary.takeError();
+    // The compressed binary's own size, not the inflated one.
+    binary->size = size;
+    return binary;
+  }
+  // LLVM's check, free of the overflow LLVM's multiplication has.
+  if (size < kOffloadBinaryEntrySize ||
+      entryCount >
+          (size - kOffloadBinaryHeaderSize) / kOffloadBinaryEntrySize ||
+      entriesOffset > size - entryCount * kOffloadBinaryEntrySize)
+    return makeError(std::string(kOffloadUnexpectedEofMessage));
+  if (size % kOffloadBinaryAlignment != 0)
+    return makeError(where + "size " + std::to_string(size) +
+                     " is not a multiple of 8");
+
+  OffloadBinaryEntries binary;
+  binary.size = size;
+  binary.entries.reserve(static_cast<size_t>(entryCount));
+  for (uint64_t index = 0; index < entryCount; ++index) {
+    OffloadBinaryView view;
+    view.offset = offset;
+    view.bytes = rest.substr(0, size);
+    view.inflated = inflated;
+    view.version = version;
+    view.entryIndex = index;
+    const std::string entryWhere =
+        where + "entry " + std::to_string(index) + ": ";
+    if (Status status = readEntry(
+            view, entriesOffset + index * kOffloadBinaryEntrySize, entryWhere);
+        !status.ok())
+      return status.takeError();
+    binary.entries.push_back(std::move(view));
+  }
+  return binary;
+}
+
+// The binary at the start of `rest` (which runs to the end of the buffer).
+Result<OffloadBinaryEntries> parseOneBinary(std::string_view rest,
+                                            uint64_t offset,
+                                            std::string_view context) {
+  if (rest.size() < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize ||
+      !hasOffloadBinaryMagic(rest))
+    return makeError(std::string(kOffloadParseFailedMessage));
+  const uint32_t version = readLe32(rest, 4);
+  if (version == 0 || version > kOffloadBinaryNewestVersion)
+    return makeError(std::string(kOffloadParseFailedMessage));
+  const std::string where = describeContext(context, offset);
+  if (version == 1)
+    return parseVersion1(rest, offset, where);
+  return parseMultiEntry(rest, offset, version, where, nullptr);
 }
 
 // Whether the 8 bytes at `at` are zero padding between binaries.
@@ -313,6 +420,72 @@ std::string writeOffloadBinary(const OffloadImageToWrite &image) {
   return bytes;
 }
 
+std::string
+writeMultiEntryOffloadBinary(const std::vector<OffloadImageToWrite> &images,
+                             uint32_t version) {
+  const uint64_t headerSize =
+      version >= 3 ? kOffloadBinaryV3HeaderSize : kOffloadBinaryHeaderSize;
+  TailMergedStringTable table;
+  uint64_t stringCount = 0;
+  uint64_t imagesSize = 0;
+  for (const OffloadImageToWrite &image : images) {
+    for (const auto &[key, value] : image.strings) {
+      table.add(key);
+      table.add(value);
+    }
+    stringCount += image.strings.size();
+    imagesSize += image.image.size();
+  }
+  table.finalize();
+
+  const uint64_t entriesSize = kOffloadBinaryEntrySize * images.size();
+  const uint64_t tableOffset =
+      headerSize + entriesSize + kOffloadBinaryV2StringEntrySize * stringCount;
+  const uint64_t firstImageOffset =
+      alignUp(tableOffset + table.size(), kOffloadBinaryAlignment);
+  const uint64_t size =
+      alignUp(firstImageOffset + imagesSize, kOffloadBinaryAlignment);
+
+  std::string bytes;
+  bytes.reserve(size);
+  bytes.append(kOffloadBinaryMagic);
+  appendLe(bytes, version, 4);
+  appendLe(bytes, size, 8);
+  appendLe(bytes, headerSize, 8);
+  appendLe(bytes, images.size(), 8);
+  if (version >= 3)
+    appendLe(bytes, 0, 8); // Not compressed.
+
+  // Each entry's string entries follow the previous entry's; the images lie
+  // back to back.
+  uint64_t stringEntryOffset = headerSize + entriesSize;
+  uint64_t imageOffset = firstImageOffset;
+  for (const OffloadImageToWrite &image : images) {
+    appendLe(bytes, image.imageKind, 2);
+    appendLe(bytes, image.offloadKind, 2);
+    appendLe(bytes, image.flags, 4);
+    appendLe(bytes, stringEntryOffset, 8);
+    appendLe(bytes, image.strings.size(), 8);
+    appendLe(bytes, imageOffset, 8);
+    appendLe(bytes, image.image.size(), 8);
+    stringEntryOffset += kOffloadBinaryV2StringEntrySize * image.strings.size();
+    imageOffset += image.image.size();
+  }
+  for (const OffloadImageToWrite &image : images) {
+    for (const auto &[key, value] : image.strings) {
+      appendLe(bytes, tableOffset + table.offsetOf(key), 8);
+      appendLe(bytes, tableOffset + table.offsetOf(value), 8);
+      appendLe(bytes, value.size(), 8);
+    }
+  }
+  table.appendTo(bytes);
+  bytes.resize(firstImageOffset, '\0');
+  for (const OffloadImageToWrite &image : images)
+    bytes.append(image.image);
+  bytes.resize(size, '\0');
+  return bytes;
+}
+
 std::string_view OffloadBinaryView::string(std::string_view key) const {
   for (const auto &[name, value] : strings)
     if (name == key)
@@ -322,25 +495,40 @@ std::string_view OffloadBinaryView::string(std::string_view key) const {
 
 Result<std::vector<OffloadBinaryView>>
 splitOffloadBinaries(std::string_view buffer, std::string_view context) {
-  std::vector<OffloadBinaryView> binaries;
+  std::vector<OffloadBinaryView> entries;
   uint64_t offset = 0;
+  bool first = true;
   while (offset < buffer.size()) {
-    if (!binaries.empty() && isZeroWord(buffer, offset)) {
+    if (!first && isZeroWord(buffer, offset)) {
       offset += kOffloadBinaryAlignment;
       continue;
     }
     auto binary = parseOneBinary(buffer.substr(offset), offset, context);
     if (!binary)
       return binary.takeError();
-    offset += binary->bytes.size();
-    binaries.push_back(std::move(*binary));
+    first = false;
+    // A compressed binary's size need not be a multiple of 8; the next
+    // binary starts after its padding, as in LLVM.
+    offset = alignUp(offset + binary->size, kOffloadBinaryAlignment);
+    for (OffloadBinaryView &entry : binary->entries)
+      entries.push_back(std::move(entry));
   }
-  return binaries;
+  return entries;
+}
+
+Result<OffloadBinaryEntries>
+readOffloadBinaryEntries(std::string_view bytes, std::string_view context) {
+  return parseOneBinary(bytes, 0, context);
 }
 
 Result<OffloadBinaryView> readOffloadBinary(std::string_view bytes,
                                             std::string_view context) {
-  return parseOneBinary(bytes, 0, context);
+  auto binary = parseOneBinary(bytes, 0, context);
+  if (!binary)
+    return binary.takeError();
+  if (binary->entries.empty())
+    return makeError(describeContext(context, 0) + "it holds no image");
+  return std::move(binary->entries.front());
 }
 
 } // namespace offbundle

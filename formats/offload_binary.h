@@ -1,9 +1,9 @@
 // Offload binaries: the 0x10FF10AD container clang's new offloading driver
 // wraps every device image in before embedding it in a host object's
-// `.llvm.offloading` section (llvm::object::OffloadBinary, format version 1,
-// as LLVM 22 writes and reads it).
+// `.llvm.offloading` section (llvm::object::OffloadBinary). Version 1 is what
+// LLVM 22 writes and reads; versions 2 and 3 are what newer LLVM reads.
 //
-// One binary holds one image and a string map describing it:
+// A version 1 binary holds one image and a string map describing it:
 //
 //   header (32 bytes)   "\x10\xFF\x10\xAD", version (u32), size (u64),
 //                        entry offset (u64), entry size (u64)
@@ -18,6 +18,19 @@
 // binary. Binaries are concatenated as they are (their sizes are multiples
 // of 8), which is how a linker merges the sections of several objects.
 //
+// Version 2 (LLVM 23) holds several images in one binary. The header's last
+// field counts the entries instead of giving the size of the one entry;
+// entries are the same 40 bytes, laid one after the other; string entries
+// grow to 24 bytes, (key offset, value offset, value size): a key is still
+// null-terminated, a value is the given number of bytes. Newer LLVM writes
+// the entries, then every entry's string entries in entry order, the string
+// table, zero padding to 8, the images back to back, zero padding to 8.
+//
+// Version 3 (proposed upstream in llvm-project pull request 222774, not
+// merged) appends an "inflated size" (u64) to the header, making it 40
+// bytes. When it is not 0 the binary is compressed: see
+// formats/compressed_offload_binary.h. Otherwise it reads as version 2.
+//
 // Parsing is bounds-checked and returns errors as values. Where LLVM 22
 // refuses a binary, the message is LLVM's own (it names no field); where
 // LLVM accepts a binary that points outside itself (and then reads memory
@@ -26,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,11 +50,18 @@
 namespace offbundle {
 
 inline constexpr std::string_view kOffloadBinaryMagic = "\x10\xFF\x10\xAD";
+// The version written by default (LLVM 22's).
 inline constexpr uint32_t kOffloadBinaryVersion = 1;
+// The newest version read.
+inline constexpr uint32_t kOffloadBinaryNewestVersion = 3;
+// The version a compressed binary carries.
+inline constexpr uint32_t kCompressedOffloadBinaryVersion = 3;
 inline constexpr uint64_t kOffloadBinaryAlignment = 8;
 inline constexpr uint64_t kOffloadBinaryHeaderSize = 32;
 inline constexpr uint64_t kOffloadBinaryEntrySize = 40;
 inline constexpr uint64_t kOffloadBinaryStringEntrySize = 16;
+inline constexpr uint64_t kOffloadBinaryV3HeaderSize = 40;
+inline constexpr uint64_t kOffloadBinaryV2StringEntrySize = 24;
 
 // LLVM's two messages for a binary it refuses (object_error::parse_failed
 // and object_error::unexpected_eof).
@@ -113,13 +134,26 @@ OffloadBinaryPieces planOffloadBinary(const OffloadImageToWrite &image);
 // The same binary in one string.
 std::string writeOffloadBinary(const OffloadImageToWrite &image);
 
+// One binary of version 2 or 3 holding every image as an entry, laid out as
+// newer LLVM's OffloadBinary::write lays it out (version 3 with an inflated
+// size of 0: uncompressed).
+std::string
+writeMultiEntryOffloadBinary(const std::vector<OffloadImageToWrite> &images,
+                             uint32_t version);
+
 // One binary read from a buffer; the views point into that buffer.
 struct OffloadBinaryView {
   // Where the binary starts in the buffer it was split from.
   uint64_t offset = 0;
-  // All of it (the header's size).
+  // All of it (the header's size); for a compressed binary, all of it once
+  // inflated.
   std::string_view bytes;
+  // Keeps an inflated binary alive; bytes, image and strings then point into
+  // it instead of the buffer. Null for an uncompressed binary.
+  std::shared_ptr<const std::string> inflated;
   uint32_t version = 0;
+  // The entry's place in its binary (0 in a version 1 binary).
+  uint64_t entryIndex = 0;
   uint16_t imageKind = image_kind::kNone;
   uint16_t offloadKind = offload_kind::kNone;
   uint32_t flags = 0;
@@ -134,19 +168,32 @@ struct OffloadBinaryView {
   std::string_view arch() const { return string("arch"); }
 };
 
-// Reads every binary of a buffer holding binaries laid end to end, as
-// LLVM's extractOffloadBinaries reads a file or a section's contents: the
-// first binary at offset 0, each next one right after the previous one's
-// size. Zero bytes between binaries (whole 8-byte words at 8-byte aligned
-// offsets, the padding a linker inserts for an alignment larger than 8) and
-// at the end are skipped, where LLVM refuses them. An empty buffer holds no
-// binary. `context` starts the messages of errors LLVM does not report
+// Every entry of one binary (one for version 1, any number for version 2 and
+// 3), with the binary's size as the header gives it (for a compressed one,
+// its compressed size).
+struct OffloadBinaryEntries {
+  uint64_t size = 0;
+  std::vector<OffloadBinaryView> entries;
+};
+
+// Reads every entry of every binary of a buffer holding binaries laid end to
+// end, as LLVM's extractOffloadBinaries reads a file or a section's
+// contents: the first binary at offset 0, each next one right after the
+// previous one's size. Zero bytes between binaries (whole 8-byte words at
+// 8-byte aligned offsets, the padding a linker inserts for an alignment larger
+// than 8) and at the end are skipped, where LLVM refuses them. An empty buffer
+// holds no binary. `context` starts the messages of errors LLVM does not report
 // itself (e.g. "'file.o': section '.llvm.offloading'").
 Result<std::vector<OffloadBinaryView>>
 splitOffloadBinaries(std::string_view buffer, std::string_view context);
 
-// The one binary at the start of `bytes` (which may run on past it), with
-// the same checks and messages; its size is `bytes.size()` of the result.
+// The entries of the one binary at the start of `bytes` (which may run on
+// past it), with the same checks and messages.
+Result<OffloadBinaryEntries> readOffloadBinaryEntries(std::string_view bytes,
+                                                      std::string_view context);
+
+// Its first entry (an error when a version 2 binary has none); its size is
+// `bytes.size()` of the result unless it is compressed.
 Result<OffloadBinaryView> readOffloadBinary(std::string_view bytes,
                                             std::string_view context);
 

@@ -121,13 +121,21 @@ Status writeArchive(OutputTransaction &transaction, const std::string &path,
   });
 }
 
-// Whether a binary matches every key=value of a filter, as LLVM 22 decides:
-// "file" always matches, "kind" compares the offload kind, any other key
-// compares the binary's string ("" when it has none).
-bool matches(const OffloadBinaryView &binary, const ImageArguments &filter) {
+// Whether a binary matches every key=value of a filter, as LLVM decides:
+// "file" always matches, "kind" compares the offload kind, "member" (newer
+// LLVM) the name of the buffer the binary came from (an archive member's
+// name, else the input's), any other key compares the binary's string (""
+// when it has none).
+bool matches(const FoundOffloadBinary &found, const ImageArguments &filter) {
+  const OffloadBinaryView &binary = found.binary;
   for (const auto &[key, value] : filter.entries()) {
     if (key == "file")
       continue;
+    if (key == "member") {
+      if (found.source != value)
+        return false;
+      continue;
+    }
     if (key == "kind") {
       if (binary.offloadKind != offloadKindFromName(value))
         return false;
@@ -184,7 +192,7 @@ selectBinaries(const OpenedInput &input,
   for (const FoundOffloadBinary &found : input.binaries) {
     bool wanted = filters.empty();
     for (const ImageArguments &filter : filters)
-      wanted = wanted || matches(found.binary, filter);
+      wanted = wanted || matches(found, filter);
     if (wanted)
       selected.push_back(&found.binary);
   }
@@ -248,6 +256,7 @@ std::vector<ImageArguments> parseFilters(const PackagerConfig &config) {
 
 Status packageImages(const PackagerConfig &config, PackagerReport &) {
   std::vector<std::unique_ptr<InputFile>> files;
+  std::vector<OffloadImageToWrite> toWrite;
   std::vector<OffloadBinaryPieces> binaries;
   for (const std::string &image : config.images) {
     const ImageArguments arguments = ImageArguments::parse(image);
@@ -260,22 +269,22 @@ Status packageImages(const PackagerConfig &config, PackagerReport &) {
       auto file = InputFile::open(std::string(path));
       if (!file)
         return reasonOnly(file.takeError(), path);
-      OffloadImageToWrite toWrite;
-      toWrite.image = (*file)->contents();
+      OffloadImageToWrite &image = toWrite.emplace_back();
+      image.image = (*file)->contents();
       // Clang gives LTO bitcode the ".o" suffix, so the contents decide
       // first.
-      if (isBitcode(toWrite.image))
-        toWrite.imageKind = image_kind::kBitcode;
+      if (isBitcode(image.image))
+        image.imageKind = image_kind::kBitcode;
       else if (std::string_view extension = extensionOf(path);
                !extension.empty())
-        toWrite.imageKind = imageKindFromExtension(extension.substr(1));
+        image.imageKind = imageKindFromExtension(extension.substr(1));
       for (const auto &[key, value] : arguments.entries()) {
         if (key == "kind")
-          toWrite.offloadKind = offloadKindFromName(value);
+          image.offloadKind = offloadKindFromName(value);
         else if (key != "file")
-          toWrite.strings.emplace_back(key, value);
+          image.strings.emplace_back(key, value);
       }
-      binaries.push_back(planOffloadBinary(toWrite));
+      binaries.push_back(planOffloadBinary(image));
       files.push_back(std::move(*file));
     }
   }
@@ -284,6 +293,24 @@ Status packageImages(const PackagerConfig &config, PackagerReport &) {
   auto output = transaction.create(config.outputFile);
   if (!output)
     return reasonOnly(output.takeError(), config.outputFile);
+  if (config.compress) {
+    const int level = config.compressionLevel.value_or(
+        config.compressionFormat == OffloadCompressionFormat::Zstd
+            ? kDefaultOffloadZstdLevel
+            : kDefaultOffloadZlibLevel);
+    if (Status status =
+            checkOffloadCompressionLevel(config.compressionFormat, level);
+        !status.ok())
+      return status;
+    auto compressed = deflateOffloadBinary(
+        writeMultiEntryOffloadBinary(toWrite, kCompressedOffloadBinaryVersion),
+        config.compressionFormat, level);
+    if (!compressed)
+      return compressed.takeError();
+    if (Status status = (*output)->write(*compressed); !status.ok())
+      return status;
+    return transaction.commit();
+  }
   for (size_t i = 0; i < binaries.size(); ++i) {
     const OffloadBinaryPieces &pieces = binaries[i];
     if (Status status = (*output)->write(pieces.head); !status.ok())
@@ -309,7 +336,7 @@ Status extractMatchingImages(const PackagerConfig &config,
     const ImageArguments filter = ImageArguments::parse(image);
     std::vector<const FoundOffloadBinary *> extracted;
     for (const FoundOffloadBinary &found : (*input)->binaries)
-      if (matches(found.binary, filter))
+      if (matches(found, filter))
         extracted.push_back(&found);
     if (extracted.empty())
       continue;

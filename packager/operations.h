@@ -5,10 +5,12 @@
 // the operation succeeds, none when it fails.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bundler/error.h"
+#include "formats/compressed_offload_binary.h"
 
 namespace offbundle {
 
@@ -21,6 +23,13 @@ struct PackagerConfig {
   // Every --image value, in order.
   std::vector<std::string> images;
   bool createArchive = false;
+  // --compress: one compressed binary (format version 3, see
+  // formats/compressed_offload_binary.h) holding every image, instead of
+  // one version 1 binary per image.
+  bool compress = false;
+  OffloadCompressionFormat compressionFormat = OffloadCompressionFormat::Zstd;
+  // --compression-level; the format's default when absent.
+  std::optional<int> compressionLevel;
 };
 
 struct PackagerReport {
@@ -33,13 +42,15 @@ struct PackagerReport {
 };
 
 // -o OUT --image=file=F,key=value...: one binary per file, concatenated, as
-// LLVM 22 writes them.
+// LLVM 22 writes them; with --compress, one compressed binary holding them
+// all.
 Status packageImages(const PackagerConfig &config, PackagerReport &report);
 
 // IN --image=<filters>: for each --image, the images whose strings match
-// every key=value of the filter ("kind" compares the offload kind, "file"
-// names the output) go to that file, or to an archive with --archive, or to
-// files named after the input when there is no file=. As LLVM 22 does it.
+// every key=value of the filter ("kind" compares the offload kind, "member"
+// the archive member the image came from, "file" names the output) go to that
+// file, or to an archive with --archive, or to files named after the input when
+// there is no file=. As LLVM 22 does it.
 Status extractMatchingImages(const PackagerConfig &config,
                              PackagerReport &report);
 

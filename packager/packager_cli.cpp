@@ -30,6 +30,10 @@ CommandLineSyntax packagerSyntax() {
     return spec;
   };
   OptionSpec helpAlias = option("h", OptionShape::Flag, "", "Alias for -help");
+  OptionSpec compressionLevel =
+      option("compression-level", OptionShape::Value, "int",
+             "Level for --compress (default 5 for zstd, 6 for zlib)");
+  compressionLevel.valueKind = ValueKind::Integer;
   helpAlias.visibility = OptionVisibility::ReallyHidden;
   syntax.options = {
       helpAlias,
@@ -42,6 +46,12 @@ CommandLineSyntax packagerSyntax() {
       // Not in LLVM 22.
       option("list", OptionShape::Flag, "",
              "List the images in the input file, one per line"),
+      // Not in LLVM 22; newer LLVM's spelling (see README.md).
+      option("compress", OptionShape::Flag, "",
+             "Write one compressed binary holding every image"),
+      option("compression-format", OptionShape::Value, "zstd|zlib",
+             "Codec for --compress (default zstd)"),
+      compressionLevel,
   };
   return syntax;
 }
@@ -102,6 +112,7 @@ ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
   config.inputFile = parsed.positionals.empty() ? "" : parsed.positionals[0];
   config.images = parsed.all("image");
   config.createArchive = parsed.flag("archive");
+  config.compress = parsed.flag("compress");
   const bool list = parsed.flag("list");
 
   if (parsed.flag("h") ||
@@ -110,6 +121,17 @@ ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
                             /*showHidden=*/false));
     return report.finish(0);
   }
+
+  if (auto format = parsed.last("compression-format")) {
+    if (*format == "zlib")
+      config.compressionFormat = OffloadCompressionFormat::Zlib;
+    else if (*format != "zstd")
+      return report.fail("for the --compression-format option: Cannot find "
+                         "option named '" +
+                         *format + "'!");
+  }
+  if (auto level = parsed.last("compression-level"))
+    config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
 
   PackagerReport printed;
   if (list) {

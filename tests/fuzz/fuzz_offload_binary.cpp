@@ -1,5 +1,6 @@
-// Offload binaries (llvm-offload-binary's format): one binary, binaries laid
-// end to end, and writing back what was read, which must read the same.
+// Offload binaries (llvm-offload-binary's format, versions 1 to 3, compressed
+// ones included): one binary, binaries laid end to end, and writing back
+// what was read, which must read the same.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,11 +26,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!binaries.ok())
     return 0;
   for (const offbundle::OffloadBinaryView &binary : *binaries) {
-    // Every view lies inside the input.
-    if (!inside(binary.bytes, bytes) || !inside(binary.image, bytes))
+    // Every view lies inside the input, or inside the binary inflated.
+    const std::string_view owner =
+        binary.inflated ? std::string_view(*binary.inflated) : bytes;
+    if (!inside(binary.bytes, owner) || !inside(binary.image, owner))
       std::abort();
     for (const auto &[key, value] : binary.strings)
-      if (!inside(key, bytes) || !inside(value, bytes))
+      if (!inside(key, owner) || !inside(value, owner))
         std::abort();
 
     // What was read, written again, reads back the same.
@@ -40,7 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const auto &[key, value] : binary.strings)
       image.strings.emplace_back(key, value);
     image.image = binary.image;
-    const std::string written = offbundle::writeOffloadBinary(image);
+    // Values of version 2 and later are sized and may hold null bytes,
+    // which version 1 cannot keep.
+    const std::string written =
+        binary.version == 1
+            ? offbundle::writeOffloadBinary(image)
+            : offbundle::writeMultiEntryOffloadBinary({image}, binary.version);
     auto reread = offbundle::readOffloadBinary(written, "rewritten");
     if (!reread.ok() || reread->image != binary.image ||
         reread->strings != binary.strings ||

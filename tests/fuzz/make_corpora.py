@@ -15,10 +15,15 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
+# Offload binaries of format version 2 and 3 come from the generator the
+# suite offload_binary_v2.py writes them with (LLVM 22 cannot).
+sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+import offload_binary_v2 as offload_v2  # noqa: E402
 CORPUS = os.path.join(HERE, "corpus")
 
 TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906,hip-amdgcn-amd-amdhsa--gfx90a:xnack+"
@@ -98,6 +103,17 @@ def main():
 
         for seed in data_files("offload_binary", (".bin",)):
             add("fuzz_offload_binary", seed)
+        images = offload_v2.sample_images()
+        version3 = offload_v2.multi(images, version=3)
+        for seed in [offload_v2.multi(images),
+                     offload_v2.version1(images[0]) + offload_v2.multi(images[1:]),
+                     version3,
+                     offload_v2.compressed(version3, "zlib"),
+                     offload_v2.compressed(version3, "zstd")]:
+            add("fuzz_offload_binary", seed)
+            add("fuzz_packager_input", seed)
+        add("fuzz_packager_input",
+            offload_v2.elf_object(offload_v2.multi(images)))
         # The packager reads binaries, COFF objects and host bitcode whole.
         for seed in data_files("offload_binary", (".bin", ".obj", ".bc")):
             add("fuzz_packager_input", seed)

@@ -10,6 +10,7 @@
 
 #include "bitcode/embedded_objects.h"
 #include "formats/coff_object.h"
+#include "formats/compressed_offload_binary.h"
 #include "formats/offload_binary.h"
 #include "packager/image_arguments.h"
 #include "packager/llvm_hash.h"
@@ -226,7 +227,7 @@ TEST(OffloadBinaryReader, RefusesWhatLlvmRefusesWithItsMessages) {
   EXPECT_EQ(errorOf(good.substr(0, 71)), parseFailed);
   EXPECT_EQ(errorOf("\x10\xff\x10\xae" + good.substr(4)), parseFailed);
   EXPECT_EQ(errorOf(with32(4, 0)), parseFailed);
-  EXPECT_EQ(errorOf(with32(4, 2)), parseFailed);
+  EXPECT_EQ(errorOf(with32(4, 4)), parseFailed);
   EXPECT_EQ(errorOf(with64(8, good.size() + 8)), eof);
   EXPECT_EQ(errorOf(with64(8, 39)), eof);
   EXPECT_EQ(errorOf(with64(16, good.size() - 39)), eof);
@@ -290,6 +291,187 @@ TEST(OffloadBinaryReader, RefusesWhatLlvmTrusts) {
   const std::string twice = good + with64(64, good.size());
   EXPECT_EQ(errorOf(twice).substr(0, 35),
             "'x': offload binary at offset 152: ");
+}
+
+// A version 2 binary laid out by hand from the format's definition: two
+// entries, one string entry each, the first value read by its size from the
+// start of a longer string.
+//   0   header (32)         version 2, size 160, entries at 32, 2 entries
+//   32  entries (2 x 40)
+//   112 string entries (2 x 24)
+//   160 string table        "\0arch\0gfx90a:xnack+\0sm_70\0"
+//   186 images "AAAA" and "BBBBBBBB" back to back, zero padding to 200
+std::string handMadeVersion2() {
+  std::string bytes(200, '\0');
+  std::memcpy(bytes.data(), "\x10\xFF\x10\xAD", 4);
+  putLe32(bytes, 4, 2);
+  putLe64(bytes, 8, 200);
+  putLe64(bytes, 16, 32);
+  putLe64(bytes, 24, 2);
+  // Entry 0: object, HIP; entry 1: cubin, CUDA.
+  const std::string table("\0arch\0gfx90a:xnack+\0sm_70\0", 26);
+  bytes.replace(160, table.size(), table);
+  for (int index = 0; index < 2; ++index) {
+    const size_t entry = 32 + 40 * index;
+    bytes[entry] = index == 0 ? 1 : 3;
+    bytes[entry + 2] = index == 0 ? 4 : 2;
+    putLe64(bytes, entry + 8, 112 + 24 * index);
+    putLe64(bytes, entry + 16, 1);
+    putLe64(bytes, entry + 24, index == 0 ? 186 : 190);
+    putLe64(bytes, entry + 32, index == 0 ? 4 : 8);
+    const size_t strings = 112 + 24 * index;
+    putLe64(bytes, strings, 161);                        // "arch"
+    putLe64(bytes, strings + 8, index == 0 ? 166 : 180); // value
+    putLe64(bytes, strings + 16, index == 0 ? 6 : 5);    // "gfx90a", "sm_70"
+  }
+  bytes.replace(186, 4, "AAAA");
+  bytes.replace(190, 8, "BBBBBBBB");
+  return bytes;
+}
+
+TEST(OffloadBinaryVersion2, ReadsEveryEntryAndSizedValues) {
+  const std::string bytes = handMadeVersion2();
+  auto entries = splitOffloadBinaries(bytes, "");
+  ASSERT_TRUE(entries.ok()) << entries.error().message;
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_EQ((*entries)[0].image, "AAAA");
+  EXPECT_EQ((*entries)[0].arch(), "gfx90a");
+  EXPECT_EQ((*entries)[0].imageKind, image_kind::kObject);
+  EXPECT_EQ((*entries)[0].offloadKind, offload_kind::kHip);
+  EXPECT_EQ((*entries)[1].image, "BBBBBBBB");
+  EXPECT_EQ((*entries)[1].arch(), "sm_70");
+  EXPECT_EQ((*entries)[1].offloadKind, offload_kind::kCuda);
+  EXPECT_EQ((*entries)[1].entryIndex, 1u);
+
+  // After a version 1 binary, and followed by zero padding.
+  const std::string mixed = firstBinary() + bytes + std::string(16, '\0');
+  auto all = splitOffloadBinaries(mixed, "");
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[2].image, "BBBBBBBB");
+  EXPECT_EQ((*all)[2].offset, firstBinary().size());
+}
+
+TEST(OffloadBinaryVersion2, WriterLaysOutWhatTheReaderReads) {
+  std::vector<OffloadImageToWrite> images(3);
+  images[0] = {image_kind::kObject,
+               offload_kind::kHip,
+               0,
+               {{"triple", "amdgcn-amd-amdhsa"}, {"arch", "gfx90a"}},
+               "one"};
+  images[1] = {image_kind::kCubin,
+               offload_kind::kCuda,
+               7,
+               {{"arch", "sm_70"}},
+               "second image"};
+  images[2] = {image_kind::kNone, offload_kind::kNone, 0, {}, ""};
+  for (uint32_t version : {2u, 3u}) {
+    const std::string bytes = writeMultiEntryOffloadBinary(images, version);
+    EXPECT_EQ(bytes.size() % 8, 0u);
+    EXPECT_EQ(bytes[4], static_cast<char>(version));
+    auto read = splitOffloadBinaries(bytes, "");
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    ASSERT_EQ(read->size(), 3u);
+    for (size_t i = 0; i < images.size(); ++i) {
+      EXPECT_EQ((*read)[i].image, images[i].image);
+      EXPECT_EQ((*read)[i].flags, images[i].flags);
+      ASSERT_EQ((*read)[i].strings.size(), images[i].strings.size());
+      for (size_t j = 0; j < images[i].strings.size(); ++j) {
+        EXPECT_EQ((*read)[i].strings[j].first, images[i].strings[j].first);
+        EXPECT_EQ((*read)[i].strings[j].second, images[i].strings[j].second);
+      }
+    }
+    // Images lie back to back.
+    EXPECT_EQ((*read)[0].image.data() + 3, (*read)[1].image.data());
+  }
+}
+
+TEST(OffloadBinaryVersion2, RefusesDamagedBinaries) {
+  const std::string good = handMadeVersion2();
+  auto damaged = [&](size_t at, uint64_t value) {
+    std::string bytes = good;
+    putLe64(bytes, at, value);
+    return errorOf(bytes);
+  };
+  EXPECT_EQ(damaged(24, uint64_t{1} << 61), kOffloadUnexpectedEofMessage);
+  EXPECT_EQ(damaged(24, 5), kOffloadUnexpectedEofMessage);
+  EXPECT_EQ(damaged(16, 200), kOffloadUnexpectedEofMessage);
+  EXPECT_EQ(damaged(32 + 24, 400), kOffloadUnexpectedEofMessage);
+  EXPECT_NE(damaged(32 + 32, 100)
+                .find("image at offset 186 of 100 bytes runs "
+                      "past the end"),
+            std::string::npos);
+  EXPECT_NE(damaged(112 + 16, 40)
+                .find("entry 0: string entry 0: value at "
+                      "offset 166 of 40 bytes runs past"),
+            std::string::npos);
+  EXPECT_NE(damaged(112 + 16, ~uint64_t{0}).find("runs past"),
+            std::string::npos);
+  EXPECT_NE(damaged(112, 200).find("key offset 200 is past the end"),
+            std::string::npos);
+  std::string version4 = good;
+  putLe32(version4, 4, 4);
+  EXPECT_EQ(errorOf(version4), kOffloadParseFailedMessage);
+}
+
+TEST(CompressedOffloadBinary, RoundTripsWithEitherCodec) {
+  std::vector<OffloadImageToWrite> images(2);
+  const std::string big(5000, 'x');
+  images[0] = {image_kind::kObject,
+               offload_kind::kHip,
+               0,
+               {{"triple", "amdgcn-amd-amdhsa"}, {"arch", "gfx90a"}},
+               big};
+  images[1] = {image_kind::kObject,
+               offload_kind::kHip,
+               0,
+               {{"triple", "amdgcn-amd-amdhsa"}, {"arch", "gfx942"}},
+               "abc"};
+  const std::string plain = writeMultiEntryOffloadBinary(images, 3);
+  for (auto format :
+       {OffloadCompressionFormat::Zstd, OffloadCompressionFormat::Zlib}) {
+    auto packed = deflateOffloadBinary(plain, format, 3);
+    ASSERT_TRUE(packed.ok()) << packed.error().message;
+    EXPECT_LT(packed->size(), plain.size());
+    EXPECT_EQ(packed->size() % 8, 0u);
+    EXPECT_TRUE(isCompressedOffloadBinary(*packed));
+    EXPECT_FALSE(isCompressedOffloadBinary(plain));
+    auto inflated = inflateOffloadBinary(*packed);
+    ASSERT_TRUE(inflated.ok()) << inflated.error().message;
+    EXPECT_EQ(*inflated, plain);
+    auto read = splitOffloadBinaries(*packed + firstBinary(), "");
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    ASSERT_EQ(read->size(), 3u);
+    EXPECT_EQ((*read)[0].image, big);
+    EXPECT_EQ((*read)[1].arch(), "gfx942");
+    EXPECT_NE((*read)[0].inflated, nullptr);
+
+    // The inflated size must be exact.
+    for (uint64_t wrong :
+         {plain.size() - 8, plain.size() + 8, uint64_t{1} << 62}) {
+      std::string bad = *packed;
+      putLe64(bad, 32, wrong);
+      EXPECT_NE(errorOf(bad), "(no error)") << wrong;
+    }
+  }
+}
+
+TEST(CompressedOffloadBinary, ChecksLevels) {
+  EXPECT_TRUE(
+      checkOffloadCompressionLevel(OffloadCompressionFormat::Zlib, 9).ok());
+  EXPECT_TRUE(
+      checkOffloadCompressionLevel(OffloadCompressionFormat::Zlib, 0).ok());
+  Status tooHigh =
+      checkOffloadCompressionLevel(OffloadCompressionFormat::Zlib, 12);
+  ASSERT_FALSE(tooHigh.ok());
+  EXPECT_EQ(tooHigh.error().message,
+            "invalid zlib compression level 12; expected a value in [0, 9]");
+  EXPECT_TRUE(
+      checkOffloadCompressionLevel(OffloadCompressionFormat::Zstd, -5).ok());
+  EXPECT_TRUE(
+      checkOffloadCompressionLevel(OffloadCompressionFormat::Zstd, 22).ok());
+  EXPECT_FALSE(
+      checkOffloadCompressionLevel(OffloadCompressionFormat::Zstd, 23).ok());
 }
 
 TEST(OffloadKinds, NamesAsLlvm22) {
