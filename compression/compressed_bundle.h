@@ -169,8 +169,6 @@ public:
   // The same prefix, handed over instead of viewed (no copy); the reader
   // must not be used afterwards.
   Result<std::string> takePrefix(uint64_t wanted);
-  // Uncompressed bytes produced so far: how far the stream was decoded.
-  uint64_t decodedSize() const { return decoded_.size(); }
 
 private:
   CompressedPrefixReader() = default;
