@@ -467,6 +467,9 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
   return created;
 }
 
+// Bytes below which copies run on one thread (see runCopies).
+constexpr uint64_t kParallelCopyThreshold = uint64_t{32} << 20;
+
 Status runCopies(const InputFile &input,
                  const std::vector<PendingCopy> &copies) {
   std::vector<Status> results(copies.size());
@@ -488,8 +491,15 @@ Status runCopies(const InputFile &input,
     worker();
   };
   // Two workers: the machines we target have two cores, and copies between
-  // page-cached files are limited by one core's memory copying speed.
-  unsigned workers = std::min<size_t>(copies.size(), 2);
+  // page-cached files are limited by one core's memory copying speed. Only
+  // for large totals: starting a thread and sharing the page cache's locks
+  // cost more than they save on a HIP object's few megabytes.
+  uint64_t totalBytes = 0;
+  for (const PendingCopy &copy : copies)
+    totalBytes += copy.size;
+  unsigned workers = totalBytes < kParallelCopyThreshold
+                         ? 1
+                         : std::min<size_t>(copies.size(), 2);
   std::vector<std::thread> threads;
   for (unsigned i = 1; i < workers; ++i)
     threads.emplace_back(helper);
