@@ -91,10 +91,15 @@ decompressEntriesOnly(const CompressedBundleSpan &span,
   }
   if (neededEnd == 0 || neededEnd >= fullSize)
     return std::optional<PartialBundle>();
-  auto bytes =
-      (*reader)->takePrefix(std::max<uint64_t>(neededEnd, prefix.size()));
+  const uint64_t wanted = std::max<uint64_t>(neededEnd, prefix.size());
+  auto bytes = decompressBundlePrefix(span.bytes, wanted);
   if (!bytes)
     return bytes.takeError();
+  // The stream ended before the size the header claims.
+  if (bytes->size() < wanted)
+    return makeError("Decompressed size " + std::to_string(bytes->size()) +
+                     " does not match the size in the header, " +
+                     std::to_string(fullSize));
   return std::optional(PartialBundle{std::move(*bytes), fullSize});
 }
 

@@ -520,16 +520,32 @@ Result<std::string_view> CompressedPrefixReader::prefix(uint64_t wanted) {
   return std::string_view(decoded_).substr(0, static_cast<size_t>(limit));
 }
 
-Result<std::string> CompressedPrefixReader::takePrefix(uint64_t wanted) {
-  auto prefixOrError = prefix(wanted);
-  if (!prefixOrError)
-    return prefixOrError.takeError();
-  decoded_.resize(prefixOrError->size());
-  return std::move(decoded_);
-}
-
 Result<std::string> decompressBundlePrefix(std::string_view bytes,
                                            uint64_t wanted) {
+  Result<CompressedBundleHeader> header = parseCompressedBundleHeader(bytes);
+  if (!header)
+    return header.takeError();
+  if (header->method == CompressionMethod::Zstd) {
+    // zstd's own streaming decoder would decode into a window of up to
+    // 128 MiB and copy out of it; decoding block by block straight into the
+    // result reads no block past the prefix and touches no other memory.
+    Result<size_t> extent = compressedExtent(*header, bytes);
+    if (!extent)
+      return extent.takeError();
+    const uint64_t limit = std::min(wanted, header->uncompressedSize);
+    try {
+      std::string prefix(static_cast<size_t>(limit) + kZstdLargestBlock, '\0');
+      Result<size_t> produced = decodeZstdPrefix(
+          bytes.substr(header->headerSize, *extent - header->headerSize),
+          prefix.data(), prefix.size(), static_cast<size_t>(limit));
+      if (!produced)
+        return codecError(produced.error());
+      prefix.resize(std::min<size_t>(*produced, static_cast<size_t>(limit)));
+      return prefix;
+    } catch (const std::exception &) {
+      return makeError("Decompression failed: out of memory");
+    }
+  }
   auto reader = CompressedPrefixReader::open(bytes);
   if (!reader)
     return reader.takeError();

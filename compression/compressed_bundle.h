@@ -166,9 +166,6 @@ public:
   // when it is shorter, or fewer when the stream ends early (the caller
   // compares with the header's size). Valid until the next call.
   Result<std::string_view> prefix(uint64_t wanted);
-  // The same prefix, handed over instead of viewed (no copy); the reader
-  // must not be used afterwards.
-  Result<std::string> takePrefix(uint64_t wanted);
 
 private:
   CompressedPrefixReader() = default;

@@ -489,7 +489,7 @@ for i in "${!names[@]}"; do
   if [[ $name == archive && -n $(ms_of "cp floor") ]]; then
     # Whichever is easier: 3x LLVM 22, or within 1.25x of copying the output.
     floor_ratio=$(awk -v o="${ours_ms[$i]}" -v f="$(ms_of "cp floor")" 'BEGIN { printf "%.2f", o / f }')
-    verdict "archive: ${speedups[$i]}x >= 3x or ${floor_ratio}x of cp <= 1.25x" \
+    verdict "archive: $(printf %.1f "${speedups[$i]}")x >= 3x or ${floor_ratio}x cp <= 1.25x" \
       "$(($(ge "${speedups[$i]}" 3) || $(lt "$floor_ratio" 1.2501)))"
   else
     verdict "$name: speedup $(printf '%.1f' "${speedups[$i]}")x >= ${min_speedup[$name]}x" \

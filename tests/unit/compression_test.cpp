@@ -664,10 +664,11 @@ TEST(DecompressRefusals, HashMismatchErrorNamesFileAndBothHashes) {
 }
 
 // A prefix needs only the compressed data that produces it: with the stream
-// cut off at three quarters, the first quarter still decodes and is handed
-// over, while decompressing the whole bundle fails. -unbundle without hash
+// cut off at three quarters, the first quarter still decodes, by the
+// prefix reader and by decompressBundlePrefix (block by block for zstd),
+// while decompressing the whole bundle fails. -unbundle without hash
 // verification relies on this to decode only the entries it extracts.
-TEST(CompressedPrefixReader, DecodesNoFurtherThanTheTakenPrefix) {
+TEST(CompressedPrefixReader, DecodesNoFurtherThanThePrefix) {
   const std::string plain = codeLikeData(16 << 20, 11);
   const std::string whole = zstdOneShot(plain);
   const std::string bundle =
@@ -677,9 +678,15 @@ TEST(CompressedPrefixReader, DecodesNoFurtherThanTheTakenPrefix) {
   auto reader = CompressedPrefixReader::open(bundle);
   ASSERT_TRUE(reader.ok()) << reader.error().message;
   const uint64_t wanted = 4 << 20;
-  auto taken = (*reader)->takePrefix(wanted);
-  ASSERT_TRUE(taken.ok()) << taken.error().message;
-  EXPECT_EQ(*taken, plain.substr(0, wanted));
+  auto prefix = (*reader)->prefix(wanted);
+  ASSERT_TRUE(prefix.ok()) << prefix.error().message;
+  EXPECT_EQ(*prefix, plain.substr(0, wanted));
+  for (uint64_t length :
+       {uint64_t{0}, uint64_t{1}, uint64_t{131072}, wanted, wanted + 12345}) {
+    auto direct = decompressBundlePrefix(bundle, length);
+    ASSERT_TRUE(direct.ok()) << direct.error().message;
+    EXPECT_EQ(*direct, plain.substr(0, length)) << length;
+  }
 }
 
 // A header claiming 2^62 bytes is refused once the real data ends, without
