@@ -16,6 +16,8 @@ cases check, on bundles LLVM 22's bundler made and then damaged here:
     writes exactly the bytes LLVM 22 writes for the same command; the
     command line beats the variable, and OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1
     makes the tool ignore the variable;
+  * -verbose -verify-hash=false prints LLVM's report ("Hashes match: No")
+    and writes LLVM's output;
   * -list does not check the hash (it reads headers), and prints what
     LLVM 22 prints;
   * without the check, unbundling decompresses only as far as the requested
@@ -272,6 +274,22 @@ def main():
                                    ["lib.@OUT@.a"], extra=["-verify-hash=false"])
             suite.expect_like_llvm(f"{name} -list", [
                 "-type=bc", "-list", bundle], [])
+
+        # -verbose without the check: LLVM's report, "Hashes match: No"
+        # included, and LLVM's output (the speed line is a timing).
+        def verbose_run(tool, output, extra):
+            result = suite.run(tool, unbundle[:-1] + [
+                f"-output={output}", "-input=bad_hash.ccob", "-verbose"] +
+                extra)
+            lines = [line for line in result.stderr.splitlines()
+                     if "speed" not in line]
+            return result.returncode, lines
+        ours_verbose = verbose_run(ours, "verbose.ours", ["-verify-hash=false"])
+        llvm_verbose = verbose_run(reference, "verbose.ref", [])
+        suite.check("-verbose -verify-hash=false reports as LLVM",
+                    ours_verbose == llvm_verbose and
+                    "Hashes match: No" in ours_verbose[1],
+                    f"{ours_verbose} vs {llvm_verbose}")
 
         # Partial decompression.
         stream = "-input=bad_stream.ccob"
