@@ -117,10 +117,11 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     std::string_view bytes = member.bytes;
     if (bytes.size() >= kCompressedBundleCommonHeaderSize &&
         hasCompressedBundleMagic(bytes)) {
-      auto decompressed = decompressBundle(bytes);
+      auto decompressed = decompressAsConfigured(
+          bytes, archivePath + "(" + member.name + ")", config,
+          "Failed to decompress code object: ", nullptr);
       if (!decompressed)
-        return makeError("Failed to decompress code object: " +
-                         decompressed.error().message);
+        return decompressed.takeError();
       ownedBytes.push_back(std::move(decompressed->bytes));
       bytes = ownedBytes.back();
     } else if (config.verbose &&

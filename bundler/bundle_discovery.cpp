@@ -4,6 +4,7 @@
 
 #include "archive/ar_archive.h"
 #include "bundler/code_object_uri.h"
+#include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/elf_object.h"
@@ -123,21 +124,15 @@ private:
         break;
       }
       case OffloadDataKind::CompressedBundle: {
-        auto start = std::chrono::steady_clock::now();
-        auto decompressed = decompressBundle(element.bytes);
+        auto decompressed = decompressAsConfigured(
+            element.bytes, displayName(member), config_,
+            failure(member, section,
+                    "at offset " + std::to_string(element.offset) +
+                        ": Failed to decompress input: ")
+                .message,
+            config_.verbose ? &report_.diagnostics : nullptr);
         if (!decompressed)
-          return failure(member, section,
-                         "at offset " + std::to_string(element.offset) +
-                             ": Failed to decompress input: " +
-                             decompressed.error().message);
-        if (config_.verbose)
-          report_.diagnostics += formatDecompressionReport(
-              decompressed->header,
-              decompressed->compressedExtent - decompressed->header.headerSize,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count(),
-              decompressed->header.hash);
+          return decompressed.takeError();
         bundle.compression = decompressed->header;
         bundle.format = sniff(decompressed->bytes);
         bundle.data = InputFile::fromMemory(displayName(member),

@@ -106,8 +106,13 @@ CommandLineSyntax bundlerSyntax() {
   OptionSpec format = valueOption("format", OptionShape::Value, "text|json",
                                   {"With -list: the listing's format."});
   format.visibility = OptionVisibility::ReallyHidden;
+  OptionSpec verifyHash =
+      flagOption("verify-hash", "Check the hash of compressed bundles when "
+                                "decompressing them (default true).");
+  verifyHash.visibility = OptionVisibility::ReallyHidden;
   syntax.options.push_back(outputDir);
   syntax.options.push_back(format);
+  syntax.options.push_back(verifyHash);
   return syntax;
 }
 
@@ -150,6 +155,10 @@ void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
     config.verbose = *verbose == "1";
   if (auto compress = variable("OFFLOAD_BUNDLER_COMPRESS"))
     config.compress = *compress == "1";
+  // Not LLVM's: clang passes no flags of ours to the bundler. Only "0" turns
+  // the check off, so that a mistyped value never weakens it.
+  if (auto verify = variable("OFFLOAD_BUNDLER_VERIFY_HASH"))
+    config.verifyHash = *verify != "0";
   if (auto level = variable("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) {
     if (auto parsed = parseDecimal<int>(*level))
       config.compressionLevel = *parsed;
@@ -286,6 +295,8 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
     config.compress = parsed.flag("compress");
   if (parsed.specified("verbose"))
     config.verbose = parsed.flag("verbose");
+  if (parsed.specified("verify-hash"))
+    config.verifyHash = parsed.flag("verify-hash");
   if (auto level = parsed.last("compression-level"))
     config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
 

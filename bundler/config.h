@@ -24,6 +24,11 @@ struct BundlerConfig {
   bool hipOpenmpCompatible = false;
   bool compress = false;
   bool verbose = false;
+  // Whether the MD5 hash in a compressed bundle's header is checked against
+  // the data whenever the bundle is decompressed (-verify-hash,
+  // OFFLOAD_BUNDLER_VERIFY_HASH). Without the check, unbundling decompresses
+  // only as far as the entries it extracts.
+  bool verifyHash = true;
   // Compressed bundles: zstd at this level, in this format version (2 or 3).
   int compressionLevel = 3;
   uint16_t compressedBundleVersion = 3;

@@ -23,6 +23,9 @@ constexpr size_t kSmallCopy = 1 << 16;
 // Measured on ext4: 2 MiB blocks were as fast as 8 or 32 MiB ones, and
 // several outputs being written at once stay within a few MiB each.
 constexpr size_t kGatherCapacity = 2 << 20;
+// Pieces up to this size, copied into an output that has written no block
+// yet, are copied by the kernel (see OutputFile::copyFrom).
+constexpr uint64_t kInKernelCopyLimit = uint64_t{4} << 20;
 
 Status writeAll(int fd, const char *data, size_t size,
                 const std::string &path) {
@@ -336,6 +339,32 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
   // Small pieces and in-memory inputs go through the ordinary write path.
   if (inMemory_ || input.fd() < 0 || length < kSmallCopy)
     return write(input.contents().substr(offset, length));
+  if (!gather_ && length <= kInKernelCopyLimit && gathered_ == 0) {
+    // A few megabytes for an output that has no block yet (a HIP object's
+    // entries): a fresh block would cost more in page faults than copying
+    // in the kernel, page cache to page cache, costs in speed.
+    while (length > 0) {
+      loff_t from = static_cast<loff_t>(input.fileOffset() + offset);
+      ssize_t n = ::copy_file_range(input.fd(), &from, fd_, nullptr,
+                                    static_cast<size_t>(length), 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      // Not for this pair of files (a device, another file system that
+      // refuses): the rest goes through memory.
+      if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+                    errno == EOPNOTSUPP || errno == EBADF))
+        break;
+      if (n < 0)
+        return fileError(path_, errnoMessage(errno));
+      if (n == 0)
+        return fileError(input.path(), "file shrank while reading");
+      offset += static_cast<uint64_t>(n);
+      length -= static_cast<uint64_t>(n);
+      written_ += static_cast<uint64_t>(n);
+    }
+    if (length == 0)
+      return Status::success();
+  }
   if (!gather_)
     gather_.reset(new (std::nothrow) char[kGatherCapacity]);
   if (!gather_)
@@ -467,6 +496,9 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
   return created;
 }
 
+// Bytes below which copies run on one thread (see runCopies).
+constexpr uint64_t kParallelCopyThreshold = uint64_t{32} << 20;
+
 Status runCopies(const InputFile &input,
                  const std::vector<PendingCopy> &copies) {
   std::vector<Status> results(copies.size());
@@ -488,8 +520,15 @@ Status runCopies(const InputFile &input,
     worker();
   };
   // Two workers: the machines we target have two cores, and copies between
-  // page-cached files are limited by one core's memory copying speed.
-  unsigned workers = std::min<size_t>(copies.size(), 2);
+  // page-cached files are limited by one core's memory copying speed. Only
+  // for large totals: starting a thread and sharing the page cache's locks
+  // cost more than they save on a HIP object's few megabytes.
+  uint64_t totalBytes = 0;
+  for (const PendingCopy &copy : copies)
+    totalBytes += copy.size;
+  unsigned workers = totalBytes < kParallelCopyThreshold
+                         ? 1
+                         : std::min<size_t>(copies.size(), 2);
   std::vector<std::thread> threads;
   for (unsigned i = 1; i < workers; ++i)
     threads.emplace_back(helper);

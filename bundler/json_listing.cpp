@@ -356,8 +356,11 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
   auto input = openInput(config.inputFileNames.front());
   if (!input)
     return input.takeError();
+  // A listing never checks the hash of compressed bundles (see -list).
+  BundlerConfig unverified = config;
+  unverified.verifyHash = false;
   auto discovery =
-      discoverBundles(**input, config, DiscoveryMode::Strict, report);
+      discoverBundles(**input, unverified, DiscoveryMode::Strict, report);
   if (!discovery)
     return discovery.takeError();
   JsonListing listing(**input, config);

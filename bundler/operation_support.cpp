@@ -1,5 +1,7 @@
 #include "bundler/operation_support.h"
 
+#include <chrono>
+
 #include "formats/binary_bundle.h"
 #include "formats/fat_object.h"
 #include "formats/text_bundle.h"
@@ -36,6 +38,30 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
   if (!reader)
     return fileError(path, reader.error().message);
   return std::unique_ptr<BundleReader>(std::move(*reader));
+}
+
+Result<DecompressedBundle>
+decompressAsConfigured(std::string_view bytes, const std::string &file,
+                       const BundlerConfig &config,
+                       const std::string &errorPrefix,
+                       std::string *verboseReport) {
+  const HashCheck check =
+      verboseReport || config.verifyHash ? HashCheck::Compute : HashCheck::Skip;
+  const auto start = std::chrono::steady_clock::now();
+  auto decompressed = decompressBundle(bytes, check);
+  if (!decompressed)
+    return makeError(errorPrefix + decompressed.error().message);
+  const CompressedBundleHeader &header = decompressed->header;
+  // LLVM prints its report, "Hashes match: No" included, and carries on.
+  if (verboseReport)
+    *verboseReport += formatDecompressionReport(
+        header, decompressed->compressedExtent - header.headerSize,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count(),
+        *decompressed->computedHash);
+  if (config.verifyHash && *decompressed->computedHash != header.hash)
+    return hashMismatchError(file, header.hash, *decompressed->computedHash);
+  return decompressed;
 }
 
 } // namespace offbundle

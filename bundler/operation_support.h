@@ -7,6 +7,7 @@
 
 #include "bundler/config.h"
 #include "bundler/error.h"
+#include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
 
 namespace offbundle {
@@ -20,5 +21,16 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
                                                  const std::string &path,
                                                  const BundlerConfig &config,
                                                  std::string &commandLog);
+
+// Decompresses one compressed bundle of `file` as the configuration asks:
+// the hash in its header checked unless -verify-hash=false, and computed
+// anyway when `verboseReport` is given, which receives LLVM's -verbose
+// report. A hash mismatch is a line of its own naming `file`; any other
+// failure is `errorPrefix` followed by the decompressor's message.
+Result<DecompressedBundle>
+decompressAsConfigured(std::string_view bytes, const std::string &file,
+                       const BundlerConfig &config,
+                       const std::string &errorPrefix,
+                       std::string *verboseReport);
 
 } // namespace offbundle

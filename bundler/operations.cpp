@@ -37,23 +37,101 @@ Error uncompressedSizeLimitError(std::optional<uint64_t> size, uint64_t limit) {
       inMemoryLimitDescription() + ")");
 }
 
+// The first `neededEnd` bytes of a compressed binary bundle: as far as the
+// furthest entry compatible with one of `requested` ends, found from the
+// bundle's header. Nothing when that saves nothing or does not apply: the
+// bundle inside is no binary bundle, its header is unreadable (the full
+// path reports that), or no entry matches, in which case the whole bundle
+// may become the host output.
+struct PartialBundle {
+  std::string bytes;
+  uint64_t fullSize = 0;
+};
+Result<std::optional<PartialBundle>>
+decompressEntriesOnly(const CompressedBundleSpan &span,
+                      const std::vector<OffloadTarget> &requested,
+                      const BundlerConfig &config) {
+  const uint64_t fullSize = span.header.uncompressedSize;
+  auto reader = CompressedPrefixReader::open(span.bytes);
+  if (!reader)
+    return reader.takeError();
+  std::string_view prefix;
+  for (uint64_t wanted = uint64_t{1} << 16;; wanted *= 4) {
+    wanted = std::min(wanted, fullSize);
+    auto decoded = (*reader)->prefix(wanted);
+    if (!decoded)
+      return decoded.takeError();
+    prefix = *decoded;
+    std::optional<uint64_t> headerSize = binaryBundleHeaderSize(prefix);
+    if (headerSize == uint64_t{0} || (!headerSize && wanted == fullSize) ||
+        prefix.size() < wanted)
+      return std::optional<PartialBundle>();
+    if (headerSize && *headerSize <= prefix.size())
+      break;
+    if (headerSize)
+      wanted = *headerSize;
+  }
+  auto header = BinaryBundleReader::openHeader(prefix, fullSize);
+  if (!header)
+    return std::optional<PartialBundle>();
+  uint64_t neededEnd = 0;
+  for (;;) {
+    auto next = (*header)->nextEntry();
+    if (!next || !*next)
+      break;
+    std::string_view entryId = **next;
+    auto payload = (*header)->readEntry();
+    if (!payload || !isWellFormedBundleId(entryId))
+      return std::optional<PartialBundle>();
+    OffloadTarget codeObject = OffloadTarget::parse(entryId);
+    for (const OffloadTarget &target : requested)
+      if (isCodeObjectCompatible(codeObject, target,
+                                 config.hipOpenmpCompatible))
+        neededEnd = std::max(neededEnd, payload->offset + payload->size);
+  }
+  if (neededEnd == 0 || neededEnd >= fullSize)
+    return std::optional<PartialBundle>();
+  const uint64_t wanted = std::max<uint64_t>(neededEnd, prefix.size());
+  auto bytes = decompressBundlePrefix(span.bytes, wanted);
+  if (!bytes)
+    return bytes.takeError();
+  // The stream ended before the size the header claims.
+  if (bytes->size() < wanted)
+    return makeError("Decompressed size " + std::to_string(bytes->size()) +
+                     " does not match the size in the header, " +
+                     std::to_string(fullSize));
+  return std::optional(PartialBundle{std::move(*bytes), fullSize});
+}
+
+// One bundle an input holds, and, when only its first bytes were
+// decompressed, the size of the whole.
+struct DecodedBundle {
+  std::unique_ptr<InputFile> file;
+  std::optional<uint64_t> fullSize;
+};
+
 // The bundles an input holds: the input itself, or, for compressed input,
-// each compressed bundle laid end to end in it, decompressed.
+// each compressed bundle laid end to end in it, decompressed. With
+// `entriesFor` (unbundling binary bundles without hash verification), each
+// is decompressed only as far as the entries those targets may take.
 // The input must outlive the result, which may view it.
-Result<std::vector<std::unique_ptr<InputFile>>>
-decodeInput(const InputFile &input, bool verbose, OperationReport &report) {
-  std::vector<std::unique_ptr<InputFile>> bundles;
+Result<std::vector<DecodedBundle>>
+decodeInput(const InputFile &input, const BundlerConfig &config,
+            OperationReport &report,
+            const std::vector<OffloadTarget> *entriesFor = nullptr) {
+  std::vector<DecodedBundle> bundles;
   std::string_view contents = input.contents();
   // LLVM takes anything shorter than the common header as uncompressed.
   if (contents.size() < kCompressedBundleCommonHeaderSize ||
       !hasCompressedBundleMagic(contents)) {
-    if (verbose && contents.size() >= kCompressedBundleCommonHeaderSize)
+    if (config.verbose && contents.size() >= kCompressedBundleCommonHeaderSize)
       report.diagnostics += "Uncompressed bundle.\n";
-    bundles.push_back(InputFile::slice(input, 0, input.size()));
+    bundles.push_back({InputFile::slice(input, 0, input.size()), {}});
     return bundles;
   }
-  auto failed = [](const Error &error) {
-    return makeError("Failed to decompress input: " + error.message);
+  const std::string failedPrefix = "Failed to decompress input: ";
+  auto failed = [&](const Error &error) {
+    return makeError(failedPrefix + error.message);
   };
   auto spans = splitConcatenatedCompressedBundles(contents);
   if (!spans)
@@ -72,18 +150,27 @@ decodeInput(const InputFile &input, bool verbose, OperationReport &report) {
                              : std::nullopt,
           limit));
   }
+  const bool partial = entriesFor && !config.verifyHash && !config.verbose;
   for (const CompressedBundleSpan &span : *spans) {
-    auto start = std::chrono::steady_clock::now();
-    auto decompressed = decompressBundle(span.bytes);
+    if (partial) {
+      auto entries = decompressEntriesOnly(span, *entriesFor, config);
+      if (!entries)
+        return failed(entries.error());
+      if (*entries) {
+        bundles.push_back(
+            {InputFile::fromMemory(input.path(), std::move((*entries)->bytes)),
+             (*entries)->fullSize});
+        continue;
+      }
+    }
+    auto decompressed =
+        decompressAsConfigured(span.bytes, input.path(), config, failedPrefix,
+                               config.verbose ? &report.diagnostics : nullptr);
     if (!decompressed)
-      return failed(decompressed.error());
-    if (verbose)
-      report.diagnostics += formatDecompressionReport(
-          decompressed->header,
-          decompressed->compressedExtent - decompressed->header.headerSize,
-          secondsSince(start), decompressed->header.hash);
+      return decompressed.takeError();
     bundles.push_back(
-        InputFile::fromMemory(input.path(), std::move(decompressed->bytes)));
+        {InputFile::fromMemory(input.path(), std::move(decompressed->bytes)),
+         {}});
   }
   return bundles;
 }
@@ -211,10 +298,6 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   if (!opened)
     return opened.takeError();
   const InputFile &input = **opened;
-  auto decoded = decodeInput(input, config.verbose, report);
-  if (!decoded)
-    return decoded.takeError();
-  std::vector<std::unique_ptr<InputFile>> &bundles = *decoded;
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
@@ -228,6 +311,13 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
     worklist.insertOrAssign(config.targetNames[i], i);
     requested.push_back(OffloadTarget::parse(config.targetNames[i]));
   }
+  // Text bundles are scanned whole; binary ones are read from their header.
+  auto decoded =
+      decodeInput(input, config, report,
+                  choice->kind == ContainerKind::Text ? nullptr : &requested);
+  if (!decoded)
+    return decoded.takeError();
+  std::vector<DecodedBundle> &bundles = *decoded;
 
   OutputTransaction transaction;
   // Payloads are copied after the walk, all at once, so that outputs can be
@@ -282,7 +372,17 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
     }
     return Status::success();
   };
-  for (const auto &bundle : bundles) {
+  for (const auto &[bundle, fullSize] : bundles) {
+    if (fullSize) {
+      // Partly decompressed: the prefix holds every entry the walk may take.
+      auto reader =
+          BinaryBundleReader::openHeader(bundle->contents(), *fullSize);
+      if (!reader)
+        return fileError(bundle->path(), reader.error().message);
+      if (Status status = walk(*bundle, **reader); !status.ok())
+        return status;
+      continue;
+    }
     auto reader = openReader(*choice, bundle->contents(), bundle->path(),
                              config, report.diagnostics);
     if (!reader)
@@ -335,7 +435,8 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
         return output.takeError();
       if (requested[targetIndex].hasHostKind())
         for (const auto &bundle : bundles)
-          copies.push_back({bundle.get(), {*output, 0, bundle->size()}});
+          copies.push_back(
+              {bundle.file.get(), {*output, 0, bundle.file->size()}});
     }
   } else {
     if (!(foundHostBundle || config.hostInputIndex == BundlerConfig::kNoHost ||
@@ -352,7 +453,7 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   // several bundles only in the host case above, where they run in order.
   std::vector<const InputFile *> sources;
   for (const auto &bundle : bundles)
-    sources.push_back(bundle.get());
+    sources.push_back(bundle.file.get());
   for (const DiscoveredBundle &bundle : embedded.bundles)
     sources.push_back(bundle.data.get());
   for (const InputFile *source : sources) {
@@ -401,7 +502,9 @@ Result<bool> listCompressedHeaders(const InputFile &input,
       std::string wholeBundle;
       std::string_view prefix;
       if (whole) {
-        auto decompressed = decompressBundle(span.bytes);
+        // Listing reads headers only: it never checks the hash (nor does
+        // LLVM's), however small the bundle.
+        auto decompressed = decompressBundle(span.bytes, HashCheck::Skip);
         if (!decompressed)
           return failed(decompressed.error());
         wholeBundle = std::move(decompressed->bytes);
@@ -479,14 +582,17 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
     if (*listed)
       return Status::success();
   }
-  auto decoded = decodeInput(input, config.verbose, report);
+  // Listing never checks the hash, as gzip -l does not; -verbose reports it.
+  BundlerConfig listing = config;
+  listing.verifyHash = false;
+  auto decoded = decodeInput(input, listing, report);
   if (!decoded)
     return decoded.takeError();
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
   size_t printed = 0;
-  for (const auto &bundle : *decoded) {
+  for (const auto &[bundle, fullSize] : *decoded) {
     auto reader = openReader(*choice, bundle->contents(), bundle->path(),
                              config, report.diagnostics);
     if (!reader)
@@ -501,7 +607,7 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   if (printed != 0 || !holdsEmbeddedBundles(input.contents()))
     return Status::success();
   auto discovery =
-      discoverBundles(input, config, DiscoveryMode::Lenient, report);
+      discoverBundles(input, listing, DiscoveryMode::Lenient, report);
   if (!discovery)
     return discovery.takeError();
   for (const DiscoveredBundle &bundle : discovery->bundles) {

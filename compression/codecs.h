@@ -77,6 +77,17 @@ Result<std::unique_ptr<StreamDecoder>> makeZstdDecoder(std::string_view input,
                                                        uint64_t expectedSize,
                                                        bool fixedOutput);
 
+// Decodes the zstd frames in `input` block by block straight into
+// output[0, capacity), stopping at the first block boundary at or past
+// `wanted` bytes (or where the data ends). Returns the bytes produced. No
+// window of zstd's own is allocated or copied through, and nothing after
+// that block is read: for taking the first entries of a large bundle.
+// `capacity` must leave room for the block that crosses `wanted` (at most
+// kZstdLargestBlock bytes past it).
+inline constexpr size_t kZstdLargestBlock = size_t{128} << 10;
+Result<size_t> decodeZstdPrefix(std::string_view input, char *output,
+                                size_t capacity, size_t wanted);
+
 // A decoder for one zlib stream at the start of `input`; like zlib's
 // uncompress, bytes after the end of the stream are ignored.
 Result<std::unique_ptr<StreamDecoder>> makeZlibDecoder(std::string_view input);

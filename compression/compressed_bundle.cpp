@@ -131,10 +131,11 @@ Error codecError(const Error &error) {
 // streaming decoder's otherwise.
 Error decodingError(const Error &streamingError, StreamDecoder &decoder,
                     std::string &output, uint64_t expectedSize,
-                    BackgroundMd5 &hasher) {
+                    BackgroundMd5 *hasher) {
   if (output.size() == expectedSize) {
     // The replay writes into the buffer the hasher reads.
-    hasher.waitUntilCaughtUp();
+    if (hasher)
+      hasher->waitUntilCaughtUp();
     std::optional<std::string> oneShot =
         decoder.oneShotError(output.data(), output.size());
     if (oneShot)
@@ -145,10 +146,10 @@ Error decodingError(const Error &streamingError, StreamDecoder &decoder,
 
 // Decodes all of `compressedData` into `output`, which ends up exactly
 // `expectedSize` bytes long or the call fails. Each piece of output is handed
-// to `hasher` as soon as it exists.
+// to `hasher`, if any, as soon as it exists.
 Status decodeExactly(CompressionMethod method, std::string_view compressedData,
                      uint64_t expectedSize, std::string &output,
-                     BackgroundMd5 &hasher) {
+                     BackgroundMd5 *hasher) {
   uint64_t trustedSize =
       std::max(kTrustedOutputFloor,
                uint64_t{compressedData.size()} * kTrustedExpansionRatio);
@@ -190,7 +191,8 @@ Status decodeExactly(CompressionMethod method, std::string_view compressedData,
         continue;
       }
       // The buffer may move: the hasher must be done reading it.
-      hasher.waitUntilCaughtUp();
+      if (hasher)
+        hasher->waitUntilCaughtUp();
       uint64_t grownSize = std::min<uint64_t>(
           expectedSize,
           std::max<uint64_t>(uint64_t{output.size()} * 2, kTrustedOutputFloor));
@@ -206,7 +208,8 @@ Status decodeExactly(CompressionMethod method, std::string_view compressedData,
       return decodingError(status.error(), decoder, output, expectedSize,
                            hasher);
     produced = step.position;
-    hasher.publish(output.data(), produced);
+    if (hasher)
+      hasher->publish(output.data(), produced);
   }
   if (produced != expectedSize)
     return makeError("Decompressed size " + std::to_string(produced) +
@@ -413,7 +416,8 @@ Result<std::string> compressBundle(std::string_view uncompressedBundle,
   }
 }
 
-Result<DecompressedBundle> decompressBundle(std::string_view bytes) {
+Result<DecompressedBundle> decompressBundle(std::string_view bytes,
+                                            HashCheck check) {
   Result<CompressedBundleHeader> headerOrError =
       parseCompressedBundleHeader(bytes);
   if (!headerOrError)
@@ -435,13 +439,19 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes) {
   try {
     // Declared after result.bytes so that it stops reading before the buffer
     // goes away on every path.
-    BackgroundMd5 hasher(expectedSize >= kBackgroundHashThreshold);
-    Status decoded = decodeExactly(result.header.method, compressedData,
-                                   expectedSize, result.bytes, hasher);
+    std::optional<BackgroundMd5> hasher;
+    if (check != HashCheck::Skip)
+      hasher.emplace(expectedSize >= kBackgroundHashThreshold);
+    Status decoded =
+        decodeExactly(result.header.method, compressedData, expectedSize,
+                      result.bytes, hasher ? &*hasher : nullptr);
     if (!decoded.ok())
       return decoded.takeError();
-    uint64_t computedHash = hasher.finish();
-    if (computedHash != result.header.hash)
+    if (!hasher)
+      return result;
+    uint64_t computedHash = hasher->finish();
+    result.computedHash = computedHash;
+    if (check == HashCheck::Verify && computedHash != result.header.hash)
       return makeError("Hash mismatch: stored " + fullHex(result.header.hash) +
                        ", computed " + fullHex(computedHash));
   } catch (const std::bad_alloc &) {
@@ -450,6 +460,15 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes) {
     return makeError("Decompression failed: out of memory");
   }
   return result;
+}
+
+Error hashMismatchError(const std::string &file, uint64_t stored,
+                        uint64_t computed) {
+  return fileError(file, "compressed bundle hash mismatch: stored " +
+                             fullHex(stored) + ", computed " +
+                             fullHex(computed) +
+                             " (corrupt data; -verify-hash=false skips "
+                             "this check)");
 }
 
 Result<std::unique_ptr<CompressedPrefixReader>>
@@ -503,6 +522,30 @@ Result<std::string_view> CompressedPrefixReader::prefix(uint64_t wanted) {
 
 Result<std::string> decompressBundlePrefix(std::string_view bytes,
                                            uint64_t wanted) {
+  Result<CompressedBundleHeader> header = parseCompressedBundleHeader(bytes);
+  if (!header)
+    return header.takeError();
+  if (header->method == CompressionMethod::Zstd) {
+    // zstd's own streaming decoder would decode into a window of up to
+    // 128 MiB and copy out of it; decoding block by block straight into the
+    // result reads no block past the prefix and touches no other memory.
+    Result<size_t> extent = compressedExtent(*header, bytes);
+    if (!extent)
+      return extent.takeError();
+    const uint64_t limit = std::min(wanted, header->uncompressedSize);
+    try {
+      std::string prefix(static_cast<size_t>(limit) + kZstdLargestBlock, '\0');
+      Result<size_t> produced = decodeZstdPrefix(
+          bytes.substr(header->headerSize, *extent - header->headerSize),
+          prefix.data(), prefix.size(), static_cast<size_t>(limit));
+      if (!produced)
+        return codecError(produced.error());
+      prefix.resize(std::min<size_t>(*produced, static_cast<size_t>(limit)));
+      return prefix;
+    } catch (const std::exception &) {
+      return makeError("Decompression failed: out of memory");
+    }
+  }
   auto reader = CompressedPrefixReader::open(bytes);
   if (!reader)
     return reader.takeError();

@@ -120,22 +120,36 @@ Result<std::string> compressBundle(std::string_view uncompressedBundle,
 struct DecompressedBundle {
   std::string bytes;
   CompressedBundleHeader header;
+  // The hash of `bytes`, unless HashCheck::Skip left it uncomputed.
+  std::optional<uint64_t> computedHash;
   // Bytes of the input this bundle occupies, header included: the total file
   // size for versions 2 and 3, the whole input for version 1.
   size_t compressedExtent = 0;
 };
 
+// What decompressBundle does with the hash in the header: refuse output
+// whose hash differs (Verify), only compute the hash for the caller to judge
+// or report (Compute), or neither (Skip, which saves the MD5 pass, the
+// slowest part of decompressing).
+enum class HashCheck { Verify, Compute, Skip };
+
 // Decompresses the bundle at the start of `bytes`, which may continue past it
 // (concatenated bundles). Refuses a total file size outside the input, output
-// larger or smaller than the header's uncompressed size and a hash that does
-// not match. Corrupt data is reported in LLVM's words ("Could not decompress
-// embedded file contents: <codec error>").
+// larger or smaller than the header's uncompressed size and, with
+// HashCheck::Verify, a hash that does not match. Corrupt data is reported in
+// LLVM's words ("Could not decompress embedded file contents: <codec error>").
 //
 // The header's uncompressed size is reserved up front only when it is
 // plausible: at most 64 times the compressed data, or 1 MiB. A larger claim
 // is grown into as output really appears, so a header claiming 2^62 bytes
 // costs nothing.
-Result<DecompressedBundle> decompressBundle(std::string_view bytes);
+Result<DecompressedBundle>
+decompressBundle(std::string_view bytes, HashCheck check = HashCheck::Verify);
+
+// The one line for a decompressed bundle whose hash differs from its
+// header's: names the file, both hashes, and the way to skip the check.
+Error hashMismatchError(const std::string &file, uint64_t stored,
+                        uint64_t computed);
 
 // Decompresses the bundle at the start of a buffer a piece at a time, for
 // reading the header of the bundle inside without decompressing the rest:

@@ -196,4 +196,35 @@ Result<std::unique_ptr<StreamDecoder>> makeZstdDecoder(std::string_view input,
   return std::unique_ptr<StreamDecoder>(std::move(decoder));
 }
 
+Result<size_t> decodeZstdPrefix(std::string_view input, char *output,
+                                size_t capacity, size_t wanted) {
+  std::unique_ptr<ZSTD_DCtx, DecompressionContextDeleter> context(
+      ZSTD_createDCtx());
+  if (!context)
+    return makeError("zstd: cannot create a decompression context");
+  size_t position = 0;
+  size_t produced = 0;
+  // The bufferless API: each call takes exactly the bytes zstd asks for (a
+  // frame header, a block header, a block) and decodes a block into the
+  // output, which holds every earlier byte as the block's history.
+  while (produced < wanted && position < input.size()) {
+    if (size_t begun = ZSTD_decompressBegin(context.get()); ZSTD_isError(begun))
+      return zstdError(begun);
+    for (size_t needed = ZSTD_nextSrcSizeToDecompress(context.get());
+         needed != 0 && produced < wanted;
+         needed = ZSTD_nextSrcSizeToDecompress(context.get())) {
+      if (needed > input.size() - position)
+        return makeError(ZSTD_getErrorString(ZSTD_error_srcSize_wrong));
+      size_t decoded = ZSTD_decompressContinue(context.get(), output + produced,
+                                               capacity - produced,
+                                               input.data() + position, needed);
+      if (ZSTD_isError(decoded))
+        return zstdError(decoded);
+      position += needed;
+      produced += decoded;
+    }
+  }
+  return produced;
+}
+
 } // namespace offbundle

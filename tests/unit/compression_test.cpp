@@ -634,6 +634,61 @@ TEST(DecompressRefusals, HashMismatch) {
   EXPECT_EQ(decompressError(bundle), expected);
 }
 
+// Compute reports the hash for the caller to judge; Skip computes nothing
+// and passes the data on, as LLVM does without -verbose.
+TEST(DecompressRefusals, HashCheckComputeAndSkipAcceptAMismatch) {
+  std::string bundle = validBundle();
+  bundle[24] ^= 1;
+  const std::string plain = codeLikeData(30000, 6);
+  Result<DecompressedBundle> computed =
+      decompressBundle(bundle, HashCheck::Compute);
+  ASSERT_TRUE(computed.ok()) << computed.error().message;
+  EXPECT_EQ(computed->bytes, plain);
+  ASSERT_TRUE(computed->computedHash.has_value());
+  EXPECT_EQ(*computed->computedHash, truncatedMd5(plain));
+  EXPECT_NE(*computed->computedHash, computed->header.hash);
+
+  Result<DecompressedBundle> skipped =
+      decompressBundle(bundle, HashCheck::Skip);
+  ASSERT_TRUE(skipped.ok()) << skipped.error().message;
+  EXPECT_EQ(skipped->bytes, plain);
+  EXPECT_FALSE(skipped->computedHash.has_value());
+}
+
+TEST(DecompressRefusals, HashMismatchErrorNamesFileAndBothHashes) {
+  EXPECT_EQ(
+      hashMismatchError("dir/a.ccob", 0x0123456789abcdefULL, 0x10).message,
+      "'dir/a.ccob': compressed bundle hash mismatch: stored "
+      "0x0123456789abcdef, computed 0x0000000000000010 (corrupt data; "
+      "-verify-hash=false skips this check)");
+}
+
+// A prefix needs only the compressed data that produces it: with the stream
+// cut off at three quarters, the first quarter still decodes, by the
+// prefix reader and by decompressBundlePrefix (block by block for zstd),
+// while decompressing the whole bundle fails. -unbundle without hash
+// verification relies on this to decode only the entries it extracts.
+TEST(CompressedPrefixReader, DecodesNoFurtherThanThePrefix) {
+  const std::string plain = codeLikeData(16 << 20, 11);
+  const std::string whole = zstdOneShot(plain);
+  const std::string bundle =
+      craftBundle(3, 1, whole.substr(0, whole.size() * 3 / 4), plain.size(),
+                  truncatedMd5(plain));
+  EXPECT_FALSE(decompressBundle(bundle, HashCheck::Skip).ok());
+  auto reader = CompressedPrefixReader::open(bundle);
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  const uint64_t wanted = 4 << 20;
+  auto prefix = (*reader)->prefix(wanted);
+  ASSERT_TRUE(prefix.ok()) << prefix.error().message;
+  EXPECT_EQ(*prefix, plain.substr(0, wanted));
+  for (uint64_t length :
+       {uint64_t{0}, uint64_t{1}, uint64_t{131072}, wanted, wanted + 12345}) {
+    auto direct = decompressBundlePrefix(bundle, length);
+    ASSERT_TRUE(direct.ok()) << direct.error().message;
+    EXPECT_EQ(*direct, plain.substr(0, length)) << length;
+  }
+}
+
 // A header claiming 2^62 bytes is refused once the real data ends, without
 // ever reserving what it claims (that would fail as out of memory).
 TEST(DecompressRefusals, HugeClaimedSizeFailsWithoutAllocating) {
