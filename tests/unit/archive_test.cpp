@@ -8,6 +8,7 @@
 // against llvm-ar 22 when the tests were written.
 #include "archive/ar_archive.h"
 #include "archive/archive_symbols.h"
+#include "archive/coff_archive_symbols.h"
 
 #include "test_files.h"
 
@@ -851,11 +852,24 @@ TEST(ArchiveSymbols, Classification) {
       {std::string("\xca\xfe\xba\xbe\x00\x00\x00\x02", 8),
        Kind::NotSymbolic}, // Mach-O universal binary
       {std::string("\0\0\0\0\x20\0\0\0\xff\xff\0\0\xff\xff\0\0", 16),
-       Kind::NotSymbolic},                               // Windows resource
-      {std::string("\0\0\0\0", 4), Kind::OtherSymbolic}, // COFF, machine 0
+       Kind::NotSymbolic},                            // Windows resource
+      {std::string("\0\0\0\0", 4), Kind::CoffObject}, // COFF, machine 0
       {std::string("\0asm\1\0\0\0", 8), Kind::OtherSymbolic},
-      {std::string("d\x86\0\0", 4), Kind::OtherSymbolic},
-      {std::string("L\x01\0\0", 4), Kind::OtherSymbolic},
+      {std::string("d\x86\0\0", 4), Kind::CoffObject},
+      {std::string("L\x01\0\0", 4), Kind::CoffObject},
+      {std::string("A\xa6\0\0", 4), Kind::CoffObject}, // ARM64EC
+      {std::string("\0\0\xff\xff", 4), Kind::CoffImport},
+      {std::string("\0\0\xff\xff", 4) + std::string(40, 'x'), Kind::CoffImport},
+      {std::string("\0\0\xff\xff\2\0\0\0\0\0\0\0", 12) +
+           std::string("\xc7\xa1\xba\xd1\xee\xba\xa9\x4b\xaf\x20\xfa\xf6"
+                       "\x6a\xa4\xdc\xb8",
+                       16),
+       Kind::CoffObject}, // big object
+      {std::string("\0\0\xff\xff\2\0\0\0\0\0\0\0", 12) +
+           std::string("\x38\xfe\xb3\x0c\xa5\xd9\xab\x4d\xac\x9b\xd6\xb6"
+                       "\x22\x26\x53\xc2",
+                       16),
+       Kind::NotSymbolic}, // cl.exe /GL object
       {"L\x03hello", Kind::NotSymbolic},
       {"MZ" + std::string(100, '\0'), Kind::NotSymbolic},
       {"\xfe\xed\xfa\xce" + std::string(8, '\0') +
@@ -951,6 +965,249 @@ TEST(ArchiveSymbols, EveryTruncationOfEveryObject) {
           archiveSymbolsOf(std::string_view(bytes).substr(0, length));
       if (!symbols.ok()) {
         EXPECT_FALSE(symbols.error().message.empty());
+      }
+    }
+  }
+}
+
+// A little COFF object writer for the reader's tests: one section, then
+// the given symbol records, then the string table.
+struct CoffSymbolSpec {
+  std::string name;
+  int32_t section = 1;
+  uint32_t value = 0;
+  uint8_t storageClass = 2; // EXTERNAL
+  std::vector<std::string> auxiliary = {};
+};
+
+void appendLe(std::string &out, uint64_t value, unsigned width) {
+  for (unsigned i = 0; i < width; ++i)
+    out += static_cast<char>(value >> (8 * i));
+}
+
+std::string coffObject(uint16_t machine,
+                       const std::vector<CoffSymbolSpec> &symbols,
+                       bool bigObject = false) {
+  const size_t recordSize = bigObject ? 20 : 18;
+  std::string strings;
+  std::string records;
+  uint32_t count = 0;
+  for (const CoffSymbolSpec &symbol : symbols) {
+    if (symbol.name.size() > 8) {
+      appendLe(records, 0, 4);
+      appendLe(records, 4 + strings.size(), 4);
+      strings += symbol.name + '\0';
+    } else {
+      records += symbol.name + std::string(8 - symbol.name.size(), '\0');
+    }
+    appendLe(records, symbol.value, 4);
+    appendLe(records, static_cast<uint32_t>(symbol.section), bigObject ? 4 : 2);
+    appendLe(records, 0, 2);
+    records += static_cast<char>(symbol.storageClass);
+    records += static_cast<char>(symbol.auxiliary.size());
+    for (const std::string &aux : symbol.auxiliary)
+      records += aux + std::string(recordSize - aux.size(), '\0');
+    count += 1 + static_cast<uint32_t>(symbol.auxiliary.size());
+  }
+  const size_t headerSize = bigObject ? 56 : 20;
+  const uint32_t symbolTable = headerSize + 40;
+  std::string object;
+  if (bigObject) {
+    appendLe(object, 0, 2);
+    appendLe(object, 0xffff, 2);
+    appendLe(object, 2, 2);
+    appendLe(object, machine, 2);
+    appendLe(object, 0, 4);
+    object += std::string("\xc7\xa1\xba\xd1\xee\xba\xa9\x4b\xaf\x20\xfa\xf6"
+                          "\x6a\xa4\xdc\xb8",
+                          16);
+    object += std::string(16, '\0');
+    appendLe(object, 1, 4);
+    appendLe(object, symbolTable, 4);
+    appendLe(object, count, 4);
+  } else {
+    appendLe(object, machine, 2);
+    appendLe(object, 1, 2);
+    appendLe(object, 0, 4);
+    appendLe(object, symbolTable, 4);
+    appendLe(object, count, 4);
+    appendLe(object, 0, 4);
+  }
+  object += ".text" + std::string(35, '\0'); // a section without contents
+  object += records;
+  appendLe(object, 4 + strings.size(), 4);
+  return object + strings;
+}
+
+std::string weakAuxiliary(uint32_t characteristics) {
+  std::string aux(4, '\0');
+  appendLe(aux, characteristics, 4);
+  return aux;
+}
+
+// Every kind of record, and whether LLVM's writer lists it.
+const std::vector<std::pair<CoffSymbolSpec, bool>> &everyKindOfCoffSymbol() {
+  static const std::vector<std::pair<CoffSymbolSpec, bool>> kinds = {
+      {{"defined"}, true},
+      {{"a_name_in_the_string_table"}, true},
+      {{"eight_ch"}, true},
+      {{"static", 1, 0, 3}, false},
+      {{".text", 1, 0, 3, {"\x10"}}, false}, // section definition
+      {{".file", -2, 0, 103, {"k.c"}}, false},
+      {{"undefined", 0}, false},
+      {{"common", 0, 16}, true},
+      {{"absolute", -1}, true},
+      {{"appdomain", -1, 0, 2, {""}}, false}, // section definition too
+      {{"weak_alias", 0, 0, 105, {weakAuxiliary(3)}}, true},
+      {{"weak_library", 0, 0, 105, {weakAuxiliary(2)}}, false},
+      {{"weak_no_search", 0, 0, 105, {weakAuxiliary(1)}}, false},
+      {{"weak_bare", 0, 0, 105}, true},
+      {{"label", 1, 0, 6}, false},
+  };
+  return kinds;
+}
+
+TEST(CoffArchiveSymbols, ListsGlobalDefinedRecordsInOrder) {
+  std::vector<CoffSymbolSpec> specs;
+  std::vector<std::string> expected;
+  for (const auto &[spec, listed] : everyKindOfCoffSymbol()) {
+    specs.push_back(spec);
+    if (listed)
+      expected.push_back(spec.name);
+  }
+  for (uint16_t machine : {0x8664, 0x14c, 0xaa64, 0xa641, 0x0}) {
+    for (bool bigObject : {false, true}) {
+      const std::string object = coffObject(machine, specs, bigObject);
+      Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(object);
+      ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+      EXPECT_TRUE(symbols->isSymbolicFile);
+      EXPECT_EQ(symbols->names, expected) << machine << " " << bigObject;
+    }
+  }
+}
+
+TEST(CoffArchiveSymbols, ShortNames) {
+  // Eight bytes without a final NUL are taken whole, NULs inside included.
+  const std::string object = coffObject(
+      0x8664, {{std::string("ab\0cdefg", 8)}, {std::string("ab\0cdef\0", 8)}});
+  Result<std::vector<std::string>> names = coffObjectArchiveSymbols(object);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_EQ(*names,
+            (std::vector<std::string>{std::string("ab\0cdefg", 8), "ab"}));
+}
+
+TEST(CoffArchiveSymbols, TablesThatDoNotFitLeaveNoSymbols) {
+  std::string object = coffObject(0x8664, {{"defined"}});
+  // The symbol count (offset 12) past the end of the file.
+  std::string changed = object;
+  write32(changed, 12, 100000);
+  Result<std::vector<std::string>> names = coffObjectArchiveSymbols(changed);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(names->empty());
+  // No symbol table offset, whatever the count.
+  changed = object;
+  write32(changed, 8, 0);
+  names = coffObjectArchiveSymbols(changed);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(names->empty());
+  // A string table without its final NUL.
+  object = coffObject(0x8664, {{"a_long_defined_name"}});
+  changed = object;
+  changed.back() = 'x';
+  names = coffObjectArchiveSymbols(changed);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(names->empty());
+}
+
+TEST(CoffArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<std::vector<std::string>> names = coffObjectArchiveSymbols(bytes);
+    return names.ok() ? std::string("no error") : names.error().message;
+  };
+  const std::string object = coffObject(0x8664, {{"a_long_defined_name"}});
+  EXPECT_EQ(messageFor(object.substr(0, 19)),
+            "The end of the file was unexpectedly encountered");
+  // The section table cut short.
+  EXPECT_EQ(messageFor(object.substr(0, 40)),
+            "The end of the file was unexpectedly encountered");
+  // The string table's size field says 4: no strings at all.
+  std::string changed = object;
+  write32(changed, 20 + 40 + 18, 4);
+  EXPECT_EQ(messageFor(changed), "string table empty");
+  // A name offset past the string table.
+  changed = object;
+  write32(changed, 20 + 40 + 4, 1000);
+  EXPECT_EQ(messageFor(changed),
+            "The end of the file was unexpectedly encountered");
+  // A weak external whose auxiliary record would run past the file, where
+  // LLVM reads past its buffer.
+  const std::string weak = coffObject(0x8664, {{"w", 0, 0, 105}});
+  changed = weak;
+  changed[20 + 40 + 17] = 1; // one auxiliary record, which is not there
+  EXPECT_EQ(messageFor(changed), "the auxiliary record of weak external "
+                                 "symbol 0 runs past the end of the file");
+}
+
+TEST(CoffArchiveSymbols, ImportMembers) {
+  auto importMember = [](uint16_t machine, uint16_t type, std::string name) {
+    std::string member;
+    appendLe(member, 0, 2);
+    appendLe(member, 0xffff, 2);
+    appendLe(member, 0, 2);
+    appendLe(member, machine, 2);
+    appendLe(member, 0, 8);
+    appendLe(member, 0, 2);
+    appendLe(member, type, 2);
+    return member + name + '\0' + "x.dll" + '\0';
+  };
+  using Names = std::vector<std::string>;
+  auto namesOf = [](const std::string &member) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(member);
+    EXPECT_TRUE(symbols.ok()) << symbols.error().message;
+    return symbols.ok() ? symbols->names : Names{"error"};
+  };
+  EXPECT_EQ(namesOf(importMember(0x8664, 0, "f")), (Names{"__imp_f", "f"}));
+  EXPECT_EQ(namesOf(importMember(0x8664, 1, "v")), (Names{"__imp_v"}));
+  EXPECT_EQ(namesOf(importMember(0x8664, 2, "c")), (Names{"__imp_c", "c"}));
+  EXPECT_EQ(namesOf(importMember(0x8664, 0, "#f")), (Names{"__imp_#f", "#f"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 0, "#f")),
+            (Names{"__imp_f", "f", "__imp_aux_f", "#f"}));
+  EXPECT_EQ(namesOf(importMember(0xa64e, 0, "?g@@$$hYAXXZ")),
+            (Names{"__imp_?g@@YAXXZ", "?g@@YAXXZ", "__imp_aux_?g@@YAXXZ",
+                   "?g@@$$hYAXXZ"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 0, "??@00ff@$$h@")),
+            (Names{"__imp_??@00ff@", "??@00ff@", "__imp_aux_??@00ff@",
+                   "??@00ff@$$h@"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 1, "#v")), (Names{"__imp_v"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 0, "plain")),
+            (Names{"__imp_plain", "plain", "__imp_aux_plain", "plain"}));
+
+  // Where LLVM would read past the member.
+  const std::string member = importMember(0x8664, 0, "f");
+  Result<ArchiveMemberSymbols> cut = archiveSymbolsOf(member.substr(0, 12));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "the import header is truncated");
+  cut = archiveSymbolsOf(member.substr(0, 21));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "the import name has no terminating NUL");
+}
+
+TEST(CoffArchiveSymbols, EveryTruncationAndByteChange) {
+  std::vector<CoffSymbolSpec> specs;
+  for (const auto &kind : everyKindOfCoffSymbol())
+    specs.push_back(kind.first);
+  for (bool bigObject : {false, true}) {
+    const std::string object = coffObject(0, specs, bigObject);
+    for (size_t length = 0; length <= object.size(); ++length)
+      (void)archiveSymbolsOf(std::string_view(object).substr(0, length));
+    for (size_t at = 0; at < object.size(); ++at) {
+      for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+        std::string changed = object;
+        changed[at] = static_cast<char>(value);
+        Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(changed);
+        if (!symbols.ok()) {
+          EXPECT_FALSE(symbols.error().message.empty());
+        }
       }
     }
   }

@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""Archive symbol tables for members of every object format, against LLVM 22.
+
+LLVM's archive writer lists the global defined symbols of every member its
+identify_magic() takes for an object file, whatever the format; a member it
+cannot read fails the whole archive. This suite generates small objects of
+those formats, valid and damaged:
+  - COFF objects for several machines, for the unknown machine (any bytes
+    starting with two zero bytes are one to LLVM), big objects (version 2,
+    and version 1, which LLVM reads as an empty import header), with global,
+    static, undefined, common, absolute, weak external (alias and library
+    search, with and without an auxiliary record), file and section
+    definition symbols, short and string-table names;
+  - short import library members: code, data and constant imports, ARM64EC
+    and ARM64X names with and without their mangling;
+  - damaged ones: headers and section tables cut short, symbol and string
+    tables that do not fit or lack their NUL, missing symbol tables, names
+    past the string table.
+Each goes, as an image of every offload kind LLVM's packager names, into an
+offload binary made by LLVM 22's clang-offload-packager, and then out into an
+archive with `llvm-offload-binary IN --archive --image=file=out.a`; and, as a
+device entry of a bundle inside an input archive, through
+`clang-offload-bundler -unbundle -type=a`. LLVM 22's tools and ours run on
+the same inputs; exit codes, stdout, stderr and the archive must be the same
+(after a failure LLVM may leave files behind that ours does not, so there only
+the messages are compared).
+
+Usage: archive_member_formats.py --ours-bundler PATH --ours-binary PATH
+                                 --reference-bin FOLDER
+"""
+
+import argparse
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import finish, require_executables, skip_suite  # noqa: E402
+
+BIG_OBJECT_CLASS_ID = bytes.fromhex("c7a1bad1eebaa94baf20faf66aa4dcb8")
+
+# Storage classes.
+EXTERNAL, STATIC, FILE, WEAK_EXTERNAL = 2, 3, 103, 105
+
+
+# -- COFF generator -----------------------------------------------------------
+
+def coff_symbol(name, value=0, section=1, sclass=EXTERNAL, aux=(), big=False,
+                strings=None):
+    """One symbol record and its auxiliary records. Long names go into
+    `strings` (a bytearray holding the string table after its size field)."""
+    raw = name.encode() if isinstance(name, str) else name
+    if len(raw) > 8:
+        offset = 4 + len(strings)
+        strings.extend(raw + b"\0")
+        field = struct.pack("<II", 0, offset)
+    else:
+        field = raw.ljust(8, b"\0")
+    if big:
+        record = field + struct.pack("<IiHBB", value, section, 0, sclass, len(aux))
+        size = 20
+    else:
+        record = field + struct.pack("<IhHBB", value, section, 0, sclass, len(aux))
+        size = 18
+    for entry in aux:
+        record += entry.ljust(size, b"\0")
+    return record
+
+
+def weak_aux(characteristics, tag=0):
+    return struct.pack("<II", tag, characteristics)
+
+
+ALL_KINDS_OF_SYMBOLS = [
+    dict(name="global_function"),
+    dict(name="local", sclass=STATIC),
+    dict(name=".text", sclass=STATIC, aux=[b"\x10"]),  # section definition
+    dict(name=".file", section=-2, sclass=FILE, aux=[b"k.c"]),
+    dict(name="undefined_symbol", section=0),
+    dict(name="common_var", section=0, value=16),
+    dict(name="absolute", section=-1),
+    dict(name="appdomain", section=-1, aux=[b"\0"]),  # a section definition
+    dict(name="weak_alias", section=0, sclass=WEAK_EXTERNAL, aux=[weak_aux(3)]),
+    dict(name="weak_library", section=0, sclass=WEAK_EXTERNAL, aux=[weak_aux(2)]),
+    dict(name="weak_nosearch", section=0, sclass=WEAK_EXTERNAL, aux=[weak_aux(1)]),
+    dict(name="weak_no_aux", section=0, sclass=WEAK_EXTERNAL),
+    dict(name="eight_ch"),
+    dict(name=b"ab\0cdefg"),  # no NUL at the end: all eight bytes
+    dict(name=b"ab\0cdef\0"),
+    dict(name="x", section=2),
+    dict(name="", value=1),
+    dict(name="label", sclass=6),  # IMAGE_SYM_CLASS_LABEL
+]
+
+
+def coff_object(machine=0x8664, symbols=ALL_KINDS_OF_SYMBOLS, big=False,
+                version=2, optional_header=b"", section_count=1,
+                symbol_table_offset=None, symbol_count=None,
+                string_table_size=None, strings_tail=b"", truncate=None):
+    """A COFF object: header, section table, section data, symbols, strings.
+    The keyword arguments after `symbols` damage it on purpose."""
+    strings = bytearray()
+    records = b"".join(coff_symbol(big=big, strings=strings, **s) for s in symbols)
+    count = sum(1 + len(s.get("aux", ())) for s in symbols)
+    header_size = 56 if big else 20 + len(optional_header)
+    data = b"\xc3" * 8
+    sections = b""
+    data_offset = header_size + 40 * section_count
+    for index in range(section_count):
+        sections += struct.pack("<8sIIIIIIHHI", f".s{index}".encode(), 0, 0,
+                                len(data), data_offset, 0, 0, 0, 0, 0x60000020)
+    table = data_offset + len(data)
+    string_bytes = bytes(strings) + strings_tail
+    size_field = (4 + len(string_bytes) if string_table_size is None
+                  else string_table_size)
+    if symbol_table_offset is None:
+        symbol_table_offset = table
+    if symbol_count is None:
+        symbol_count = count
+    if big:
+        header = struct.pack("<HHHHI16sIIIIIII", 0, 0xffff, version, machine,
+                             0, BIG_OBJECT_CLASS_ID, 0, 0, 0, 0, section_count,
+                             symbol_table_offset, symbol_count)
+    else:
+        header = struct.pack("<HHIIIHH", machine, section_count, 0,
+                             symbol_table_offset, symbol_count,
+                             len(optional_header), 0) + optional_header
+    blob = (header + sections + data + records + struct.pack("<I", size_field) +
+            string_bytes)
+    return blob if truncate is None else blob[:truncate]
+
+
+def import_member(name, machine=0x8664, kind=0, dll=b"lib.dll"):
+    raw = name.encode() if isinstance(name, str) else name
+    body = raw + b"\0" + dll + b"\0"
+    return struct.pack("<HHHHIIHH", 0, 0xffff, 0, machine, 0, len(body), 7,
+                       kind | (1 << 2)) + body
+
+
+def members():
+    """name -> bytes: every generated member."""
+    out = {}
+    for machine in (0x14c, 0x8664, 0xaa64, 0x1c4, 0xa641, 0xa64e, 0x1f0, 0x0,
+                    0x5032, 0x9041, 0x6232, 0x184):
+        out[f"coff-{machine:04x}.obj"] = coff_object(machine)
+    out["coff-optional-header.obj"] = coff_object(optional_header=b"\x0b\x01" + b"\0" * 26)
+    out["coff-no-sections.obj"] = coff_object(section_count=0)
+    out["coff-no-symbols.obj"] = coff_object(symbols=[])
+    out["coff-only-locals.obj"] = coff_object(symbols=[dict(name="l", sclass=STATIC)])
+    out["bigobj.obj"] = coff_object(big=True)
+    out["bigobj-arm64.obj"] = coff_object(big=True, machine=0xaa64)
+    out["bigobj-version1.obj"] = coff_object(big=True, version=1)
+    # Damaged objects.
+    out["short-header.obj"] = coff_object(truncate=12)
+    out["sections-cut.obj"] = coff_object(section_count=3, truncate=80)
+    out["optional-header-past-end.obj"] = coff_object(symbols=[], truncate=20 + 40 + 8 + 4)[:20]
+    out["symbol-table-missing.obj"] = coff_object(symbol_table_offset=0)
+    out["symbol-table-past-end.obj"] = coff_object(symbol_count=100000)
+    out["string-table-past-end.obj"] = coff_object(string_table_size=100000)
+    out["string-table-no-nul.obj"] = coff_object(strings_tail=b"tail")
+    out["string-table-size-0.obj"] = coff_object(
+        symbols=[dict(name="a_long_symbol_name")], string_table_size=0)
+    out["string-table-size-4.obj"] = coff_object(
+        symbols=[dict(name="a_long_symbol_name")], string_table_size=4)
+    out["name-past-strings.obj"] = coff_object(
+        symbols=[dict(name="a_long_symbol_name")], string_table_size=8)
+    out["aux-past-table.obj"] = coff_object(
+        symbols=[dict(name="g"), dict(name="h", aux=[b""] * 200)])
+    out["bigobj-cut.obj"] = coff_object(big=True, truncate=60)
+    # Import library members.
+    out["import-code.lib"] = import_member("function")
+    out["import-data.lib"] = import_member("variable", kind=1)
+    out["import-const.lib"] = import_member("constant", kind=2)
+    out["import-type3.lib"] = import_member("odd", kind=3)
+    out["import-i386.lib"] = import_member("_f@4", machine=0x14c)
+    out["import-empty-name.lib"] = import_member("")
+    for machine in (0xa641, 0xa64e):
+        for index, name in enumerate(["#c_function", "c_function",
+                                      "?f@@$$hYAXXZ", "?f@@YAXXZ",
+                                      "??@0123456789abcdef@$$h@", "?x$$h",
+                                      "#"]):
+            for kind in (0, 1):
+                out[f"import-{machine:04x}-{index}-{kind}.lib"] = import_member(
+                    name, machine=machine, kind=kind)
+    # Raw device images that only look like COFF objects to LLVM.
+    rng = random.Random(15)
+    for index in range(24):
+        size = rng.choice([4, 19, 20, 21, 40, 64, 100, 257, 1024])
+        out[f"raw-{index}.cubin"] = b"\0\0" + bytes(
+            rng.randrange(256) if rng.random() < 0.5 else 0
+            for _ in range(size - 2))
+    return out
+
+
+# -- the suite ----------------------------------------------------------------
+
+class Suite:
+    def __init__(self, args, folder):
+        self.ours_bundler = os.path.abspath(args.ours_bundler)
+        self.ours_binary = os.path.abspath(args.ours_binary)
+        self.bin = args.reference_bin
+        self.folder = folder
+        self.passed = 0
+        self.failed = 0
+        self.cases = 0
+
+    def tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def build(self, what, command, cwd):
+        done = subprocess.run(command, cwd=cwd, capture_output=True)
+        if done.returncode != 0:
+            skip_suite(f"LLVM 22 could not build {what}: "
+                       f"{done.stderr.decode(errors='replace')[:300]}")
+
+    def compare(self, label, argv0, executables, args, inputs, output):
+        """Runs both tools in twin folders holding `inputs`; compares exit
+        code, stdout, stderr and the output file."""
+        self.cases += 1
+        results = []
+        for side, executable in zip(("ref", "ours"), executables):
+            folder = os.path.join(self.folder, f"case{self.cases}", side)
+            os.makedirs(folder)
+            for name, data in inputs.items():
+                with open(os.path.join(folder, name), "wb") as handle:
+                    handle.write(data)
+            done = subprocess.run([argv0] + args, executable=executable,
+                                  cwd=folder, capture_output=True, timeout=60,
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+            path = os.path.join(folder, output)
+            result = None
+            if os.path.exists(path):
+                with open(path, "rb") as handle:
+                    result = handle.read()
+            results.append((done.returncode, done.stdout, done.stderr, result))
+        ref, ours = results
+        same = ref[:3] == ours[:3] and (ref[0] != 0 or ref[3] == ours[3])
+        if same:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label}: {args}")
+            for what, a, b in zip(("exit", "stdout", "stderr"), ref, ours):
+                if a != b:
+                    print(f"  {what}: reference {a!r}\n  {' ' * len(what)}  "
+                          f"ours      {b!r}")
+            if ref[0] == 0 and ref[3] != ours[3]:
+                print(f"  {output}: reference {len(ref[3] or b'')} bytes, "
+                      f"ours {len(ours[3] or b'')} bytes")
+        shutil.rmtree(os.path.join(self.folder, f"case{self.cases}"))
+        return ref
+
+    def package(self, work, images):
+        """An offload binary of `images` [(file name, kind)], by LLVM 22."""
+        args = [self.tool("clang-offload-packager"), "-o", "x.bin"]
+        for index, (name, kind) in enumerate(images):
+            args.append(f"--image=file={name},triple=amdgcn-amd-amdhsa,"
+                        f"arch=gfx{900 + index},kind={kind}")
+        self.build(f"an offload binary of {images}", args, work)
+        with open(os.path.join(work, "x.bin"), "rb") as handle:
+            return handle.read()
+
+    def bundle_archive(self, work, name):
+        """An archive holding a bundle whose device entry is `name`."""
+        with open(os.path.join(work, "host.txt"), "w") as handle:
+            handle.write("host")
+        self.build(f"a bundle of {name}", [
+            self.tool("clang-offload-bundler"), "-type=bc",
+            "-targets=host-x86_64-unknown-linux-gnu,"
+            "hip-amdgcn-amd-amdhsa--gfx906",
+            "-input=host.txt", f"-input={name}", "-output=bundle.bc"], work)
+        self.build(f"an archive of the bundle of {name}", [
+            self.tool("llvm-ar"), "rcD", "in.a", "bundle.bc"], work)
+        with open(os.path.join(work, "in.a"), "rb") as handle:
+            return handle.read()
+
+    def run_all(self):
+        generated = members()
+        work = os.path.join(self.folder, "work")
+        os.makedirs(work)
+        kinds = ["openmp", "hip", "cuda", "sycl", "none"]
+        failures = 0
+        for index, (name, data) in enumerate(sorted(generated.items())):
+            with open(os.path.join(work, name), "wb") as handle:
+                handle.write(data)
+            kind = kinds[index % len(kinds)]
+            binary = self.package(work, [(name, kind)])
+            ref = self.compare(f"offload binary {name}", "llvm-offload-binary",
+                               (self.tool("llvm-offload-binary"),
+                                self.ours_binary),
+                               ["x.bin", "--archive", "--image=file=out.a"],
+                               {"x.bin": binary}, "out.a")
+            failures += ref[0] != 0
+            archive = self.bundle_archive(work, name)
+            self.compare(f"bundler {name}", "clang-offload-bundler",
+                         (self.tool("clang-offload-bundler"),
+                          self.ours_bundler),
+                         ["-unbundle", "-type=a", "-input=in.a",
+                          "-targets=hip-amdgcn-amd-amdhsa--gfx906",
+                          "-output=out.a"], {"in.a": archive}, "out.a")
+        # Several members in one archive: the symbol table in member order.
+        valid = [name for name in sorted(generated)
+                 if name.startswith(("coff-", "bigobj.", "import-code"))]
+        binary = self.package(work, [(name, "openmp") for name in valid])
+        self.compare("offload binary of several members", "llvm-offload-binary",
+                     (self.tool("llvm-offload-binary"), self.ours_binary),
+                     ["x.bin", "--archive", "--image=file=out.a"],
+                     {"x.bin": binary}, "out.a")
+        # Both outcomes must have been seen, or the suite tests less than it
+        # says.
+        if failures == 0 or failures == len(generated):
+            self.failed += 1
+            print(f"FAIL LLVM 22 refused {failures} of {len(generated)} "
+                  "members: the generator no longer covers both outcomes")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ours-bundler", required=True)
+    parser.add_argument("--ours-binary", required=True)
+    parser.add_argument("--reference-bin", required=True)
+    args = parser.parse_args()
+    require_executables(args.ours_bundler, args.ours_binary, *(
+        os.path.join(args.reference_bin, name) for name in
+        ("clang-offload-bundler", "llvm-offload-binary",
+         "clang-offload-packager", "llvm-ar")))
+    with tempfile.TemporaryDirectory(prefix="offbundle-member-formats-") as folder:
+        suite = Suite(args, folder)
+        suite.run_all()
+    return finish(suite.passed, suite.failed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
