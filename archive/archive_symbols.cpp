@@ -7,6 +7,7 @@
 #include "archive/archive_symbols.h"
 
 #include "archive/coff_archive_symbols.h"
+#include "archive/dxcontainer_archive_symbols.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -563,7 +564,7 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
     return second == 0x86 || second == 0xaa ? Kind::CoffObject
                                             : Kind::NotSymbolic;
   case 'D': // DirectX container
-    return hasPrefix(bytes, "DXBC") ? Kind::OtherSymbolic : Kind::NotSymbolic;
+    return hasPrefix(bytes, "DXBC") ? Kind::DxContainer : Kind::NotSymbolic;
   case 0x41: // COFF for ARM64EC
   case 0x4e: // COFF for ARM64X
     return second == 0xa6 ? Kind::CoffObject : Kind::NotSymbolic;
@@ -585,6 +586,10 @@ archiveSymbolsOf(std::string_view memberBytes,
     return symbolicFile(coffObjectArchiveSymbols(memberBytes));
   case ArchiveMemberKind::CoffImport:
     return symbolicFile(coffImportArchiveSymbols(memberBytes));
+  case ArchiveMemberKind::DxContainer:
+    if (Status status = checkDxContainerForArchive(memberBytes); !status.ok())
+      return status.takeError();
+    return symbolicFile(std::vector<std::string>());
   case ArchiveMemberKind::Bitcode: {
     if (!bitcodeSymbols)
       return makeError("cannot list the symbols of an LLVM bitcode member "

@@ -13,10 +13,11 @@
 // Supported here: ELF (32 and 64-bit, either byte order: only .symtab is
 // read, never .dynsym, exactly as LLVM does), COFF objects (any machine,
 // big objects too) and short import library members
-// (archive/coff_archive_symbols.h) and, through a caller-supplied lister,
-// LLVM bitcode. The other formats LLVM recognises (PE images, Mach-O, wasm,
-// XCOFF, GOFF, DXContainer) are refused with an error rather than given a
-// symbol table that might differ from LLVM's.
+// (archive/coff_archive_symbols.h), DirectX containers, which have no
+// symbols (archive/dxcontainer_archive_symbols.h), and, through a
+// caller-supplied lister, LLVM bitcode. The other formats LLVM recognises
+// (PE images, Mach-O, wasm, XCOFF, GOFF) are refused with an error rather than
+// given a symbol table that might differ from LLVM's.
 #pragma once
 
 #include <functional>
@@ -45,6 +46,7 @@ enum class ArchiveMemberKind {
   Bitcode,       // "BC\xC0\xDE" or "\xDE\xC0\x17\x0B"
   CoffObject,    // a COFF object, for a known machine or none, or big
   CoffImport,    // a short import library member ("\0\0\xff\xff")
+  DxContainer,   // "DXBC"
   OtherSymbolic, // another object format LLVM would open
 };
 ArchiveMemberKind classifyArchiveMember(std::string_view bytes);

@@ -28,10 +28,10 @@
 //
 //   As in LLVM, a symbol table offset of 0, or a symbol table or string
 //   table that does not fit in the file (or a string table without its
-//   final NUL) leaves the object without symbols rather than failing; a header or section table that does not
-//   fit fails, as do names that cannot be read. A file header of the
-//   unknown machine with 0xffff sections (an import header that is no big
-//   object) is an object without symbols.
+//   final NUL) leaves the object without symbols rather than failing; a header
+//   or section table that does not fit fails, as do names that cannot be read.
+//   A file header of the unknown machine with 0xffff sections (an import header
+//   that is no big object) is an object without symbols.
 //
 // COFF short import library member
 //   header, 20 bytes:       0 (u16), 0xffff (u16), version, machine (u16),

@@ -15,7 +15,12 @@ those formats, valid and damaged:
     and ARM64X names with and without their mangling;
   - damaged ones: headers and section tables cut short, symbol and string
     tables that do not fit or lack their NUL, missing symbol tables, names
-    past the string table.
+    past the string table;
+  - DirectX containers (no symbols, but they make the archive get a symbol
+    table) with program, feature flag, hash, signature and unknown parts,
+    and damaged ones: headers, offset tables and parts cut short or
+    overlapping, parts given twice, signature names outside their table,
+    pipeline state without a program.
 Each goes, as an image of every offload kind LLVM's packager names, into an
 offload binary made by LLVM 22's clang-offload-packager, and then out into an
 archive with `llvm-offload-binary IN --archive --image=file=out.a`; and, as a
@@ -142,6 +147,100 @@ def import_member(name, machine=0x8664, kind=0, dll=b"lib.dll"):
                        kind | (1 << 2)) + body
 
 
+# -- DirectX container generator ----------------------------------------------
+
+def dx_part(name, data):
+    return name + struct.pack("<I", len(data)) + data
+
+
+def dx_signature(names, first=8, name_offsets=None):
+    """A signature part: header, 32-byte parameters, then the names."""
+    strings = b""
+    offsets = []
+    for name in names:
+        offsets.append(first + 32 * len(names) + len(strings))
+        strings += name + b"\0"
+    if name_offsets is not None:
+        offsets = name_offsets
+    params = b"".join(struct.pack("<IIIIIIBBHI", 0, offset, 0, 0, 3, index,
+                                  0xf, 0, 0, 0)
+                      for index, offset in enumerate(offsets))
+    return (struct.pack("<II", len(names), first) + b"\0" * (first - 8) +
+            params + strings)
+
+
+def dx_container(parts, offsets=None, part_count=None, truncate=None):
+    """A "DXBC" container of `parts` (already framed by dx_part)."""
+    count = len(parts) if part_count is None else part_count
+    position = 32 + 4 * len(parts)
+    computed = []
+    for part in parts:
+        computed.append(position)
+        position += len(part)
+    offsets = computed if offsets is None else offsets
+    body = b"".join(parts)
+    blob = (b"DXBC" + bytes(16) + struct.pack("<HHII", 1, 0, 32 + 4 * len(parts)
+                                              + len(body), count) +
+            b"".join(struct.pack("<I", o) for o in offsets) + body)
+    return blob if truncate is None else blob[:truncate]
+
+
+def dx_members():
+    program = struct.pack("<BBHI", 0x60, 0, 6, 6) + b"DXIL" + struct.pack(
+        "<BBHII", 6, 1, 0, 16, 0)
+    signature = dx_signature([b"POSITION", b"COLOR"])
+    out = {
+        "dx-empty.dxbc": dx_container([]),
+        "dx-parts.dxbc": dx_container([
+            dx_part(b"DXIL", program), dx_part(b"SFI0", bytes(8)),
+            dx_part(b"HASH", bytes(20)), dx_part(b"ISG1", signature),
+            dx_part(b"OSG1", dx_signature([])), dx_part(b"PSG1", signature),
+            dx_part(b"XYZW", b"anything")]),
+        "dx-signature-gap.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], first=16))]),
+        "dx-two-signatures.dxbc": dx_container([
+            dx_part(b"ISG1", signature), dx_part(b"ISG1", signature)]),
+        "dx-name-at-end.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], name_offsets=[8 + 32 + 2]))]),
+        # Damaged containers.
+        "dx-short-header.dxbc": dx_container([], truncate=20),
+        "dx-offsets-cut.dxbc": dx_container([], part_count=3),
+        "dx-offset-in-table.dxbc": dx_container(
+            [dx_part(b"XYZW", b"12345678")], offsets=[20]),
+        "dx-overlap.dxbc": dx_container(
+            [dx_part(b"XYZW", b"12345678"), dx_part(b"ABCD", b"")],
+            offsets=[40, 44]),
+        "dx-offset-past-end.dxbc": dx_container(
+            [dx_part(b"XYZW", b"12")], offsets=[1000]),
+        "dx-name-cut.dxbc": dx_container([dx_part(b"XYZW", b"")],
+                                         truncate=39),
+        "dx-size-cut.dxbc": dx_container([dx_part(b"XYZW", b"")],
+                                         truncate=42),
+        "dx-size-past-end.dxbc": dx_container([b"XYZW" + struct.pack(
+            "<I", 1000) + b"abc"]),
+        "dx-two-dxil.dxbc": dx_container([dx_part(b"DXIL", program),
+                                          dx_part(b"DXIL", program)]),
+        "dx-two-hash.dxbc": dx_container([dx_part(b"HASH", bytes(20)),
+                                          dx_part(b"HASH", bytes(20))]),
+        "dx-two-sfi0.dxbc": dx_container([dx_part(b"SFI0", bytes(8)),
+                                          dx_part(b"SFI0", bytes(8))]),
+        "dx-dxil-short.dxbc": dx_container([dx_part(b"DXIL", program[:20])]),
+        "dx-sfi0-short.dxbc": dx_container([dx_part(b"SFI0", bytes(7))]),
+        "dx-hash-short.dxbc": dx_container([dx_part(b"HASH", bytes(19))]),
+        "dx-signature-short.dxbc": dx_container([dx_part(b"ISG1", b"1234")]),
+        "dx-signature-past-part.dxbc": dx_container([dx_part(
+            b"ISG1", dx_signature([b"A"])[:39])]),
+        "dx-name-before.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], name_offsets=[8]))]),
+        "dx-name-after.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], name_offsets=[8 + 32 + 3]))]),
+        "dx-psv-without-dxil.dxbc": dx_container([dx_part(b"PSV0", bytes(8))]),
+        "dx-two-psv.dxbc": dx_container([dx_part(b"PSV0", bytes(8)),
+                                         dx_part(b"PSV0", bytes(8))]),
+    }
+    return out
+
+
 def members():
     """name -> bytes: every generated member."""
     out = {}
@@ -187,6 +286,7 @@ def members():
             for kind in (0, 1):
                 out[f"import-{machine:04x}-{index}-{kind}.lib"] = import_member(
                     name, machine=machine, kind=kind)
+    out.update(dx_members())
     # Raw device images that only look like COFF objects to LLVM.
     rng = random.Random(15)
     for index in range(24):
@@ -305,7 +405,8 @@ class Suite:
                           "-output=out.a"], {"in.a": archive}, "out.a")
         # Several members in one archive: the symbol table in member order.
         valid = [name for name in sorted(generated)
-                 if name.startswith(("coff-", "bigobj.", "import-code"))]
+                 if name.startswith(("coff-", "bigobj.", "import-code",
+                                     "dx-parts"))]
         binary = self.package(work, [(name, "openmp") for name in valid])
         self.compare("offload binary of several members", "llvm-offload-binary",
                      (self.tool("llvm-offload-binary"), self.ours_binary),

@@ -9,6 +9,7 @@
 #include "archive/ar_archive.h"
 #include "archive/archive_symbols.h"
 #include "archive/coff_archive_symbols.h"
+#include "archive/dxcontainer_archive_symbols.h"
 
 #include "test_files.h"
 
@@ -876,7 +877,7 @@ TEST(ArchiveSymbols, Classification) {
            std::string("\0\0\0\x01", 4) + std::string(20, '\0'),
        Kind::OtherSymbolic}, // Mach-O object
       {"\xfe\xed\xfa\xce" + std::string(40, '\0'), Kind::NotSymbolic},
-      {"DXBC", Kind::OtherSymbolic},
+      {"DXBC", Kind::DxContainer},
       {"hello world\n", Kind::NotSymbolic},
   };
   for (const auto &[bytes, kind] : cases)
@@ -1208,6 +1209,95 @@ TEST(CoffArchiveSymbols, EveryTruncationAndByteChange) {
         if (!symbols.ok()) {
           EXPECT_FALSE(symbols.error().message.empty());
         }
+      }
+    }
+  }
+}
+
+// A DirectX container of the given parts (name, data).
+std::string
+dxContainer(const std::vector<std::pair<std::string, std::string>> &parts) {
+  std::string body;
+  std::string offsets;
+  uint64_t position = 32 + 4 * parts.size();
+  for (const auto &[name, data] : parts) {
+    appendLe(offsets, position, 4);
+    std::string part = name;
+    appendLe(part, data.size(), 4);
+    part += data;
+    position += part.size();
+    body += part;
+  }
+  std::string container = "DXBC" + std::string(16, '\0');
+  appendLe(container, 1, 4);
+  appendLe(container, position, 4);
+  appendLe(container, parts.size(), 4);
+  return container + offsets + body;
+}
+
+TEST(DxContainerArchiveSymbols, SymbolicWithoutSymbols) {
+  std::string signature;
+  appendLe(signature, 1, 4);  // one parameter
+  appendLe(signature, 8, 4);  // right after this header
+  appendLe(signature, 0, 4);  // stream
+  appendLe(signature, 40, 4); // its name: right after the parameters
+  signature += std::string(24, '\0') + "POSITION" + '\0';
+  for (const auto &parts :
+       std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {},
+           {{"SFI0", std::string(8, '\0')},
+            {"HASH", std::string(20, '\0')},
+            {"ISG1", signature},
+            {"ABCD", ""}}}) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(dxContainer(parts));
+    ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+    EXPECT_TRUE(symbols->isSymbolicFile);
+    EXPECT_TRUE(symbols->names.empty());
+  }
+}
+
+TEST(DxContainerArchiveSymbols, Messages) {
+  auto messageFor = [](const std::string &bytes) {
+    Status status = checkDxContainerForArchive(bytes);
+    return status.ok() ? std::string("no error") : status.error().message;
+  };
+  EXPECT_EQ(messageFor(dxContainer({}).substr(0, 31)),
+            "Reading structure out of file bounds");
+  EXPECT_EQ(messageFor(dxContainer({{"HASH", std::string(19, '\0')}})),
+            "Reading structure out of file bounds");
+  EXPECT_EQ(messageFor(dxContainer({{"SFI0", std::string(8, '\0')},
+                                    {"SFI0", std::string(8, '\0')}})),
+            "More than one SFI0 part is present in the file");
+  std::string overlapping = dxContainer({{"ABCD", "12"}, {"EFGH", ""}});
+  write32(overlapping, 36, 40); // the second part inside the first
+  EXPECT_EQ(messageFor(overlapping),
+            "Part offset for part 1 begins before the previous part ends");
+  EXPECT_EQ(messageFor(dxContainer({{"PSV0", ""}})),
+            "Cannot fully parse pipeline state validation information "
+            "without DXIL part.");
+  // What this reader does not check as LLVM does.
+  EXPECT_EQ(messageFor(dxContainer({{"RTS0", std::string(24, '\0')}})),
+            "archive symbol tables for DirectX containers with a RTS0 part "
+            "are not supported");
+  EXPECT_EQ(messageFor(dxContainer({{"DXIL", std::string(24, '\0')},
+                                    {"PSV0", std::string(8, '\0')}})),
+            "archive symbol tables for DirectX containers with a PSV0 part "
+            "are not supported");
+}
+
+TEST(DxContainerArchiveSymbols, EveryTruncationAndByteChange) {
+  const std::string container = dxContainer({{"DXIL", std::string(24, '\0')},
+                                             {"ISG1", std::string(8, '\0')},
+                                             {"HASH", std::string(20, '\0')}});
+  for (size_t length = 0; length <= container.size(); ++length)
+    (void)archiveSymbolsOf(std::string_view(container).substr(0, length));
+  for (size_t at = 4; at < container.size(); ++at) {
+    for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::string changed = container;
+      changed[at] = static_cast<char>(value);
+      Status status = checkDxContainerForArchive(changed);
+      if (!status.ok()) {
+        EXPECT_FALSE(status.error().message.empty());
       }
     }
   }
