@@ -774,10 +774,17 @@ TEST(WriteArchive, MemberErrorsNameTheMember) {
             std::vector<std::string>{"'device.bc': Invalid bitcode signature"});
   EXPECT_EQ(plan->render().substr(8, 10), "device.bc/");
 
-  // A COFF object for x86-64: LLVM would list its symbols; refused here.
+  // A COFF object for x86-64 cut inside its header: LLVM's message.
   written = writeGnuArchive({{"w.obj", std::string("d\x86\x01\x00", 4)}});
   ASSERT_FALSE(written.ok());
-  EXPECT_EQ(written.error().message.substr(0, 10), "'w.obj': a");
+  EXPECT_EQ(written.error().message,
+            "'w.obj': The end of the file was unexpectedly encountered");
+  // Wasm: LLVM would list its symbols; refused here.
+  written = writeGnuArchive({{"w.wasm", std::string("\0asm\1\0\0\0", 8)}});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message,
+            "'w.wasm': archive symbol tables for members in this object file "
+            "format are not supported");
 }
 
 TEST(WriteArchive, Sym64Threshold) {
