@@ -36,7 +36,8 @@
 // COFF short import library member
 //   header, 20 bytes:       0 (u16), 0xffff (u16), version, machine (u16),
 //                           time stamp, data size (u32), ordinal or hint
-//                           (u16), type (u16: low 2 bits 0 code, 1 data)
+//                           (u16), type (u16: low 2 bits 0 code, 1 data,
+//                           2 constant; only data imports lack the thunk)
 //   then the NUL-terminated symbol name and DLL name
 //
 //   Data imports give "__imp_<name>"; code imports give "__imp_<name>" and
