@@ -5,12 +5,35 @@
 #include "archive/coff_archive_symbols.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 
 namespace offbundle {
 namespace {
 
 constexpr uint64_t kFileHeaderSize = 20;
+// PE images.
+constexpr uint64_t kDosHeaderSize = 64;
+constexpr uint64_t kDosNewHeaderField = 0x3c;
+constexpr uint64_t kPe32HeaderSize = 96;
+constexpr uint64_t kPe32PlusHeaderSize = 112;
+constexpr uint16_t kPe32Magic = 0x10b;
+constexpr uint16_t kPe32PlusMagic = 0x20b;
+constexpr uint64_t kDataDirectorySize = 8;
+constexpr uint32_t kExportTable = 0;
+constexpr uint32_t kImportTable = 1;
+constexpr uint32_t kBaseRelocationTable = 5;
+constexpr uint32_t kDebugDirectory = 6;
+constexpr uint32_t kTlsTable = 9;
+constexpr uint32_t kLoadConfigTable = 10;
+constexpr uint32_t kDelayImportTable = 13;
+constexpr uint32_t kDebugDirectoryEntrySize = 28;
+constexpr uint32_t kTlsDirectory32Size = 24;
+constexpr uint32_t kTlsDirectory64Size = 40;
+// How far a load configuration may reach (its first field, a u32, says)
+// and still end before the dynamic relocation table's address.
+constexpr uint32_t kLoadConfig32PlainSize = 120;
+constexpr uint32_t kLoadConfig64PlainSize = 192;
 constexpr uint64_t kBigObjectHeaderSize = 56;
 constexpr uint64_t kSectionHeaderSize = 40;
 constexpr uint64_t kSymbolSize = 18;
@@ -60,17 +83,31 @@ class CoffSymbolReader {
 public:
   explicit CoffSymbolReader(std::string_view bytes) : bytes_(bytes) {}
 
-  // COFFObjectFile::initialize() without the PE parts (a member whose
-  // magic LLVM calls a COFF object never starts "MZ").
+  // COFFObjectFile::initialize().
   Status open() {
     if (bytes_.size() < kFileHeaderSize)
       return makeError(kUnexpectedEnd);
-    uint64_t sectionCount = readLe(bytes_, 2, 2);
-    uint32_t symbolTableOffset = readLe(bytes_, 8, 4);
-    uint32_t symbolCount = readLe(bytes_, 12, 4);
-    uint64_t position = kFileHeaderSize + readLe(bytes_, 16, 2);
+    // A PE image: "MZ", and where the DOS header points "PE\0\0" and the
+    // file header (LLVM looks for the stub only in files that can hold a DOS
+    // header and the signature).
+    uint64_t header = 0;
+    const bool isImage =
+        bytes_.size() >= kDosHeaderSize + 4 && bytes_.substr(0, 2) == "MZ";
+    if (isImage) {
+      const uint64_t signature = readLe(bytes_, kDosNewHeaderField, 4);
+      if (!fits(bytes_, signature, 4) ||
+          bytes_.substr(signature, 4) != std::string_view("PE\0\0", 4))
+        return makeError("incorrect PE magic");
+      header = signature + 4;
+    }
+    if (!fits(bytes_, header, kFileHeaderSize))
+      return makeError(kUnexpectedEnd);
+    uint64_t sectionCount = readLe(bytes_, header + 2, 2);
+    uint32_t symbolTableOffset = readLe(bytes_, header + 8, 4);
+    uint32_t symbolCount = readLe(bytes_, header + 12, 4);
+    uint64_t position = header + kFileHeaderSize;
     uint64_t recordSize = kSymbolSize;
-    if (isBigObject()) {
+    if (!isImage && isBigObject()) {
       sectionCount = readLe(bytes_, 44, 4);
       symbolTableOffset = readLe(bytes_, 48, 4);
       symbolCount = readLe(bytes_, 52, 4);
@@ -79,16 +116,23 @@ public:
     } else if (sectionCount == kImportHeaderSections) {
       // LLVM stops reading here: no sections, no symbols.
       return Status::success();
+    } else {
+      if (isImage)
+        if (Status status = readImageHeader(position); !status.ok())
+          return status;
+      position += readLe(bytes_, header + 16, 2);
     }
     if (!fits(bytes_, position, sectionCount * kSectionHeaderSize))
       return makeError(kUnexpectedEnd);
+    sectionTable_ = position;
+    sectionCount_ = sectionCount;
     // No symbol table offset: no symbols, whatever the count says (LLVM 22
     // no longer calls that an error).
-    if (symbolTableOffset == 0)
-      return Status::success();
-    // Tables that do not fit leave the object without symbols in LLVM.
-    symbols_ = findSymbolTable(symbolTableOffset, symbolCount, recordSize);
-    return Status::success();
+    if (symbolTableOffset != 0) {
+      // Tables that do not fit leave the object without symbols in LLVM.
+      symbols_ = findSymbolTable(symbolTableOffset, symbolCount, recordSize);
+    }
+    return checkDataDirectories();
   }
 
   Result<std::vector<std::string>> archiveSymbols() const {
@@ -215,8 +259,139 @@ private:
     return rest.substr(0, rest.find('\0'));
   }
 
+  // The PE32 or PE32+ optional header that starts at `position`, and the
+  // data directories after it.
+  Status readImageHeader(uint64_t position) {
+    if (!fits(bytes_, position, kPe32HeaderSize))
+      return makeError(kUnexpectedEnd);
+    const uint16_t magic = static_cast<uint16_t>(readLe(bytes_, position, 2));
+    uint64_t headerSize = 0;
+    if (magic == kPe32Magic) {
+      headerSize = kPe32HeaderSize;
+    } else if (magic == kPe32PlusMagic) {
+      // LLVM reads the longer PE32+ header having checked only that a PE32
+      // one fits.
+      if (!fits(bytes_, position, kPe32PlusHeaderSize))
+        return makeError("the PE32+ header of the image is truncated");
+      headerSize = kPe32PlusHeaderSize;
+      is64BitImage_ = true;
+    } else {
+      return makeError("incorrect PE magic");
+    }
+    const uint64_t count = readLe(bytes_, position + headerSize - 4, 4);
+    if (!fits(bytes_, position + headerSize, count * kDataDirectorySize))
+      return makeError(kUnexpectedEnd);
+    dataDirectories_ = position + headerSize;
+    dataDirectoryCount_ = count;
+    return Status::success();
+  }
+
+  // Where COFFObjectFile::getRvaPtr() finds an address: the file offset, or
+  // nothing for an address in the part of a section the file leaves out
+  // (LLVM calls those stripped and ignores them).
+  Result<std::optional<uint64_t>> fileOffsetOf(uint32_t address,
+                                               const char *what) const {
+    for (uint64_t index = 0; index < sectionCount_; ++index) {
+      const uint64_t section = sectionTable_ + index * kSectionHeaderSize;
+      const uint32_t virtualSize = readLe(bytes_, section + 8, 4);
+      const uint32_t start = readLe(bytes_, section + 12, 4);
+      const uint32_t rawSize = readLe(bytes_, section + 16, 4);
+      const uint32_t rawOffset = readLe(bytes_, section + 20, 4);
+      // LLVM computes the end in 32 bits.
+      const uint32_t end = start + virtualSize;
+      if (start <= address && address < end) {
+        if (rawSize < virtualSize && address >= start + rawSize)
+          return std::optional<uint64_t>();
+        return std::optional<uint64_t>(uint64_t{rawOffset} + (address - start));
+      }
+    }
+    char text[16];
+    std::snprintf(text, sizeof(text), "%x", address);
+    return makeError("RVA 0x" + std::string(text) + " for " + what +
+                     " not found");
+  }
+
+  // The table a data directory points to must be in a section and inside
+  // the file; the file offset, if it is there.
+  Result<std::optional<uint64_t>>
+  findDirectoryTable(uint32_t address, uint32_t size, const char *what) const {
+    Result<std::optional<uint64_t>> offset = fileOffsetOf(address, what);
+    if (!offset)
+      return offset.takeError();
+    if (*offset && !fits(bytes_, **offset, size))
+      return makeError(kUnexpectedEnd);
+    return offset;
+  }
+
+  // The data directory checks at the end of COFFObjectFile::initialize(),
+  // in LLVM's order.
+  Status checkDataDirectories() const {
+    struct Directory {
+      uint32_t index;
+      const char *what;
+    };
+    static constexpr Directory kDirectories[] = {
+        {kImportTable, "import table"},
+        {kDelayImportTable, "delay import table"},
+        {kExportTable, "export table"},
+        {kBaseRelocationTable, "base reloc table"},
+        {kDebugDirectory, "debug directory"},
+        {kTlsTable, "TLS directory"},
+        {kLoadConfigTable, "load config table"},
+    };
+    for (const Directory &directory : kDirectories) {
+      if (directory.index >= dataDirectoryCount_)
+        continue;
+      const uint64_t entry =
+          dataDirectories_ + directory.index * kDataDirectorySize;
+      const uint32_t address = readLe(bytes_, entry, 4);
+      const uint32_t size = readLe(bytes_, entry + 4, 4);
+      if (address == 0)
+        continue;
+      if (directory.index == kDebugDirectory &&
+          size % kDebugDirectoryEntrySize != 0)
+        return makeError("debug directory has uneven size");
+      if (directory.index == kTlsTable) {
+        const uint32_t expected =
+            is64BitImage_ ? kTlsDirectory64Size : kTlsDirectory32Size;
+        if (size != expected)
+          return makeError("TLS Directory size (" + std::to_string(size) +
+                           ") is not the expected size (" +
+                           std::to_string(expected) + ").");
+      }
+      Result<std::optional<uint64_t>> table =
+          findDirectoryTable(address, size, directory.what);
+      if (!table)
+        return table.takeError();
+      if (directory.index == kLoadConfigTable && *table)
+        if (Status status = checkLoadConfig(**table); !status.ok())
+          return status;
+    }
+    return Status::success();
+  }
+
+  // LLVM reads the load configuration's own size field, unchecked, and
+  // follows the hybrid (CHPE) metadata and dynamic relocation fields it
+  // covers; a configuration that ends before them is accepted as it is.
+  Status checkLoadConfig(uint64_t config) const {
+    if (!fits(bytes_, config, 4))
+      return makeError("the load configuration of the image is truncated");
+    const uint32_t size = readLe(bytes_, config, 4);
+    if (size <=
+        (is64BitImage_ ? kLoadConfig64PlainSize : kLoadConfig32PlainSize))
+      return Status::success();
+    return makeError("archive symbol tables for PE images whose load "
+                     "configuration reaches its hybrid metadata or dynamic "
+                     "relocation fields are not supported");
+  }
+
   std::string_view bytes_;
   std::optional<SymbolTable> symbols_;
+  uint64_t sectionTable_ = 0;
+  uint64_t sectionCount_ = 0;
+  uint64_t dataDirectories_ = 0;
+  uint64_t dataDirectoryCount_ = 0;
+  bool is64BitImage_ = false;
 };
 
 bool startsWith(std::string_view text, std::string_view prefix) {

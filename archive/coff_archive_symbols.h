@@ -33,6 +33,22 @@
 //   A file header of the unknown machine with 0xffff sections (an import header
 //   that is no big object) is an object without symbols.
 //
+// PE image ("MZ"; at the offset the u32 at 0x3c gives, "PE\0\0")
+//   the file header follows the signature; then the optional header: PE32
+//   (magic 0x10b, 96 bytes) or PE32+ (0x20b, 112 bytes), its last u32 the
+//   data directory count, then the directories (address u32, size u32);
+//   the section table follows the optional header's stated size. Symbols as
+//   in an object. LLVM then checks, in this order, the import (1), delay
+//   import (13), export (0), base relocation (5), debug (6; size a multiple
+//   of 28), TLS (9; size 24 or, in PE32+, 40) and load configuration (10)
+//   directories that have an address: a section must hold the address
+//   ("RVA 0x... for <table> not found") and the file the table ("end of the
+//   file"); an address in the part of a section the file leaves out is
+//   ignored. A load configuration whose own size field (u32) reaches past
+//   the fields before the dynamic relocation table (120 bytes in PE32, 192
+//   in PE32+), which LLVM follows into hybrid metadata and dynamic
+//   relocations, is refused with an error of ours.
+//
 // COFF short import library member
 //   header, 20 bytes:       0 (u16), 0xffff (u16), version, machine (u16),
 //                           time stamp, data size (u32), ordinal or hint
@@ -47,7 +63,9 @@
 //
 // Where LLVM 22 reads past the member (an import header cut short, an
 // import name without its NUL, a weak external's auxiliary record past the
-// end of the file) these readers give an error instead.
+// end of the file, a PE32+ header cut inside its last 16 bytes, a load
+// configuration's size field past the end) these readers give an error
+// instead.
 #pragma once
 
 #include <string>
@@ -59,7 +77,7 @@
 namespace offbundle {
 
 // The archive symbols of a member LLVM's identify_magic() calls a COFF
-// object, in symbol table order.
+// object or a PE image, in symbol table order.
 Result<std::vector<std::string>>
 coffObjectArchiveSymbols(std::string_view bytes);
 

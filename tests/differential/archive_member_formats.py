@@ -31,7 +31,7 @@ the same inputs; exit codes, stdout, stderr and the archive must be the same
 the messages are compared).
 
 Usage: archive_member_formats.py --ours-bundler PATH --ours-binary PATH
-                                 --reference-bin FOLDER
+                                 --reference-bin FOLDER [--only PREFIX]
 """
 
 import argparse
@@ -241,6 +241,152 @@ def dx_members():
     return out
 
 
+# -- PE image generator -------------------------------------------------------
+
+# Data directory indexes LLVM looks at.
+EXPORT_DIR, IMPORT_DIR, BASERELOC_DIR, DEBUG_DIR, TLS_DIR, LOAD_CONFIG_DIR, \
+    DELAY_IMPORT_DIR = 0, 1, 5, 6, 9, 10, 13
+
+
+def pe_image(plus=False, symbols=(), directories=None, directory_count=16,
+             sections=None, magic=None, section_count=None,
+             optional_header_size=None, tail=b"", truncate=None):
+    """A PE image: DOS stub, "PE\\0\\0", file header, PE32 or PE32+ header,
+    data directories, section table, one section of data (at file offset
+    0x200, address 0x1000, 0x100 bytes), symbols and strings, then `tail`.
+    `directories` maps an index to (address, size); `sections` replaces the
+    section table with (virtual address, virtual size, raw size, raw offset)
+    tuples."""
+    strings = bytearray()
+    records = b"".join(coff_symbol(strings=strings, **s) for s in symbols)
+    count = sum(1 + len(s.get("aux", ())) for s in symbols)
+    if sections is None:
+        sections = [(0x1000, 0x100, 0x100, 0x200)]
+    header_size = 112 if plus else 96
+    optional = bytearray(header_size)
+    struct.pack_into("<H", optional, 0, magic or (0x20b if plus else 0x10b))
+    struct.pack_into("<I", optional, header_size - 4, directory_count)
+    table = bytearray(8 * directory_count)
+    for index, (address, size) in (directories or {}).items():
+        struct.pack_into("<II", table, 8 * index, address, size)
+    optional = bytes(optional) + bytes(table)
+    if optional_header_size is None:
+        optional_header_size = len(optional)
+    section_table = b"".join(
+        struct.pack("<8sIIIIIIHHI", f".s{index}".encode(), vsize, address,
+                    raw_size, raw, 0, 0, 0, 0, 0x40000040)
+        for index, (address, vsize, raw_size, raw) in enumerate(sections))
+    headers_end = 64 + 4 + 20 + len(optional) + len(section_table)
+    assert headers_end <= 0x200
+    symbol_offset = 0x300 if symbols else 0
+    header = struct.pack("<HHIIIHH", 0x8664 if plus else 0x14c,
+                         len(sections) if section_count is None
+                         else section_count, 0, symbol_offset, count,
+                         optional_header_size, 0x2022)
+    dos = bytearray(64)
+    dos[0:2] = b"MZ"
+    struct.pack_into("<I", dos, 0x3c, 64)
+    blob = bytearray(bytes(dos) + b"PE\0\0" + header + optional + section_table)
+    blob.extend(bytes(0x200 - len(blob)))
+    blob.extend(bytes(range(256)))  # the section's data
+    if symbols:
+        blob.extend(records + struct.pack("<I", 4 + len(strings)) + strings)
+    blob = bytes(blob) + tail
+    return blob if truncate is None else blob[:truncate]
+
+
+def patch32(blob, offset, value):
+    patched = bytearray(blob)
+    struct.pack_into("<I", patched, offset, value)
+    return bytes(patched)
+
+
+def load_config(size, length):
+    """A load configuration whose size field says `size`, `length` bytes."""
+    return struct.pack("<I", size) + bytes(length - 4)
+
+
+# A section at address 0x1300 whose data (0x100 bytes at file offset 0x300)
+# is a pe_image() tail.
+TWO_SECTIONS = [(0x1000, 0x100, 0x100, 0x200), (0x1300, 0x100, 0x100, 0x300)]
+
+
+def pe_members():
+    symbols = ALL_KINDS_OF_SYMBOLS
+    valid = dict(directories={IMPORT_DIR: (0x1010, 0x28),
+                              EXPORT_DIR: (0x1000, 0x10),
+                              BASERELOC_DIR: (0x1040, 0x8),
+                              DEBUG_DIR: (0x1060, 28),
+                              DELAY_IMPORT_DIR: (0x1080, 0x40)})
+    out = {
+        "pe32.dll": pe_image(symbols=symbols, **valid),
+        "pe32plus.dll": pe_image(plus=True, symbols=symbols, **valid),
+        "pe-no-symbols.dll": pe_image(),
+        "pe-few-directories.dll": pe_image(directory_count=2,
+                                           directories={IMPORT_DIR: (0x1010, 8)}),
+        "pe-no-directories.dll": pe_image(directory_count=0),
+        "pe-tls32.dll": pe_image(directories={TLS_DIR: (0x1000, 24)}),
+        "pe-tls64.dll": pe_image(plus=True, directories={TLS_DIR: (0x1000, 40)}),
+        # Load configurations that end before the fields LLVM follows.
+        "pe-load-config32.dll": pe_image(
+            directories={LOAD_CONFIG_DIR: (0x1300, 0x40)}, sections=TWO_SECTIONS,
+            tail=load_config(120, 0x100)),
+        "pe-load-config64.dll": pe_image(
+            plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+            sections=TWO_SECTIONS, tail=load_config(192, 0x100)),
+        "pe-load-config-past-end.dll": pe_image(
+            directories={LOAD_CONFIG_DIR: (0x1300, 0x200)},
+            sections=TWO_SECTIONS, tail=load_config(64, 0x100)),
+        # Stripped: the table lies past the section's raw data, which LLVM
+        # ignores.
+        "pe-stripped.dll": pe_image(
+            sections=[(0x1000, 0x800, 0x100, 0x200)],
+            directories={IMPORT_DIR: (0x1400, 0x28), DEBUG_DIR: (0x1500, 28)}),
+        "pe-import-header.dll": pe_image(section_count=0xffff),
+        "pe-no-sections.dll": pe_image(sections=[]),
+        "pe-bigger-optional-header.dll": pe_image(optional_header_size=96 + 128 + 8),
+        # Damaged images.
+        "pe-file-header-cut.dll": pe_image(truncate=64 + 4 + 10),
+        "pe-optional-header-cut.dll": pe_image(truncate=64 + 4 + 20 + 50),
+        "pe-directories-cut.dll": pe_image(truncate=64 + 4 + 20 + 96 + 20),
+        "pe-directory-count-huge.dll": patch32(pe_image(), 64 + 4 + 20 + 92,
+                                               1000),
+        "pe-bad-magic.dll": pe_image(magic=0x107),
+        "pe-sections-cut.dll": pe_image(section_count=40),
+        "pe-import-not-found.dll": pe_image(directories={IMPORT_DIR: (0x5000, 8)}),
+        "pe-export-not-found.dll": pe_image(directories={EXPORT_DIR: (0x800, 8)}),
+        "pe-delay-not-found.dll": pe_image(directories={DELAY_IMPORT_DIR: (0xabc0, 8)}),
+        "pe-reloc-not-found.dll": pe_image(directories={BASERELOC_DIR: (0x10000, 8)}),
+        "pe-debug-not-found.dll": pe_image(directories={DEBUG_DIR: (0x2000, 28)}),
+        "pe-tls-not-found.dll": pe_image(directories={TLS_DIR: (0x2000, 24)}),
+        "pe-load-config-not-found.dll": pe_image(directories={LOAD_CONFIG_DIR: (0x3000, 24)}),
+        "pe-import-past-end.dll": pe_image(directories={IMPORT_DIR: (0x1010, 0x1000)}),
+        "pe-section-data-past-end.dll": pe_image(
+            sections=[(0x1000, 0x100, 0x100, 0x10000)],
+            directories={IMPORT_DIR: (0x1010, 8)}),
+        "pe-debug-uneven.dll": pe_image(directories={DEBUG_DIR: (0x1000, 30)}),
+        "pe-tls32-wrong-size.dll": pe_image(directories={TLS_DIR: (0x1000, 40)}),
+        "pe-tls64-wrong-size.dll": pe_image(plus=True, directories={TLS_DIR: (0x1000, 24)}),
+        "pe-symbols-past-end.dll": pe_image(symbols=symbols)[:0x320],
+    }
+    # Too short for LLVM to look for the PE header: a COFF object for
+    # machine "MZ".
+    tiny = bytearray(64)
+    tiny[0:8] = b"MZ\0\0PE\0\0"
+    struct.pack_into("<I", tiny, 0x3c, 4)
+    out["pe-tiny.dll"] = bytes(tiny)
+    return out
+
+
+# -- GOFF ---------------------------------------------------------------------
+
+def goff_members():
+    """LLVM 22 recognises GOFF but opens no GOFF file as a symbolic file."""
+    record = b"\x03\xf0\x00" + bytes(77)
+    return {"goff-header.goff": record, "goff-short.goff": record[:4],
+            "goff-records.goff": record * 3}
+
+
 def members():
     """name -> bytes: every generated member."""
     out = {}
@@ -287,6 +433,8 @@ def members():
                 out[f"import-{machine:04x}-{index}-{kind}.lib"] = import_member(
                     name, machine=machine, kind=kind)
     out.update(dx_members())
+    out.update(pe_members())
+    out.update(goff_members())
     # Raw device images that only look like COFF objects to LLVM.
     rng = random.Random(15)
     for index in range(24):
@@ -304,6 +452,7 @@ class Suite:
         self.ours_bundler = os.path.abspath(args.ours_bundler)
         self.ours_binary = os.path.abspath(args.ours_binary)
         self.bin = args.reference_bin
+        self.only = args.only
         self.folder = folder
         self.passed = 0
         self.failed = 0
@@ -380,7 +529,8 @@ class Suite:
             return handle.read()
 
     def run_all(self):
-        generated = members()
+        generated = {name: data for name, data in members().items()
+                     if name.startswith(self.only)}
         work = os.path.join(self.folder, "work")
         os.makedirs(work)
         kinds = ["openmp", "hip", "cuda", "sycl", "none"]
@@ -406,7 +556,7 @@ class Suite:
         # Several members in one archive: the symbol table in member order.
         valid = [name for name in sorted(generated)
                  if name.startswith(("coff-", "bigobj.", "import-code",
-                                     "dx-parts"))]
+                                     "dx-parts", "pe32"))]
         binary = self.package(work, [(name, "openmp") for name in valid])
         self.compare("offload binary of several members", "llvm-offload-binary",
                      (self.tool("llvm-offload-binary"), self.ours_binary),
@@ -425,6 +575,8 @@ def main():
     parser.add_argument("--ours-bundler", required=True)
     parser.add_argument("--ours-binary", required=True)
     parser.add_argument("--reference-bin", required=True)
+    parser.add_argument("--only", default="",
+                        help="run only the members whose names start so")
     args = parser.parse_args()
     require_executables(args.ours_bundler, args.ours_binary, *(
         os.path.join(args.reference_bin, name) for name in

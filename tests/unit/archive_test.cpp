@@ -862,7 +862,7 @@ TEST(ArchiveSymbols, Classification) {
       {std::string("\0\0\0\0\x20\0\0\0\xff\xff\0\0\xff\xff\0\0", 16),
        Kind::NotSymbolic},                            // Windows resource
       {std::string("\0\0\0\0", 4), Kind::CoffObject}, // COFF, machine 0
-      {std::string("\0asm\1\0\0\0", 8), Kind::OtherSymbolic},
+      {std::string("\0asm\1\0\0\0", 8), Kind::Wasm},
       {std::string("d\x86\0\0", 4), Kind::CoffObject},
       {std::string("L\x01\0\0", 4), Kind::CoffObject},
       {std::string("A\xa6\0\0", 4), Kind::CoffObject}, // ARM64EC
@@ -882,7 +882,7 @@ TEST(ArchiveSymbols, Classification) {
       {"MZ" + std::string(100, '\0'), Kind::NotSymbolic},
       {"\xfe\xed\xfa\xce" + std::string(8, '\0') +
            std::string("\0\0\0\x01", 4) + std::string(20, '\0'),
-       Kind::OtherSymbolic}, // Mach-O object
+       Kind::MachO}, // Mach-O object
       {"\xfe\xed\xfa\xce" + std::string(40, '\0'), Kind::NotSymbolic},
       {"DXBC", Kind::DxContainer},
       {"hello world\n", Kind::NotSymbolic},
@@ -1308,6 +1308,130 @@ TEST(DxContainerArchiveSymbols, EveryTruncationAndByteChange) {
       }
     }
   }
+}
+
+// A PE image (PE32, or PE32+ when `plus`) with one section at address
+// 0x1000 (0x100 bytes at file offset 0x200), sixteen data directories, and
+// `tail` after the section's data.
+std::string peImage(bool plus,
+                    const std::vector<std::pair<uint32_t, uint32_t>> &entries,
+                    const std::string &tail = "") {
+  std::string image = "MZ" + std::string(0x3a, '\0');
+  appendLe(image, 64, 4); // where "PE\0\0" is
+  image += std::string("PE\0\0", 4);
+  const uint64_t optionalSize = (plus ? 112 : 96) + 16 * 8;
+  appendLe(image, plus ? 0x8664 : 0x14c, 2);
+  appendLe(image, 1, 2); // one section
+  appendLe(image, 0, 12);
+  appendLe(image, optionalSize, 2);
+  appendLe(image, 0x2022, 2);
+  std::string optional(plus ? 112 : 96, '\0');
+  optional[0] = 0x0b;
+  optional[1] = plus ? 0x02 : 0x01;
+  optional[optional.size() - 4] = 16;
+  image += optional;
+  for (uint32_t index = 0; index < 16; ++index) {
+    uint32_t address = 0;
+    uint32_t size = 0;
+    for (const auto &[entry, where] : entries)
+      if (entry == index) {
+        address = where;
+        size = 0x40;
+      }
+    appendLe(image, address, 4);
+    appendLe(image, size, 4);
+  }
+  image += ".data" + std::string(3, '\0');
+  for (uint32_t field : {0x200u, 0x1000u, 0x200u, 0x200u})
+    appendLe(image, field, 4); // sizes, address and offset
+  image += std::string(16, '\0');
+  image.resize(0x200, '\0');
+  return image + tail + std::string(0x200 - tail.size(), '\0');
+}
+
+TEST(PeArchiveSymbols, ImagesWithoutSymbolTables) {
+  for (bool plus : {false, true}) {
+    const std::string image = peImage(plus, {{1, 0x1000}, {0, 0x1100}});
+    ASSERT_EQ(classifyArchiveMember(image), ArchiveMemberKind::PeImage);
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(image);
+    ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+    EXPECT_TRUE(symbols->isSymbolicFile);
+    EXPECT_TRUE(symbols->names.empty());
+  }
+}
+
+TEST(PeArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  EXPECT_EQ(messageFor(peImage(false, {{1, 0x3000}})),
+            "RVA 0x3000 for import table not found");
+  EXPECT_EQ(messageFor(peImage(true, {{13, 0x1000000}})),
+            "RVA 0x1000000 for delay import table not found");
+  std::string image = peImage(false, {});
+  image[64 + 4 + 20] = 0x07; // neither PE32 nor PE32+
+  EXPECT_EQ(messageFor(image), "incorrect PE magic");
+  EXPECT_EQ(messageFor(peImage(false, {}).substr(0, 64 + 4 + 20 + 95)),
+            "The end of the file was unexpectedly encountered");
+  // LLVM reads a PE32+ header having checked only that a PE32 header fits.
+  EXPECT_EQ(messageFor(peImage(true, {}).substr(0, 64 + 4 + 20 + 100)),
+            "the PE32+ header of the image is truncated");
+  // A load configuration: LLVM reads its size field whatever the
+  // directory's size says, and follows the fields it covers.
+  std::string config;
+  appendLe(config, 120, 4);
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)), "no error");
+  config.clear();
+  appendLe(config, 121, 4);
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)),
+            "archive symbol tables for PE images whose load configuration "
+            "reaches its hybrid metadata or dynamic relocation fields are "
+            "not supported");
+  config.clear();
+  appendLe(config, 192, 4);
+  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
+  config.clear();
+  appendLe(config, 193, 4);
+  EXPECT_NE(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
+  // A load configuration whose size field is past the end of the file
+  // (its directory says it has no bytes).
+  image = peImage(false, {{10, 0x11fe}});
+  write32(image, 64 + 4 + 20 + 96 + 10 * 8 + 4, 0);
+  EXPECT_EQ(messageFor(image.substr(0, 0x3fe + 2)),
+            "the load configuration of the image is truncated");
+}
+
+TEST(PeArchiveSymbols, EveryTruncationAndByteChange) {
+  std::string config;
+  appendLe(config, 64, 4);
+  for (bool plus : {false, true}) {
+    const std::string image =
+        peImage(plus, {{1, 0x1000}, {6, 0x1000}, {9, 0x1000}, {10, 0x1000}},
+                config)
+            .substr(0, 0x240);
+    for (size_t length = 0; length <= image.size(); ++length)
+      (void)archiveSymbolsOf(std::string_view(image).substr(0, length));
+    for (size_t at = 0; at < image.size(); ++at) {
+      for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+        std::string changed = image;
+        changed[at] = static_cast<char>(value);
+        Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(changed);
+        if (!symbols.ok()) {
+          EXPECT_FALSE(symbols.error().message.empty());
+        }
+      }
+    }
+  }
+}
+
+TEST(GoffArchiveSymbols, RecognisedButNeverOpened) {
+  const std::string record = "\x03\xf0" + std::string(78, '\0');
+  ASSERT_EQ(classifyArchiveMember(record), ArchiveMemberKind::Goff);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(record);
+  ASSERT_FALSE(symbols.ok());
+  EXPECT_EQ(symbols.error().message,
+            "The file was not recognized as a valid object file");
 }
 
 } // namespace
