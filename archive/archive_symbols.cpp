@@ -8,6 +8,7 @@
 
 #include "archive/coff_archive_symbols.h"
 #include "archive/dxcontainer_archive_symbols.h"
+#include "archive/macho_archive_symbols.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -609,6 +610,7 @@ archiveSymbolsOf(std::string_view memberBytes,
     // LLVM 22 recognises GOFF but cannot open it as an object file.
     return makeError("The file was not recognized as a valid object file");
   case ArchiveMemberKind::MachO:
+    return symbolicFile(machOArchiveSymbols(memberBytes));
   case ArchiveMemberKind::Wasm:
   case ArchiveMemberKind::Xcoff:
     break;

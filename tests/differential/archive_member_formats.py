@@ -21,6 +21,16 @@ those formats, valid and damaged:
     and damaged ones: headers, offset tables and parts cut short or
     overlapping, parts given twice, signature names outside their table,
     pipeline state without a program.
+  - PE images (PE32 and PE32+, with and without symbols) whose data
+    directories point into sections, past them, into their stripped part or
+    past the file, with TLS and debug directories of wrong sizes, load
+    configurations, and headers cut short;
+  - GOFF records, which LLVM 22 recognises but never opens;
+  - Mach-O objects, 32 and 64-bit, either byte order, with local, external,
+    undefined, common, weak, private extern, absolute, indirect, stab and
+    nameless symbols, optional commands, and names past the end of the
+    file; and damaged copies of them (cut short, bytes changed), where a
+    refusal of ours passes but anything else must be LLVM's result.
 Each goes, as an image of every offload kind LLVM's packager names, into an
 offload binary made by LLVM 22's clang-offload-packager, and then out into an
 archive with `llvm-offload-binary IN --archive --image=file=out.a`; and, as a
@@ -378,6 +388,138 @@ def pe_members():
     return out
 
 
+# -- Mach-O generator ---------------------------------------------------------
+
+# nlist types and descriptions.
+N_EXT, N_PEXT, N_SECT, N_ABS, N_INDR, N_FUN = 0x01, 0x10, 0x0e, 0x02, 0x0a, 0x24
+N_WEAK_DEF, N_WEAK_REF = 0x80, 0x40
+
+MACHO_SYMBOLS = [
+    dict(name="_local", type=N_SECT),
+    dict(name="_global", type=N_SECT | N_EXT),
+    dict(name="_undefined", type=N_EXT),
+    dict(name="_common", type=N_EXT, value=16),
+    dict(name="_weak_def", type=N_SECT | N_EXT, desc=N_WEAK_DEF),
+    dict(name="_weak_ref", type=N_EXT, desc=N_WEAK_REF),
+    dict(name="_private_extern", type=N_SECT | N_EXT | N_PEXT),
+    dict(name="_was_private", type=N_SECT | N_PEXT),
+    dict(name="_absolute", type=N_ABS | N_EXT, value=5),
+    dict(name="_indirect", type=N_INDR | N_EXT),
+    dict(name="_stab", type=N_FUN | N_EXT),
+    dict(name="", type=N_SECT | N_EXT),  # name offset 0: no name
+]
+
+
+def macho_object(bits=64, big_endian=False, symbols=MACHO_SYMBOLS,
+                 extra_commands=(), name_offset=None, file_type=1,
+                 dysymtab=True, truncate=None):
+    """A Mach-O object: header, LC_SEGMENT(_64) with __text, __data and a
+    zero-fill __bss, LC_BUILD_VERSION, LC_SYMTAB, LC_DYSYMTAB, section data,
+    relocations, symbols, strings. `name_offset` replaces the name offset
+    of the second symbol."""
+    e = ">" if big_endian else "<"
+    word = "Q" if bits == 64 else "I"
+    header_size = 32 if bits == 64 else 28
+    section_size = 80 if bits == 64 else 68
+    segment_size = (72 if bits == 64 else 56) + 3 * section_size
+    commands_size = (segment_size + 24 + 24 + (80 if dysymtab else 0) +
+                     sum(len(c) for c in extra_commands))
+    data_offset = header_size + commands_size
+    text = b"\xc3" * 16
+    data = b"\x01\0\0\0" * 4
+    relocations_offset = data_offset + len(text) + len(data)
+    relocations = struct.pack(e + "iI", 0, 0x0d000001)
+    symbols_offset = relocations_offset + len(relocations)
+    strings = bytearray(b"\0")
+    records = b""
+    for index, symbol in enumerate(symbols):
+        offset = 0
+        if symbol["name"]:
+            offset = len(strings)
+            strings += symbol["name"].encode() + b"\0"
+        if index == 1 and name_offset is not None:
+            offset = name_offset
+        records += struct.pack(e + "IBBH" + word, offset, symbol["type"],
+                               1 if symbol["type"] & N_SECT == N_SECT else 0,
+                               symbol.get("desc", 0), symbol.get("value", 0))
+    strings_offset = symbols_offset + len(records)
+
+    def section(name, address, size, offset, relocs_at, relocs, flags):
+        return struct.pack(e + "16s16s" + word + word + "IIIIIIII",
+                           name, b"__TEXT" if name == b"__text" else b"__DATA",
+                           address, size, offset, 0, relocs_at, relocs, flags,
+                           0, 0, 0)[:section_size]
+
+    file_size = len(text) + len(data)
+    segment = struct.pack(e + "II16s" + word * 4 + "iiII",
+                          0x19 if bits == 64 else 0x1, segment_size, b"",
+                          0, 0x40, data_offset, file_size, 7, 7, 3, 0)
+    segment += section(b"__text", 0, 16, data_offset, relocations_offset, 1,
+                       0x80000400)
+    segment += section(b"__data", 16, 16, data_offset + 16, 0, 0, 0)
+    segment += section(b"__bss", 32, 32, 0, 0, 0, 1)
+    build = struct.pack(e + "IIIIII", 0x32, 24, 1, 0xb0000, 0, 0)
+    symtab = struct.pack(e + "IIIIII", 2, 24, symbols_offset, len(symbols),
+                         strings_offset, len(strings))
+    commands = segment + build + symtab
+    if dysymtab:
+        commands += struct.pack(e + "II" + "I" * 18, 0xb, 80, 0, 1, 1,
+                                len(symbols) - 1, len(symbols), 0,
+                                *([0] * 12))
+    commands += b"".join(extra_commands)
+    magic = 0xfeedfacf if bits == 64 else 0xfeedface
+    header = struct.pack(e + "IiiIIII", magic, 0x01000007 if bits == 64 else 7,
+                         3, file_type, 3 + (1 if dysymtab else 0) +
+                         len(extra_commands), len(commands), 0)
+    if bits == 64:
+        header += bytes(4)
+    blob = (header + commands + text + data + relocations + records +
+            bytes(strings))
+    return blob if truncate is None else blob[:truncate]
+
+
+def mutated(blob, seed, count):
+    """`count` copies of `blob`, each cut short or with a byte or two of its
+    first 400 changed."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        changed = bytearray(blob)
+        if rng.random() < 0.15:
+            changed = changed[:rng.randrange(len(changed))]
+        else:
+            for _ in range(rng.choice([1, 1, 2])):
+                changed[rng.randrange(min(len(changed), 400))] = rng.choice(
+                    [0, 1, 0x7f, 0x80, 0xff, rng.randrange(256)])
+        out.append(bytes(changed))
+    return out
+
+
+# The refusal of Mach-O members this reader does not take (see the README's
+# differences table): where ours says so, LLVM may succeed or fail.
+MACHO_REFUSAL = b"archive symbol tables for this Mach-O member are not supported"
+
+
+def macho_members():
+    out = {}
+    for bits in (32, 64):
+        for big_endian in (False, True):
+            name = f"macho{bits}-{'be' if big_endian else 'le'}.o"
+            out[name] = macho_object(bits, big_endian)
+    out["macho-no-dysymtab.o"] = macho_object(dysymtab=False)
+    out["macho-no-symbols.o"] = macho_object(symbols=[], dysymtab=False)
+    out["macho-only-locals.o"] = macho_object(
+        symbols=[dict(name="_l", type=N_SECT)], dysymtab=False)
+    out["macho-uuid.o"] = macho_object(extra_commands=[
+        struct.pack("<II16s", 0x1b, 24, b"0123456789abcdef")])
+    out["macho-data-in-code.o"] = macho_object(extra_commands=[
+        struct.pack("<IIII", 0x29, 16, 0, 0)])
+    # LLVM's own failure: a name offset past the end of the file.
+    out["macho-bad-name.o"] = macho_object(name_offset=100000)
+    out["macho32-bad-name.o"] = macho_object(32, True, name_offset=70000)
+    return out
+
+
 # -- GOFF ---------------------------------------------------------------------
 
 def goff_members():
@@ -435,6 +577,7 @@ def members():
     out.update(dx_members())
     out.update(pe_members())
     out.update(goff_members())
+    out.update(macho_members())
     # Raw device images that only look like COFF objects to LLVM.
     rng = random.Random(15)
     for index in range(24):
@@ -504,6 +647,41 @@ class Suite:
         shutil.rmtree(os.path.join(self.folder, f"case{self.cases}"))
         return ref
 
+    def compare_or_refused(self, label, data, refusal):
+        """Like compare() through llvm-offload-binary, but a refusal of ours
+        (a line holding `refusal`) passes whatever LLVM did."""
+        self.cases += 1
+        work = os.path.join(self.folder, f"case{self.cases}")
+        os.makedirs(work)
+        with open(os.path.join(work, "member"), "wb") as handle:
+            handle.write(data)
+        binary = self.package(work, [("member", "openmp")])
+        results = []
+        for name, executable in (("ref", self.tool("llvm-offload-binary")),
+                                 ("ours", self.ours_binary)):
+            output = os.path.join(work, f"{name}.a")
+            done = subprocess.run(
+                ["llvm-offload-binary", "x.bin", "--archive",
+                 f"--image=file={name}.a"], executable=executable, cwd=work,
+                capture_output=True, timeout=60,
+                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+            archive = None
+            if os.path.exists(output):
+                with open(output, "rb") as handle:
+                    archive = handle.read()
+            # The archive's own name is in neither message.
+            results.append((done.returncode, done.stdout, done.stderr.replace(
+                f"{name}.a".encode(), b"OUT"), archive))
+        ref, ours = results
+        refused = ours[0] == 1 and refusal in ours[2] and ours[2].count(b"\n") == 1
+        same = ref[:3] == ours[:3] and (ref[0] != 0 or ref[3] == ours[3])
+        if same or refused:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label}: reference {ref[:3]!r}\n  ours {ours[:3]!r}")
+        shutil.rmtree(work)
+
     def package(self, work, images):
         """An offload binary of `images` [(file name, kind)], by LLVM 22."""
         args = [self.tool("clang-offload-packager"), "-o", "x.bin"]
@@ -556,12 +734,20 @@ class Suite:
         # Several members in one archive: the symbol table in member order.
         valid = [name for name in sorted(generated)
                  if name.startswith(("coff-", "bigobj.", "import-code",
-                                     "dx-parts", "pe32"))]
+                                     "dx-parts", "pe32", "macho64"))]
         binary = self.package(work, [(name, "openmp") for name in valid])
         self.compare("offload binary of several members", "llvm-offload-binary",
                      (self.tool("llvm-offload-binary"), self.ours_binary),
                      ["x.bin", "--archive", "--image=file=out.a"],
                      {"x.bin": binary}, "out.a")
+        # Damaged Mach-O objects: where ours takes the member, the archive and
+        # messages must be LLVM's.
+        if "macho".startswith(self.only) or self.only.startswith("macho"):
+            for seed, base in ((1, macho_object()),
+                               (2, macho_object(32, True))):
+                for index, data in enumerate(mutated(base, seed, 60)):
+                    self.compare_or_refused(f"mutated Mach-O {seed}.{index}",
+                                            data, MACHO_REFUSAL)
         # Both outcomes must have been seen, or the suite tests less than it
         # says.
         if failures == 0 or failures == len(generated):

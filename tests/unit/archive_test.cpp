@@ -26,6 +26,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace offbundle {
@@ -1200,24 +1201,29 @@ TEST(CoffArchiveSymbols, ImportMembers) {
   EXPECT_EQ(cut.error().message, "the import name has no terminating NUL");
 }
 
+// Reads every truncation of `member`, and every copy with one byte changed,
+// as an archive member: no crash, and every failure says why.
+void expectEveryDamageHandled(const std::string &member) {
+  for (size_t length = 0; length <= member.size(); ++length)
+    (void)archiveSymbolsOf(std::string_view(member).substr(0, length));
+  for (size_t at = 0; at < member.size(); ++at) {
+    for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::string changed = member;
+      changed[at] = static_cast<char>(value);
+      Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(changed);
+      if (!symbols.ok()) {
+        EXPECT_FALSE(symbols.error().message.empty());
+      }
+    }
+  }
+}
+
 TEST(CoffArchiveSymbols, EveryTruncationAndByteChange) {
   std::vector<CoffSymbolSpec> specs;
   for (const auto &kind : everyKindOfCoffSymbol())
     specs.push_back(kind.first);
   for (bool bigObject : {false, true}) {
-    const std::string object = coffObject(0, specs, bigObject);
-    for (size_t length = 0; length <= object.size(); ++length)
-      (void)archiveSymbolsOf(std::string_view(object).substr(0, length));
-    for (size_t at = 0; at < object.size(); ++at) {
-      for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
-        std::string changed = object;
-        changed[at] = static_cast<char>(value);
-        Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(changed);
-        if (!symbols.ok()) {
-          EXPECT_FALSE(symbols.error().message.empty());
-        }
-      }
-    }
+    expectEveryDamageHandled(coffObject(0, specs, bigObject));
   }
 }
 
@@ -1406,22 +1412,10 @@ TEST(PeArchiveSymbols, EveryTruncationAndByteChange) {
   std::string config;
   appendLe(config, 64, 4);
   for (bool plus : {false, true}) {
-    const std::string image =
+    expectEveryDamageHandled(
         peImage(plus, {{1, 0x1000}, {6, 0x1000}, {9, 0x1000}, {10, 0x1000}},
                 config)
-            .substr(0, 0x240);
-    for (size_t length = 0; length <= image.size(); ++length)
-      (void)archiveSymbolsOf(std::string_view(image).substr(0, length));
-    for (size_t at = 0; at < image.size(); ++at) {
-      for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
-        std::string changed = image;
-        changed[at] = static_cast<char>(value);
-        Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(changed);
-        if (!symbols.ok()) {
-          EXPECT_FALSE(symbols.error().message.empty());
-        }
-      }
-    }
+            .substr(0, 0x240));
   }
 }
 
@@ -1432,6 +1426,95 @@ TEST(GoffArchiveSymbols, RecognisedButNeverOpened) {
   ASSERT_FALSE(symbols.ok());
   EXPECT_EQ(symbols.error().message,
             "The file was not recognized as a valid object file");
+}
+
+// A little-endian 64-bit Mach-O object with only LC_SYMTAB (and `extra`
+// load commands before it): symbols given as (name, type, value).
+std::string machOObject(
+    const std::vector<std::tuple<std::string, uint8_t, uint64_t>> &symbols,
+    const std::string &extra = "", uint32_t extraCount = 0) {
+  const uint64_t commandsSize = 24 + extra.size();
+  const uint64_t symbolsAt = 32 + commandsSize;
+  std::string strings(1, '\0');
+  std::string records;
+  for (const auto &[name, type, value] : symbols) {
+    appendLe(records, strings.size(), 4);
+    strings += name + '\0';
+    records += static_cast<char>(type);
+    records += std::string(3, '\0');
+    appendLe(records, value, 8);
+  }
+  std::string object;
+  for (uint32_t field : {0xfeedfacfu, 0x01000007u, 3u, 1u, 1u + extraCount,
+                         static_cast<uint32_t>(commandsSize), 0u, 0u})
+    appendLe(object, field, 4);
+  object += extra;
+  for (uint64_t field :
+       {uint64_t{2}, uint64_t{24}, symbolsAt, uint64_t{symbols.size()},
+        symbolsAt + records.size(), uint64_t{strings.size()}})
+    appendLe(object, field, 4);
+  return object + records + strings;
+}
+
+TEST(MachOArchiveSymbols, GlobalDefinedSymbolsInOrder) {
+  const std::string object = machOObject({{"_local", 0x0e, 0},
+                                          {"_global", 0x0f, 0},
+                                          {"_undefined", 0x01, 0},
+                                          {"_common", 0x01, 8},
+                                          {"_private_extern", 0x1f, 0},
+                                          {"_stab", 0x25, 0}});
+  ASSERT_EQ(classifyArchiveMember(object), ArchiveMemberKind::MachO);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(object);
+  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+  EXPECT_TRUE(symbols->isSymbolicFile);
+  const std::vector<std::string> expected = {"_global", "_common",
+                                             "_private_extern"};
+  EXPECT_EQ(symbols->names, expected);
+}
+
+TEST(MachOArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  const std::string object = machOObject({{"_g", 0x0f, 0}});
+  // LLVM's message: a name that starts past the end of the file.
+  std::string changed = object;
+  write32(changed, 32 + 24, 1000);
+  EXPECT_EQ(messageFor(changed), "truncated or malformed object (bad string "
+                                 "index: 1000 for symbol at index 0)");
+  // A name without its NUL, which LLVM would read past the member for.
+  changed = object.substr(0, object.size() - 1);
+  write32(changed, 32 + 20, 3); // the string table without its last NUL
+  EXPECT_EQ(messageFor(changed),
+            "the name of Mach-O symbol 0 runs past the end of the file");
+  const std::string refusal =
+      "archive symbol tables for this Mach-O member are not supported: ";
+  EXPECT_EQ(messageFor(object.substr(0, 40)),
+            refusal + "its load commands extend past the end of the file");
+  changed = object;
+  write32(changed, 12, 2); // MH_EXECUTE
+  EXPECT_EQ(messageFor(changed),
+            refusal + "it is not an object file (MH_OBJECT)");
+  changed = object;
+  write32(changed, 32 + 12, 100); // more symbols than the file holds
+  EXPECT_EQ(messageFor(changed),
+            refusal + "the symbol table extends past the end of the file");
+  changed = object;
+  write32(changed, 32 + 8, 0); // the symbols over the headers
+  EXPECT_EQ(messageFor(changed), refusal + "the symbol table overlaps the "
+                                           "headers");
+  std::string linkerOption;
+  for (uint32_t field : {0x2du, 16u, 0u, 0u})
+    appendLe(linkerOption, field, 4);
+  EXPECT_EQ(messageFor(machOObject({}, linkerOption, 1)),
+            refusal + "load command 0x2d is not supported");
+}
+
+TEST(MachOArchiveSymbols, EveryTruncationAndByteChange) {
+  const std::string object = machOObject(
+      {{"_local", 0x0e, 0}, {"_global", 0x0f, 0}, {"_common", 0x01, 8}});
+  expectEveryDamageHandled(object);
 }
 
 } // namespace
