@@ -6,6 +6,10 @@
 // messages where LLVM fails.
 #include "archive/archive_symbols.h"
 
+#include "archive/coff_archive_symbols.h"
+#include "archive/dxcontainer_archive_symbols.h"
+#include "archive/macho_archive_symbols.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -434,6 +438,17 @@ uint16_t machOFileType(std::string_view bytes, bool nativeOrder) {
   return static_cast<uint16_t>(type);
 }
 
+// A member LLVM opens as a symbolic file, with the names its reader listed.
+Result<ArchiveMemberSymbols>
+symbolicFile(Result<std::vector<std::string>> names) {
+  if (!names)
+    return names.takeError();
+  ArchiveMemberSymbols symbols;
+  symbols.isSymbolicFile = true;
+  symbols.names = std::move(*names);
+  return symbols;
+}
+
 } // namespace
 
 ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
@@ -443,18 +458,29 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
   const uint8_t second = byteAt(bytes, 1);
   switch (byteAt(bytes, 0)) {
   case 0x00: {
-    // "\0\0\xff\xff": a COFF big object or import library, unless the
-    // class ID at offset 12 marks a cl.exe /GL (LTO) object, which LLVM
-    // does not open.
+    // "\0\0\xff\xff": a COFF big object when the class ID at offset 12
+    // says so, a cl.exe /GL (LTO) object, which LLVM does not open, when it
+    // has that class ID, and otherwise (short files too) an import library
+    // member.
     if (hasPrefix(bytes, std::string_view("\0\0\xff\xff", 4))) {
+      constexpr size_t kClassIdOffset = 12;
+      static constexpr char kBigObjectClassId[] = {
+          '\xc7', '\xa1', '\xba', '\xd1', '\xee', '\xba', '\xa9', 0x4b,
+          '\xaf', 0x20,   '\xfa', '\xf6', 0x6a,   '\xa4', '\xdc', '\xb8'};
       static constexpr char kClGlObjectClassId[] = {
           0x38,   '\xfe', '\xb3', 0x0c,   '\xa5', '\xd9', '\xab', 0x4d,
           '\xac', '\x9b', '\xd6', '\xb6', 0x22,   0x26,   0x53,   '\xc2'};
-      const bool isClGlObject =
-          bytes.size() >= 12 + sizeof(kClGlObjectClassId) &&
-          bytes.substr(12, sizeof(kClGlObjectClassId)) ==
-              std::string_view(kClGlObjectClassId, sizeof(kClGlObjectClassId));
-      return isClGlObject ? Kind::NotSymbolic : Kind::OtherSymbolic;
+      if (bytes.size() < kClassIdOffset + sizeof(kBigObjectClassId))
+        return Kind::CoffImport;
+      const std::string_view classId =
+          bytes.substr(kClassIdOffset, sizeof(kBigObjectClassId));
+      if (classId ==
+          std::string_view(kBigObjectClassId, sizeof(kBigObjectClassId)))
+        return Kind::CoffObject;
+      if (classId ==
+          std::string_view(kClGlObjectClassId, sizeof(kClGlObjectClassId)))
+        return Kind::NotSymbolic;
+      return Kind::CoffImport;
     }
     // A Windows resource file starts with an empty 32-byte entry.
     static constexpr char kWindowsResourceMagic[] = {
@@ -463,16 +489,17 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
     if (hasPrefix(bytes, std::string_view(kWindowsResourceMagic,
                                           sizeof(kWindowsResourceMagic))))
       return Kind::NotSymbolic;
-    if (second == 0 || hasPrefix(bytes, std::string_view("\0asm", 4)))
-      return Kind::OtherSymbolic; // COFF for no machine, or wasm
+    if (second == 0)
+      return Kind::CoffObject; // for the unknown machine
+    if (hasPrefix(bytes, std::string_view("\0asm", 4)))
+      return Kind::Wasm;
     return Kind::NotSymbolic;
   }
   case 0x01: // XCOFF
-    return second == 0xdf || second == 0xf7 ? Kind::OtherSymbolic
-                                            : Kind::NotSymbolic;
+    return second == 0xdf || second == 0xf7 ? Kind::Xcoff : Kind::NotSymbolic;
   case 0x03: // GOFF (SPIR-V shares the first byte but is not symbolic)
     return hasPrefix(bytes, std::string_view("\x03\xf0\x00", 3))
-               ? Kind::OtherSymbolic
+               ? Kind::Goff
                : Kind::NotSymbolic;
   case 0xde:
     return hasPrefix(bytes, "\xde\xc0\x17\x0b") ? Kind::Bitcode
@@ -502,7 +529,7 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
       if (bytes.size() >= headerSize)
         type = machOFileType(bytes, /*nativeOrder=*/false);
     }
-    return type >= 1 && type <= 12 ? Kind::OtherSymbolic : Kind::NotSymbolic;
+    return type >= 1 && type <= 12 ? Kind::MachO : Kind::NotSymbolic;
   }
   case 0x50:
     if (hasPrefix(bytes, "\x50\xed\x55\xba")) // CUDA fat binary
@@ -516,11 +543,11 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
   case 0xc4:
     // COFF objects for these machines (identify_magic's fall-through
     // accepts either second byte for all of them).
-    return second == 0x01 || second == 0x02 ? Kind::OtherSymbolic
+    return second == 0x01 || second == 0x02 ? Kind::CoffObject
                                             : Kind::NotSymbolic;
   case 0x90:
   case 0x68:
-    return second == 0x02 ? Kind::OtherSymbolic : Kind::NotSymbolic;
+    return second == 0x02 ? Kind::CoffObject : Kind::NotSymbolic;
   case 'M': {
     // A PE executable: "MZ", then "PE\0\0" where the DOS header points.
     if (!hasPrefix(bytes, "MZ") || bytes.size() < 0x40)
@@ -530,17 +557,17 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
                               uint32_t(byteAt(bytes, 0x3f)) << 24;
     if (peOffset <= bytes.size() &&
         hasPrefix(bytes.substr(peOffset), std::string_view("PE\0\0", 4)))
-      return Kind::OtherSymbolic;
+      return Kind::PeImage;
     return Kind::NotSymbolic;
   }
   case 0x64: // COFF for x86-64 or ARM64
-    return second == 0x86 || second == 0xaa ? Kind::OtherSymbolic
+    return second == 0x86 || second == 0xaa ? Kind::CoffObject
                                             : Kind::NotSymbolic;
   case 'D': // DirectX container
-    return hasPrefix(bytes, "DXBC") ? Kind::OtherSymbolic : Kind::NotSymbolic;
+    return hasPrefix(bytes, "DXBC") ? Kind::DxContainer : Kind::NotSymbolic;
   case 0x41: // COFF for ARM64EC
   case 0x4e: // COFF for ARM64X
-    return second == 0xa6 ? Kind::OtherSymbolic : Kind::NotSymbolic;
+    return second == 0xa6 ? Kind::CoffObject : Kind::NotSymbolic;
   default:
     return Kind::NotSymbolic;
   }
@@ -553,14 +580,17 @@ archiveSymbolsOf(std::string_view memberBytes,
   switch (classifyArchiveMember(memberBytes)) {
   case ArchiveMemberKind::NotSymbolic:
     return symbols;
-  case ArchiveMemberKind::Elf: {
-    Result<std::vector<std::string>> names = elfArchiveSymbols(memberBytes);
-    if (!names)
-      return names.takeError();
-    symbols.isSymbolicFile = true;
-    symbols.names = std::move(*names);
-    return symbols;
-  }
+  case ArchiveMemberKind::Elf:
+    return symbolicFile(elfArchiveSymbols(memberBytes));
+  case ArchiveMemberKind::CoffObject:
+  case ArchiveMemberKind::PeImage:
+    return symbolicFile(coffObjectArchiveSymbols(memberBytes));
+  case ArchiveMemberKind::CoffImport:
+    return symbolicFile(coffImportArchiveSymbols(memberBytes));
+  case ArchiveMemberKind::DxContainer:
+    if (Status status = checkDxContainerForArchive(memberBytes); !status.ok())
+      return status.takeError();
+    return symbolicFile(std::vector<std::string>());
   case ArchiveMemberKind::Bitcode: {
     if (!bitcodeSymbols)
       return makeError("cannot list the symbols of an LLVM bitcode member "
@@ -576,7 +606,13 @@ archiveSymbolsOf(std::string_view memberBytes,
     symbols.names = std::move(listed->names);
     return symbols;
   }
-  case ArchiveMemberKind::OtherSymbolic:
+  case ArchiveMemberKind::Goff:
+    // LLVM 22 recognises GOFF but cannot open it as an object file.
+    return makeError("The file was not recognized as a valid object file");
+  case ArchiveMemberKind::MachO:
+    return symbolicFile(machOArchiveSymbols(memberBytes));
+  case ArchiveMemberKind::Wasm:
+  case ArchiveMemberKind::Xcoff:
     break;
   }
   return makeError("archive symbol tables for members in this object file "

@@ -11,10 +11,15 @@
 // with at least one gets a symbol table, an archive with none gets none.
 //
 // Supported here: ELF (32 and 64-bit, either byte order: only .symtab is
-// read, never .dynsym, exactly as LLVM does) and, through a caller-supplied
-// lister, LLVM bitcode. The other formats LLVM recognises (COFF, Mach-O,
-// wasm, XCOFF, GOFF, DXContainer) are refused with an error rather than
-// given a symbol table that might differ from LLVM's.
+// read, never .dynsym, exactly as LLVM does), COFF objects (any machine,
+// big objects too), PE images and short import library members
+// (archive/coff_archive_symbols.h), Mach-O objects
+// (archive/macho_archive_symbols.h), DirectX containers, which have no
+// symbols (archive/dxcontainer_archive_symbols.h), and, through a
+// caller-supplied lister, LLVM bitcode. GOFF members fail with LLVM 22's
+// message (it opens no GOFF file). The other formats LLVM recognises are
+// refused with an error rather than given a symbol table that might differ
+// from LLVM's.
 #pragma once
 
 #include <functional>
@@ -38,10 +43,17 @@ using BitcodeSymbolLister =
 // How LLVM's identify_magic() and SymbolicFile::isSymbolicFile() see a
 // member's bytes, as far as the writer cares.
 enum class ArchiveMemberKind {
-  NotSymbolic,   // no symbols, and no effect on the symbol table
-  Elf,           // "\177ELF" and at least 18 bytes
-  Bitcode,       // "BC\xC0\xDE" or "\xDE\xC0\x17\x0B"
-  OtherSymbolic, // another object format LLVM would open
+  NotSymbolic, // no symbols, and no effect on the symbol table
+  Elf,         // "\177ELF" and at least 18 bytes
+  Bitcode,     // "BC\xC0\xDE" or "\xDE\xC0\x17\x0B"
+  CoffObject,  // a COFF object, for a known machine or none, or big
+  CoffImport,  // a short import library member ("\0\0\xff\xff")
+  DxContainer, // "DXBC"
+  PeImage,     // "MZ" and "PE\0\0" where the DOS header points
+  Goff,        // "\x03\xf0\x00"
+  MachO,       // a Mach-O file of a type LLVM names
+  Wasm,        // "\0asm"
+  Xcoff,       // 0x01df (32-bit) or 0x01f7 (64-bit)
 };
 ArchiveMemberKind classifyArchiveMember(std::string_view bytes);
 

@@ -32,6 +32,14 @@ SAMPLES = ["host.bin", "device-gfx906.bin", "device-gfx90a_xnack+.bin"]
 TYPES = ["i", "ii", "cui", "hipi", "d", "ll", "s", "bc", "gch", "ast", "o", "a"]
 
 
+# "DXBC", hash, version, size, one part: an input signature with one
+# parameter named "A".
+DX_CONTAINER = (b"DXBC" + bytes(16) + b"\x01\x00\x00\x00\x56\x00\x00\x00"
+                b"\x01\x00\x00\x00\x24\x00\x00\x00" + b"ISG1\x2a\x00\x00\x00" +
+                b"\x01\x00\x00\x00\x08\x00\x00\x00" + b"\x00" * 4 +
+                b"\x28\x00\x00\x00" + b"\x00" * 24 + b"A\x00")
+
+
 def read(path):
     with open(path, "rb") as f:
         return f.read()
@@ -94,6 +102,11 @@ def main():
         for seed in data_files("elf", (".o",), 4096):
             add("fuzz_elf_object", seed)
         add("fuzz_elf_object", fat)
+        # fuzz_elf_object also lists archive symbols, for any format: a COFF
+        # object and a DirectX container with a signature part.
+        for seed in data_files("offload_binary", (".obj",), 4096):
+            add("fuzz_elf_object", seed)
+        add("fuzz_elf_object", DX_CONTAINER)
 
         for seed in data_files("archive", (".a",), 8192):
             add("fuzz_ar_archive", seed)

@@ -8,6 +8,8 @@
 // against llvm-ar 22 when the tests were written.
 #include "archive/ar_archive.h"
 #include "archive/archive_symbols.h"
+#include "archive/coff_archive_symbols.h"
+#include "archive/dxcontainer_archive_symbols.h"
 
 #include "test_files.h"
 
@@ -24,6 +26,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace offbundle {
@@ -772,10 +775,17 @@ TEST(WriteArchive, MemberErrorsNameTheMember) {
             std::vector<std::string>{"'device.bc': Invalid bitcode signature"});
   EXPECT_EQ(plan->render().substr(8, 10), "device.bc/");
 
-  // A COFF object for x86-64: LLVM would list its symbols; refused here.
+  // A COFF object for x86-64 cut inside its header: LLVM's message.
   written = writeGnuArchive({{"w.obj", std::string("d\x86\x01\x00", 4)}});
   ASSERT_FALSE(written.ok());
-  EXPECT_EQ(written.error().message.substr(0, 10), "'w.obj': a");
+  EXPECT_EQ(written.error().message,
+            "'w.obj': The end of the file was unexpectedly encountered");
+  // Wasm: LLVM would list its symbols; refused here.
+  written = writeGnuArchive({{"w.wasm", std::string("\0asm\1\0\0\0", 8)}});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message,
+            "'w.wasm': archive symbol tables for members in this object file "
+            "format are not supported");
 }
 
 TEST(WriteArchive, Sym64Threshold) {
@@ -851,18 +861,31 @@ TEST(ArchiveSymbols, Classification) {
       {std::string("\xca\xfe\xba\xbe\x00\x00\x00\x02", 8),
        Kind::NotSymbolic}, // Mach-O universal binary
       {std::string("\0\0\0\0\x20\0\0\0\xff\xff\0\0\xff\xff\0\0", 16),
-       Kind::NotSymbolic},                               // Windows resource
-      {std::string("\0\0\0\0", 4), Kind::OtherSymbolic}, // COFF, machine 0
-      {std::string("\0asm\1\0\0\0", 8), Kind::OtherSymbolic},
-      {std::string("d\x86\0\0", 4), Kind::OtherSymbolic},
-      {std::string("L\x01\0\0", 4), Kind::OtherSymbolic},
+       Kind::NotSymbolic},                            // Windows resource
+      {std::string("\0\0\0\0", 4), Kind::CoffObject}, // COFF, machine 0
+      {std::string("\0asm\1\0\0\0", 8), Kind::Wasm},
+      {std::string("d\x86\0\0", 4), Kind::CoffObject},
+      {std::string("L\x01\0\0", 4), Kind::CoffObject},
+      {std::string("A\xa6\0\0", 4), Kind::CoffObject}, // ARM64EC
+      {std::string("\0\0\xff\xff", 4), Kind::CoffImport},
+      {std::string("\0\0\xff\xff", 4) + std::string(40, 'x'), Kind::CoffImport},
+      {std::string("\0\0\xff\xff\2\0\0\0\0\0\0\0", 12) +
+           std::string("\xc7\xa1\xba\xd1\xee\xba\xa9\x4b\xaf\x20\xfa\xf6"
+                       "\x6a\xa4\xdc\xb8",
+                       16),
+       Kind::CoffObject}, // big object
+      {std::string("\0\0\xff\xff\2\0\0\0\0\0\0\0", 12) +
+           std::string("\x38\xfe\xb3\x0c\xa5\xd9\xab\x4d\xac\x9b\xd6\xb6"
+                       "\x22\x26\x53\xc2",
+                       16),
+       Kind::NotSymbolic}, // cl.exe /GL object
       {"L\x03hello", Kind::NotSymbolic},
       {"MZ" + std::string(100, '\0'), Kind::NotSymbolic},
       {"\xfe\xed\xfa\xce" + std::string(8, '\0') +
            std::string("\0\0\0\x01", 4) + std::string(20, '\0'),
-       Kind::OtherSymbolic}, // Mach-O object
+       Kind::MachO}, // Mach-O object
       {"\xfe\xed\xfa\xce" + std::string(40, '\0'), Kind::NotSymbolic},
-      {"DXBC", Kind::OtherSymbolic},
+      {"DXBC", Kind::DxContainer},
       {"hello world\n", Kind::NotSymbolic},
   };
   for (const auto &[bytes, kind] : cases)
@@ -954,6 +977,544 @@ TEST(ArchiveSymbols, EveryTruncationOfEveryObject) {
       }
     }
   }
+}
+
+// A little COFF object writer for the reader's tests: one section, then
+// the given symbol records, then the string table.
+struct CoffSymbolSpec {
+  std::string name;
+  int32_t section = 1;
+  uint32_t value = 0;
+  uint8_t storageClass = 2; // EXTERNAL
+  std::vector<std::string> auxiliary = {};
+};
+
+void appendLe(std::string &out, uint64_t value, unsigned width) {
+  for (unsigned i = 0; i < width; ++i)
+    out += static_cast<char>(value >> (8 * i));
+}
+
+std::string coffObject(uint16_t machine,
+                       const std::vector<CoffSymbolSpec> &symbols,
+                       bool bigObject = false) {
+  const size_t recordSize = bigObject ? 20 : 18;
+  std::string strings;
+  std::string records;
+  uint32_t count = 0;
+  for (const CoffSymbolSpec &symbol : symbols) {
+    if (symbol.name.size() > 8) {
+      appendLe(records, 0, 4);
+      appendLe(records, 4 + strings.size(), 4);
+      strings += symbol.name + '\0';
+    } else {
+      records += symbol.name + std::string(8 - symbol.name.size(), '\0');
+    }
+    appendLe(records, symbol.value, 4);
+    appendLe(records, static_cast<uint32_t>(symbol.section), bigObject ? 4 : 2);
+    appendLe(records, 0, 2);
+    records += static_cast<char>(symbol.storageClass);
+    records += static_cast<char>(symbol.auxiliary.size());
+    for (const std::string &aux : symbol.auxiliary)
+      records += aux + std::string(recordSize - aux.size(), '\0');
+    count += 1 + static_cast<uint32_t>(symbol.auxiliary.size());
+  }
+  const size_t headerSize = bigObject ? 56 : 20;
+  const uint32_t symbolTable = headerSize + 40;
+  std::string object;
+  if (bigObject) {
+    appendLe(object, 0, 2);
+    appendLe(object, 0xffff, 2);
+    appendLe(object, 2, 2);
+    appendLe(object, machine, 2);
+    appendLe(object, 0, 4);
+    object += std::string("\xc7\xa1\xba\xd1\xee\xba\xa9\x4b\xaf\x20\xfa\xf6"
+                          "\x6a\xa4\xdc\xb8",
+                          16);
+    object += std::string(16, '\0');
+    appendLe(object, 1, 4);
+    appendLe(object, symbolTable, 4);
+    appendLe(object, count, 4);
+  } else {
+    appendLe(object, machine, 2);
+    appendLe(object, 1, 2);
+    appendLe(object, 0, 4);
+    appendLe(object, symbolTable, 4);
+    appendLe(object, count, 4);
+    appendLe(object, 0, 4);
+  }
+  object += ".text" + std::string(35, '\0'); // a section without contents
+  object += records;
+  appendLe(object, 4 + strings.size(), 4);
+  return object + strings;
+}
+
+std::string weakAuxiliary(uint32_t characteristics) {
+  std::string aux(4, '\0');
+  appendLe(aux, characteristics, 4);
+  return aux;
+}
+
+// Every kind of record, and whether LLVM's writer lists it.
+const std::vector<std::pair<CoffSymbolSpec, bool>> &everyKindOfCoffSymbol() {
+  static const std::vector<std::pair<CoffSymbolSpec, bool>> kinds = {
+      {{"defined"}, true},
+      {{"a_name_in_the_string_table"}, true},
+      {{"eight_ch"}, true},
+      {{"static", 1, 0, 3}, false},
+      {{".text", 1, 0, 3, {"\x10"}}, false}, // section definition
+      {{".file", -2, 0, 103, {"k.c"}}, false},
+      {{"undefined", 0}, false},
+      {{"common", 0, 16}, true},
+      {{"absolute", -1}, true},
+      {{"appdomain", -1, 0, 2, {""}}, false}, // section definition too
+      {{"weak_alias", 0, 0, 105, {weakAuxiliary(3)}}, true},
+      {{"weak_library", 0, 0, 105, {weakAuxiliary(2)}}, false},
+      {{"weak_no_search", 0, 0, 105, {weakAuxiliary(1)}}, false},
+      {{"weak_bare", 0, 0, 105}, true},
+      {{"label", 1, 0, 6}, false},
+  };
+  return kinds;
+}
+
+TEST(CoffArchiveSymbols, ListsGlobalDefinedRecordsInOrder) {
+  std::vector<CoffSymbolSpec> specs;
+  std::vector<std::string> expected;
+  for (const auto &[spec, listed] : everyKindOfCoffSymbol()) {
+    specs.push_back(spec);
+    if (listed)
+      expected.push_back(spec.name);
+  }
+  for (uint16_t machine : {0x8664, 0x14c, 0xaa64, 0xa641, 0x0}) {
+    for (bool bigObject : {false, true}) {
+      const std::string object = coffObject(machine, specs, bigObject);
+      Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(object);
+      ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+      EXPECT_TRUE(symbols->isSymbolicFile);
+      EXPECT_EQ(symbols->names, expected) << machine << " " << bigObject;
+    }
+  }
+}
+
+TEST(CoffArchiveSymbols, ShortNames) {
+  // Eight bytes without a final NUL are taken whole, NULs inside included.
+  const std::string object = coffObject(
+      0x8664, {{std::string("ab\0cdefg", 8)}, {std::string("ab\0cdef\0", 8)}});
+  Result<std::vector<std::string>> names = coffObjectArchiveSymbols(object);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_EQ(*names,
+            (std::vector<std::string>{std::string("ab\0cdefg", 8), "ab"}));
+}
+
+TEST(CoffArchiveSymbols, TablesThatDoNotFitLeaveNoSymbols) {
+  std::string object = coffObject(0x8664, {{"defined"}});
+  // The symbol count (offset 12) past the end of the file.
+  std::string changed = object;
+  write32(changed, 12, 100000);
+  Result<std::vector<std::string>> names = coffObjectArchiveSymbols(changed);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(names->empty());
+  // No symbol table offset, whatever the count.
+  changed = object;
+  write32(changed, 8, 0);
+  names = coffObjectArchiveSymbols(changed);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(names->empty());
+  // A string table without its final NUL.
+  object = coffObject(0x8664, {{"a_long_defined_name"}});
+  changed = object;
+  changed.back() = 'x';
+  names = coffObjectArchiveSymbols(changed);
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(names->empty());
+}
+
+TEST(CoffArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<std::vector<std::string>> names = coffObjectArchiveSymbols(bytes);
+    return names.ok() ? std::string("no error") : names.error().message;
+  };
+  const std::string object = coffObject(0x8664, {{"a_long_defined_name"}});
+  EXPECT_EQ(messageFor(object.substr(0, 19)),
+            "The end of the file was unexpectedly encountered");
+  // The section table cut short.
+  EXPECT_EQ(messageFor(object.substr(0, 40)),
+            "The end of the file was unexpectedly encountered");
+  // The string table's size field says 4: no strings at all.
+  std::string changed = object;
+  write32(changed, 20 + 40 + 18, 4);
+  EXPECT_EQ(messageFor(changed), "string table empty");
+  // A name offset past the string table.
+  changed = object;
+  write32(changed, 20 + 40 + 4, 1000);
+  EXPECT_EQ(messageFor(changed),
+            "The end of the file was unexpectedly encountered");
+  // A weak external whose auxiliary record would run past the file, where
+  // LLVM reads past its buffer.
+  const std::string weak = coffObject(0x8664, {{"w", 0, 0, 105}});
+  changed = weak;
+  changed[20 + 40 + 17] = 1; // one auxiliary record, which is not there
+  EXPECT_EQ(messageFor(changed), "the auxiliary record of weak external "
+                                 "symbol 0 runs past the end of the file");
+}
+
+TEST(CoffArchiveSymbols, ImportMembers) {
+  auto importMember = [](uint16_t machine, uint16_t type, std::string name) {
+    std::string member;
+    appendLe(member, 0, 2);
+    appendLe(member, 0xffff, 2);
+    appendLe(member, 0, 2);
+    appendLe(member, machine, 2);
+    appendLe(member, 0, 8);
+    appendLe(member, 0, 2);
+    appendLe(member, type, 2);
+    return member + name + '\0' + "x.dll" + '\0';
+  };
+  using Names = std::vector<std::string>;
+  auto namesOf = [](const std::string &member) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(member);
+    EXPECT_TRUE(symbols.ok()) << symbols.error().message;
+    return symbols.ok() ? symbols->names : Names{"error"};
+  };
+  EXPECT_EQ(namesOf(importMember(0x8664, 0, "f")), (Names{"__imp_f", "f"}));
+  EXPECT_EQ(namesOf(importMember(0x8664, 1, "v")), (Names{"__imp_v"}));
+  EXPECT_EQ(namesOf(importMember(0x8664, 2, "c")), (Names{"__imp_c", "c"}));
+  EXPECT_EQ(namesOf(importMember(0x8664, 0, "#f")), (Names{"__imp_#f", "#f"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 0, "#f")),
+            (Names{"__imp_f", "f", "__imp_aux_f", "#f"}));
+  EXPECT_EQ(namesOf(importMember(0xa64e, 0, "?g@@$$hYAXXZ")),
+            (Names{"__imp_?g@@YAXXZ", "?g@@YAXXZ", "__imp_aux_?g@@YAXXZ",
+                   "?g@@$$hYAXXZ"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 0, "??@00ff@$$h@")),
+            (Names{"__imp_??@00ff@", "??@00ff@", "__imp_aux_??@00ff@",
+                   "??@00ff@$$h@"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 1, "#v")), (Names{"__imp_v"}));
+  EXPECT_EQ(namesOf(importMember(0xa641, 0, "plain")),
+            (Names{"__imp_plain", "plain", "__imp_aux_plain", "plain"}));
+
+  // Where LLVM would read past the member.
+  const std::string member = importMember(0x8664, 0, "f");
+  Result<ArchiveMemberSymbols> cut = archiveSymbolsOf(member.substr(0, 12));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "the import header is truncated");
+  cut = archiveSymbolsOf(member.substr(0, 21));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "the import name has no terminating NUL");
+}
+
+// Reads every truncation of `member`, and every copy with one byte changed,
+// as an archive member: no crash, and every failure says why.
+void expectEveryDamageHandled(const std::string &member) {
+  for (size_t length = 0; length <= member.size(); ++length)
+    (void)archiveSymbolsOf(std::string_view(member).substr(0, length));
+  for (size_t at = 0; at < member.size(); ++at) {
+    for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::string changed = member;
+      changed[at] = static_cast<char>(value);
+      Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(changed);
+      if (!symbols.ok()) {
+        EXPECT_FALSE(symbols.error().message.empty());
+      }
+    }
+  }
+}
+
+TEST(CoffArchiveSymbols, EveryTruncationAndByteChange) {
+  std::vector<CoffSymbolSpec> specs;
+  for (const auto &kind : everyKindOfCoffSymbol())
+    specs.push_back(kind.first);
+  for (bool bigObject : {false, true}) {
+    expectEveryDamageHandled(coffObject(0, specs, bigObject));
+  }
+}
+
+// A DirectX container of the given parts (name, data).
+std::string
+dxContainer(const std::vector<std::pair<std::string, std::string>> &parts) {
+  std::string body;
+  std::string offsets;
+  uint64_t position = 32 + 4 * parts.size();
+  for (const auto &[name, data] : parts) {
+    appendLe(offsets, position, 4);
+    std::string part = name;
+    appendLe(part, data.size(), 4);
+    part += data;
+    position += part.size();
+    body += part;
+  }
+  std::string container = "DXBC" + std::string(16, '\0');
+  appendLe(container, 1, 4);
+  appendLe(container, position, 4);
+  appendLe(container, parts.size(), 4);
+  return container + offsets + body;
+}
+
+TEST(DxContainerArchiveSymbols, SymbolicWithoutSymbols) {
+  std::string signature;
+  appendLe(signature, 1, 4);  // one parameter
+  appendLe(signature, 8, 4);  // right after this header
+  appendLe(signature, 0, 4);  // stream
+  appendLe(signature, 40, 4); // its name: right after the parameters
+  signature += std::string(24, '\0') + "POSITION" + '\0';
+  for (const auto &parts :
+       std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {},
+           {{"SFI0", std::string(8, '\0')},
+            {"HASH", std::string(20, '\0')},
+            {"ISG1", signature},
+            {"ABCD", ""}}}) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(dxContainer(parts));
+    ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+    EXPECT_TRUE(symbols->isSymbolicFile);
+    EXPECT_TRUE(symbols->names.empty());
+  }
+}
+
+TEST(DxContainerArchiveSymbols, Messages) {
+  auto messageFor = [](const std::string &bytes) {
+    Status status = checkDxContainerForArchive(bytes);
+    return status.ok() ? std::string("no error") : status.error().message;
+  };
+  EXPECT_EQ(messageFor(dxContainer({}).substr(0, 31)),
+            "Reading structure out of file bounds");
+  EXPECT_EQ(messageFor(dxContainer({{"HASH", std::string(19, '\0')}})),
+            "Reading structure out of file bounds");
+  EXPECT_EQ(messageFor(dxContainer({{"SFI0", std::string(8, '\0')},
+                                    {"SFI0", std::string(8, '\0')}})),
+            "More than one SFI0 part is present in the file");
+  std::string overlapping = dxContainer({{"ABCD", "12"}, {"EFGH", ""}});
+  write32(overlapping, 36, 40); // the second part inside the first
+  EXPECT_EQ(messageFor(overlapping),
+            "Part offset for part 1 begins before the previous part ends");
+  EXPECT_EQ(messageFor(dxContainer({{"PSV0", ""}})),
+            "Cannot fully parse pipeline state validation information "
+            "without DXIL part.");
+  // What this reader does not check as LLVM does.
+  EXPECT_EQ(messageFor(dxContainer({{"RTS0", std::string(24, '\0')}})),
+            "archive symbol tables for DirectX containers with a RTS0 part "
+            "are not supported");
+  EXPECT_EQ(messageFor(dxContainer({{"DXIL", std::string(24, '\0')},
+                                    {"PSV0", std::string(8, '\0')}})),
+            "archive symbol tables for DirectX containers with a PSV0 part "
+            "are not supported");
+}
+
+TEST(DxContainerArchiveSymbols, EveryTruncationAndByteChange) {
+  const std::string container = dxContainer({{"DXIL", std::string(24, '\0')},
+                                             {"ISG1", std::string(8, '\0')},
+                                             {"HASH", std::string(20, '\0')}});
+  for (size_t length = 0; length <= container.size(); ++length)
+    (void)archiveSymbolsOf(std::string_view(container).substr(0, length));
+  for (size_t at = 4; at < container.size(); ++at) {
+    for (uint8_t value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::string changed = container;
+      changed[at] = static_cast<char>(value);
+      Status status = checkDxContainerForArchive(changed);
+      if (!status.ok()) {
+        EXPECT_FALSE(status.error().message.empty());
+      }
+    }
+  }
+}
+
+// A PE image (PE32, or PE32+ when `plus`) with one section at address
+// 0x1000 (0x100 bytes at file offset 0x200), sixteen data directories, and
+// `tail` after the section's data.
+std::string peImage(bool plus,
+                    const std::vector<std::pair<uint32_t, uint32_t>> &entries,
+                    const std::string &tail = "") {
+  std::string image = "MZ" + std::string(0x3a, '\0');
+  appendLe(image, 64, 4); // where "PE\0\0" is
+  image += std::string("PE\0\0", 4);
+  const uint64_t optionalSize = (plus ? 112 : 96) + 16 * 8;
+  appendLe(image, plus ? 0x8664 : 0x14c, 2);
+  appendLe(image, 1, 2); // one section
+  appendLe(image, 0, 12);
+  appendLe(image, optionalSize, 2);
+  appendLe(image, 0x2022, 2);
+  std::string optional(plus ? 112 : 96, '\0');
+  optional[0] = 0x0b;
+  optional[1] = plus ? 0x02 : 0x01;
+  optional[optional.size() - 4] = 16;
+  image += optional;
+  for (uint32_t index = 0; index < 16; ++index) {
+    uint32_t address = 0;
+    uint32_t size = 0;
+    for (const auto &[entry, where] : entries)
+      if (entry == index) {
+        address = where;
+        size = 0x40;
+      }
+    appendLe(image, address, 4);
+    appendLe(image, size, 4);
+  }
+  image += ".data" + std::string(3, '\0');
+  for (uint32_t field : {0x200u, 0x1000u, 0x200u, 0x200u})
+    appendLe(image, field, 4); // sizes, address and offset
+  image += std::string(16, '\0');
+  image.resize(0x200, '\0');
+  return image + tail + std::string(0x200 - tail.size(), '\0');
+}
+
+TEST(PeArchiveSymbols, ImagesWithoutSymbolTables) {
+  for (bool plus : {false, true}) {
+    const std::string image = peImage(plus, {{1, 0x1000}, {0, 0x1100}});
+    ASSERT_EQ(classifyArchiveMember(image), ArchiveMemberKind::PeImage);
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(image);
+    ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+    EXPECT_TRUE(symbols->isSymbolicFile);
+    EXPECT_TRUE(symbols->names.empty());
+  }
+}
+
+TEST(PeArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  EXPECT_EQ(messageFor(peImage(false, {{1, 0x3000}})),
+            "RVA 0x3000 for import table not found");
+  EXPECT_EQ(messageFor(peImage(true, {{13, 0x1000000}})),
+            "RVA 0x1000000 for delay import table not found");
+  std::string image = peImage(false, {});
+  image[64 + 4 + 20] = 0x07; // neither PE32 nor PE32+
+  EXPECT_EQ(messageFor(image), "incorrect PE magic");
+  EXPECT_EQ(messageFor(peImage(false, {}).substr(0, 64 + 4 + 20 + 95)),
+            "The end of the file was unexpectedly encountered");
+  // LLVM reads a PE32+ header having checked only that a PE32 header fits.
+  EXPECT_EQ(messageFor(peImage(true, {}).substr(0, 64 + 4 + 20 + 100)),
+            "the PE32+ header of the image is truncated");
+  // A load configuration: LLVM reads its size field whatever the
+  // directory's size says, and follows the fields it covers.
+  std::string config;
+  appendLe(config, 120, 4);
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)), "no error");
+  config.clear();
+  appendLe(config, 121, 4);
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)),
+            "archive symbol tables for PE images whose load configuration "
+            "reaches its hybrid metadata or dynamic relocation fields are "
+            "not supported");
+  config.clear();
+  appendLe(config, 192, 4);
+  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
+  config.clear();
+  appendLe(config, 193, 4);
+  EXPECT_NE(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
+  // A load configuration whose size field is past the end of the file
+  // (its directory says it has no bytes).
+  image = peImage(false, {{10, 0x11fe}});
+  write32(image, 64 + 4 + 20 + 96 + 10 * 8 + 4, 0);
+  EXPECT_EQ(messageFor(image.substr(0, 0x3fe + 2)),
+            "the load configuration of the image is truncated");
+}
+
+TEST(PeArchiveSymbols, EveryTruncationAndByteChange) {
+  std::string config;
+  appendLe(config, 64, 4);
+  for (bool plus : {false, true}) {
+    expectEveryDamageHandled(
+        peImage(plus, {{1, 0x1000}, {6, 0x1000}, {9, 0x1000}, {10, 0x1000}},
+                config)
+            .substr(0, 0x240));
+  }
+}
+
+TEST(GoffArchiveSymbols, RecognisedButNeverOpened) {
+  const std::string record = "\x03\xf0" + std::string(78, '\0');
+  ASSERT_EQ(classifyArchiveMember(record), ArchiveMemberKind::Goff);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(record);
+  ASSERT_FALSE(symbols.ok());
+  EXPECT_EQ(symbols.error().message,
+            "The file was not recognized as a valid object file");
+}
+
+// A little-endian 64-bit Mach-O object with only LC_SYMTAB (and `extra`
+// load commands before it): symbols given as (name, type, value).
+std::string machOObject(
+    const std::vector<std::tuple<std::string, uint8_t, uint64_t>> &symbols,
+    const std::string &extra = "", uint32_t extraCount = 0) {
+  const uint64_t commandsSize = 24 + extra.size();
+  const uint64_t symbolsAt = 32 + commandsSize;
+  std::string strings(1, '\0');
+  std::string records;
+  for (const auto &[name, type, value] : symbols) {
+    appendLe(records, strings.size(), 4);
+    strings += name + '\0';
+    records += static_cast<char>(type);
+    records += std::string(3, '\0');
+    appendLe(records, value, 8);
+  }
+  std::string object;
+  for (uint32_t field : {0xfeedfacfu, 0x01000007u, 3u, 1u, 1u + extraCount,
+                         static_cast<uint32_t>(commandsSize), 0u, 0u})
+    appendLe(object, field, 4);
+  object += extra;
+  for (uint64_t field :
+       {uint64_t{2}, uint64_t{24}, symbolsAt, uint64_t{symbols.size()},
+        symbolsAt + records.size(), uint64_t{strings.size()}})
+    appendLe(object, field, 4);
+  return object + records + strings;
+}
+
+TEST(MachOArchiveSymbols, GlobalDefinedSymbolsInOrder) {
+  const std::string object = machOObject({{"_local", 0x0e, 0},
+                                          {"_global", 0x0f, 0},
+                                          {"_undefined", 0x01, 0},
+                                          {"_common", 0x01, 8},
+                                          {"_private_extern", 0x1f, 0},
+                                          {"_stab", 0x25, 0}});
+  ASSERT_EQ(classifyArchiveMember(object), ArchiveMemberKind::MachO);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(object);
+  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+  EXPECT_TRUE(symbols->isSymbolicFile);
+  const std::vector<std::string> expected = {"_global", "_common",
+                                             "_private_extern"};
+  EXPECT_EQ(symbols->names, expected);
+}
+
+TEST(MachOArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  const std::string object = machOObject({{"_g", 0x0f, 0}});
+  // LLVM's message: a name that starts past the end of the file.
+  std::string changed = object;
+  write32(changed, 32 + 24, 1000);
+  EXPECT_EQ(messageFor(changed), "truncated or malformed object (bad string "
+                                 "index: 1000 for symbol at index 0)");
+  // A name without its NUL, which LLVM would read past the member for.
+  changed = object.substr(0, object.size() - 1);
+  write32(changed, 32 + 20, 3); // the string table without its last NUL
+  EXPECT_EQ(messageFor(changed),
+            "the name of Mach-O symbol 0 runs past the end of the file");
+  const std::string refusal =
+      "archive symbol tables for this Mach-O member are not supported: ";
+  EXPECT_EQ(messageFor(object.substr(0, 40)),
+            refusal + "its load commands extend past the end of the file");
+  changed = object;
+  write32(changed, 12, 2); // MH_EXECUTE
+  EXPECT_EQ(messageFor(changed),
+            refusal + "it is not an object file (MH_OBJECT)");
+  changed = object;
+  write32(changed, 32 + 12, 100); // more symbols than the file holds
+  EXPECT_EQ(messageFor(changed),
+            refusal + "the symbol table extends past the end of the file");
+  changed = object;
+  write32(changed, 32 + 8, 0); // the symbols over the headers
+  EXPECT_EQ(messageFor(changed), refusal + "the symbol table overlaps the "
+                                           "headers");
+  std::string linkerOption;
+  for (uint32_t field : {0x2du, 16u, 0u, 0u})
+    appendLe(linkerOption, field, 4);
+  EXPECT_EQ(messageFor(machOObject({}, linkerOption, 1)),
+            refusal + "load command 0x2d is not supported");
+}
+
+TEST(MachOArchiveSymbols, EveryTruncationAndByteChange) {
+  const std::string object = machOObject(
+      {{"_local", 0x0e, 0}, {"_global", 0x0f, 0}, {"_common", 0x01, 8}});
+  expectEveryDamageHandled(object);
 }
 
 } // namespace

@@ -1,0 +1,818 @@
+#!/usr/bin/env python3
+"""Archive symbol tables for members of every object format, against LLVM 22.
+
+LLVM's archive writer lists the global defined symbols of every member its
+identify_magic() takes for an object file, whatever the format; a member it
+cannot read fails the whole archive. This suite generates small objects of
+those formats, valid and damaged:
+  - COFF objects for several machines, for the unknown machine (any bytes
+    starting with two zero bytes are one to LLVM), big objects (version 2,
+    and version 1, which LLVM reads as an empty import header), with global,
+    static, undefined, common, absolute, weak external (alias and library
+    search, with and without an auxiliary record), file and section
+    definition symbols, short and string-table names;
+  - short import library members: code, data and constant imports, ARM64EC
+    and ARM64X names with and without their mangling;
+  - damaged ones: headers and section tables cut short, symbol and string
+    tables that do not fit or lack their NUL, missing symbol tables, names
+    past the string table;
+  - DirectX containers (no symbols, but they make the archive get a symbol
+    table) with program, feature flag, hash, signature and unknown parts,
+    and damaged ones: headers, offset tables and parts cut short or
+    overlapping, parts given twice, signature names outside their table,
+    pipeline state without a program.
+  - PE images (PE32 and PE32+, with and without symbols) whose data
+    directories point into sections, past them, into their stripped part or
+    past the file, with TLS and debug directories of wrong sizes, load
+    configurations, and headers cut short;
+  - GOFF records, which LLVM 22 recognises but never opens;
+  - Mach-O objects, 32 and 64-bit, either byte order, with local, external,
+    undefined, common, weak, private extern, absolute, indirect, stab and
+    nameless symbols, optional commands, and names past the end of the
+    file; and damaged copies of them (cut short, bytes changed), where a
+    refusal of ours passes but anything else must be LLVM's result;
+  - Mach-O objects and a DLL made by LLVM 22's clang and lld-link.
+Each goes, as an image of every offload kind LLVM's packager names, into an
+offload binary made by LLVM 22's clang-offload-packager, and then out into an
+archive with `llvm-offload-binary IN --archive --image=file=out.a`; and, as a
+device entry of a bundle inside an input archive, through
+`clang-offload-bundler -unbundle -type=a`. LLVM 22's tools and ours run on
+the same inputs; exit codes, stdout, stderr and the archive must be the same
+(after a failure LLVM may leave files behind that ours does not, so there only
+the messages are compared).
+
+Usage: archive_member_formats.py --ours-bundler PATH --ours-binary PATH
+                                 --reference-bin FOLDER [--only PREFIX]
+"""
+
+import argparse
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import finish, require_executables, skip_suite  # noqa: E402
+
+BIG_OBJECT_CLASS_ID = bytes.fromhex("c7a1bad1eebaa94baf20faf66aa4dcb8")
+
+# Storage classes.
+EXTERNAL, STATIC, FILE, WEAK_EXTERNAL = 2, 3, 103, 105
+
+
+# -- COFF generator -----------------------------------------------------------
+
+def coff_symbol(name, value=0, section=1, sclass=EXTERNAL, aux=(), big=False,
+                strings=None):
+    """One symbol record and its auxiliary records. Long names go into
+    `strings` (a bytearray holding the string table after its size field)."""
+    raw = name.encode() if isinstance(name, str) else name
+    if len(raw) > 8:
+        offset = 4 + len(strings)
+        strings.extend(raw + b"\0")
+        field = struct.pack("<II", 0, offset)
+    else:
+        field = raw.ljust(8, b"\0")
+    if big:
+        record = field + struct.pack("<IiHBB", value, section, 0, sclass, len(aux))
+        size = 20
+    else:
+        record = field + struct.pack("<IhHBB", value, section, 0, sclass, len(aux))
+        size = 18
+    for entry in aux:
+        record += entry.ljust(size, b"\0")
+    return record
+
+
+def weak_aux(characteristics, tag=0):
+    return struct.pack("<II", tag, characteristics)
+
+
+ALL_KINDS_OF_SYMBOLS = [
+    dict(name="global_function"),
+    dict(name="local", sclass=STATIC),
+    dict(name=".text", sclass=STATIC, aux=[b"\x10"]),  # section definition
+    dict(name=".file", section=-2, sclass=FILE, aux=[b"k.c"]),
+    dict(name="undefined_symbol", section=0),
+    dict(name="common_var", section=0, value=16),
+    dict(name="absolute", section=-1),
+    dict(name="appdomain", section=-1, aux=[b"\0"]),  # a section definition
+    dict(name="weak_alias", section=0, sclass=WEAK_EXTERNAL, aux=[weak_aux(3)]),
+    dict(name="weak_library", section=0, sclass=WEAK_EXTERNAL, aux=[weak_aux(2)]),
+    dict(name="weak_nosearch", section=0, sclass=WEAK_EXTERNAL, aux=[weak_aux(1)]),
+    dict(name="weak_no_aux", section=0, sclass=WEAK_EXTERNAL),
+    dict(name="eight_ch"),
+    dict(name=b"ab\0cdefg"),  # no NUL at the end: all eight bytes
+    dict(name=b"ab\0cdef\0"),
+    dict(name="x", section=2),
+    dict(name="", value=1),
+    dict(name="label", sclass=6),  # IMAGE_SYM_CLASS_LABEL
+]
+
+
+def coff_object(machine=0x8664, symbols=ALL_KINDS_OF_SYMBOLS, big=False,
+                version=2, optional_header=b"", section_count=1,
+                symbol_table_offset=None, symbol_count=None,
+                string_table_size=None, strings_tail=b"", truncate=None):
+    """A COFF object: header, section table, section data, symbols, strings.
+    The keyword arguments after `symbols` damage it on purpose."""
+    strings = bytearray()
+    records = b"".join(coff_symbol(big=big, strings=strings, **s) for s in symbols)
+    count = sum(1 + len(s.get("aux", ())) for s in symbols)
+    header_size = 56 if big else 20 + len(optional_header)
+    data = b"\xc3" * 8
+    sections = b""
+    data_offset = header_size + 40 * section_count
+    for index in range(section_count):
+        sections += struct.pack("<8sIIIIIIHHI", f".s{index}".encode(), 0, 0,
+                                len(data), data_offset, 0, 0, 0, 0, 0x60000020)
+    table = data_offset + len(data)
+    string_bytes = bytes(strings) + strings_tail
+    size_field = (4 + len(string_bytes) if string_table_size is None
+                  else string_table_size)
+    if symbol_table_offset is None:
+        symbol_table_offset = table
+    if symbol_count is None:
+        symbol_count = count
+    if big:
+        header = struct.pack("<HHHHI16sIIIIIII", 0, 0xffff, version, machine,
+                             0, BIG_OBJECT_CLASS_ID, 0, 0, 0, 0, section_count,
+                             symbol_table_offset, symbol_count)
+    else:
+        header = struct.pack("<HHIIIHH", machine, section_count, 0,
+                             symbol_table_offset, symbol_count,
+                             len(optional_header), 0) + optional_header
+    blob = (header + sections + data + records + struct.pack("<I", size_field) +
+            string_bytes)
+    return blob if truncate is None else blob[:truncate]
+
+
+def import_member(name, machine=0x8664, kind=0, dll=b"lib.dll"):
+    raw = name.encode() if isinstance(name, str) else name
+    body = raw + b"\0" + dll + b"\0"
+    return struct.pack("<HHHHIIHH", 0, 0xffff, 0, machine, 0, len(body), 7,
+                       kind | (1 << 2)) + body
+
+
+# -- DirectX container generator ----------------------------------------------
+
+def dx_part(name, data):
+    return name + struct.pack("<I", len(data)) + data
+
+
+def dx_signature(names, first=8, name_offsets=None):
+    """A signature part: header, 32-byte parameters, then the names."""
+    strings = b""
+    offsets = []
+    for name in names:
+        offsets.append(first + 32 * len(names) + len(strings))
+        strings += name + b"\0"
+    if name_offsets is not None:
+        offsets = name_offsets
+    params = b"".join(struct.pack("<IIIIIIBBHI", 0, offset, 0, 0, 3, index,
+                                  0xf, 0, 0, 0)
+                      for index, offset in enumerate(offsets))
+    return (struct.pack("<II", len(names), first) + b"\0" * (first - 8) +
+            params + strings)
+
+
+def dx_container(parts, offsets=None, part_count=None, truncate=None):
+    """A "DXBC" container of `parts` (already framed by dx_part)."""
+    count = len(parts) if part_count is None else part_count
+    position = 32 + 4 * len(parts)
+    computed = []
+    for part in parts:
+        computed.append(position)
+        position += len(part)
+    offsets = computed if offsets is None else offsets
+    body = b"".join(parts)
+    blob = (b"DXBC" + bytes(16) + struct.pack("<HHII", 1, 0, 32 + 4 * len(parts)
+                                              + len(body), count) +
+            b"".join(struct.pack("<I", o) for o in offsets) + body)
+    return blob if truncate is None else blob[:truncate]
+
+
+def dx_members():
+    program = struct.pack("<BBHI", 0x60, 0, 6, 6) + b"DXIL" + struct.pack(
+        "<BBHII", 6, 1, 0, 16, 0)
+    signature = dx_signature([b"POSITION", b"COLOR"])
+    out = {
+        "dx-empty.dxbc": dx_container([]),
+        "dx-parts.dxbc": dx_container([
+            dx_part(b"DXIL", program), dx_part(b"SFI0", bytes(8)),
+            dx_part(b"HASH", bytes(20)), dx_part(b"ISG1", signature),
+            dx_part(b"OSG1", dx_signature([])), dx_part(b"PSG1", signature),
+            dx_part(b"XYZW", b"anything")]),
+        "dx-signature-gap.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], first=16))]),
+        "dx-two-signatures.dxbc": dx_container([
+            dx_part(b"ISG1", signature), dx_part(b"ISG1", signature)]),
+        "dx-name-at-end.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], name_offsets=[8 + 32 + 2]))]),
+        # Damaged containers.
+        "dx-short-header.dxbc": dx_container([], truncate=20),
+        "dx-offsets-cut.dxbc": dx_container([], part_count=3),
+        "dx-offset-in-table.dxbc": dx_container(
+            [dx_part(b"XYZW", b"12345678")], offsets=[20]),
+        "dx-overlap.dxbc": dx_container(
+            [dx_part(b"XYZW", b"12345678"), dx_part(b"ABCD", b"")],
+            offsets=[40, 44]),
+        "dx-offset-past-end.dxbc": dx_container(
+            [dx_part(b"XYZW", b"12")], offsets=[1000]),
+        "dx-name-cut.dxbc": dx_container([dx_part(b"XYZW", b"")],
+                                         truncate=39),
+        "dx-size-cut.dxbc": dx_container([dx_part(b"XYZW", b"")],
+                                         truncate=42),
+        "dx-size-past-end.dxbc": dx_container([b"XYZW" + struct.pack(
+            "<I", 1000) + b"abc"]),
+        "dx-two-dxil.dxbc": dx_container([dx_part(b"DXIL", program),
+                                          dx_part(b"DXIL", program)]),
+        "dx-two-hash.dxbc": dx_container([dx_part(b"HASH", bytes(20)),
+                                          dx_part(b"HASH", bytes(20))]),
+        "dx-two-sfi0.dxbc": dx_container([dx_part(b"SFI0", bytes(8)),
+                                          dx_part(b"SFI0", bytes(8))]),
+        "dx-dxil-short.dxbc": dx_container([dx_part(b"DXIL", program[:20])]),
+        "dx-sfi0-short.dxbc": dx_container([dx_part(b"SFI0", bytes(7))]),
+        "dx-hash-short.dxbc": dx_container([dx_part(b"HASH", bytes(19))]),
+        "dx-signature-short.dxbc": dx_container([dx_part(b"ISG1", b"1234")]),
+        "dx-signature-past-part.dxbc": dx_container([dx_part(
+            b"ISG1", dx_signature([b"A"])[:39])]),
+        "dx-name-before.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], name_offsets=[8]))]),
+        "dx-name-after.dxbc": dx_container([dx_part(b"ISG1", dx_signature(
+            [b"A"], name_offsets=[8 + 32 + 3]))]),
+        "dx-psv-without-dxil.dxbc": dx_container([dx_part(b"PSV0", bytes(8))]),
+        "dx-two-psv.dxbc": dx_container([dx_part(b"PSV0", bytes(8)),
+                                         dx_part(b"PSV0", bytes(8))]),
+    }
+    return out
+
+
+# -- PE image generator -------------------------------------------------------
+
+# Data directory indexes LLVM looks at.
+EXPORT_DIR, IMPORT_DIR, BASERELOC_DIR, DEBUG_DIR, TLS_DIR, LOAD_CONFIG_DIR, \
+    DELAY_IMPORT_DIR = 0, 1, 5, 6, 9, 10, 13
+
+
+def pe_image(plus=False, symbols=(), directories=None, directory_count=16,
+             sections=None, magic=None, section_count=None,
+             optional_header_size=None, tail=b"", truncate=None):
+    """A PE image: DOS stub, "PE\\0\\0", file header, PE32 or PE32+ header,
+    data directories, section table, one section of data (at file offset
+    0x200, address 0x1000, 0x100 bytes), symbols and strings, then `tail`.
+    `directories` maps an index to (address, size); `sections` replaces the
+    section table with (virtual address, virtual size, raw size, raw offset)
+    tuples."""
+    strings = bytearray()
+    records = b"".join(coff_symbol(strings=strings, **s) for s in symbols)
+    count = sum(1 + len(s.get("aux", ())) for s in symbols)
+    if sections is None:
+        sections = [(0x1000, 0x100, 0x100, 0x200)]
+    header_size = 112 if plus else 96
+    optional = bytearray(header_size)
+    struct.pack_into("<H", optional, 0, magic or (0x20b if plus else 0x10b))
+    struct.pack_into("<I", optional, header_size - 4, directory_count)
+    table = bytearray(8 * directory_count)
+    for index, (address, size) in (directories or {}).items():
+        struct.pack_into("<II", table, 8 * index, address, size)
+    optional = bytes(optional) + bytes(table)
+    if optional_header_size is None:
+        optional_header_size = len(optional)
+    section_table = b"".join(
+        struct.pack("<8sIIIIIIHHI", f".s{index}".encode(), vsize, address,
+                    raw_size, raw, 0, 0, 0, 0, 0x40000040)
+        for index, (address, vsize, raw_size, raw) in enumerate(sections))
+    headers_end = 64 + 4 + 20 + len(optional) + len(section_table)
+    assert headers_end <= 0x200
+    symbol_offset = 0x300 if symbols else 0
+    header = struct.pack("<HHIIIHH", 0x8664 if plus else 0x14c,
+                         len(sections) if section_count is None
+                         else section_count, 0, symbol_offset, count,
+                         optional_header_size, 0x2022)
+    dos = bytearray(64)
+    dos[0:2] = b"MZ"
+    struct.pack_into("<I", dos, 0x3c, 64)
+    blob = bytearray(bytes(dos) + b"PE\0\0" + header + optional + section_table)
+    blob.extend(bytes(0x200 - len(blob)))
+    blob.extend(bytes(range(256)))  # the section's data
+    if symbols:
+        blob.extend(records + struct.pack("<I", 4 + len(strings)) + strings)
+    blob = bytes(blob) + tail
+    return blob if truncate is None else blob[:truncate]
+
+
+def patch32(blob, offset, value):
+    patched = bytearray(blob)
+    struct.pack_into("<I", patched, offset, value)
+    return bytes(patched)
+
+
+def load_config(size, length):
+    """A load configuration whose size field says `size`, `length` bytes."""
+    return struct.pack("<I", size) + bytes(length - 4)
+
+
+# A section at address 0x1300 whose data (0x100 bytes at file offset 0x300)
+# is a pe_image() tail.
+TWO_SECTIONS = [(0x1000, 0x100, 0x100, 0x200), (0x1300, 0x100, 0x100, 0x300)]
+
+
+def pe_members():
+    symbols = ALL_KINDS_OF_SYMBOLS
+    valid = dict(directories={IMPORT_DIR: (0x1010, 0x28),
+                              EXPORT_DIR: (0x1000, 0x10),
+                              BASERELOC_DIR: (0x1040, 0x8),
+                              DEBUG_DIR: (0x1060, 28),
+                              DELAY_IMPORT_DIR: (0x1080, 0x40)})
+    out = {
+        "pe32.dll": pe_image(symbols=symbols, **valid),
+        "pe32plus.dll": pe_image(plus=True, symbols=symbols, **valid),
+        "pe-no-symbols.dll": pe_image(),
+        "pe-few-directories.dll": pe_image(directory_count=2,
+                                           directories={IMPORT_DIR: (0x1010, 8)}),
+        "pe-no-directories.dll": pe_image(directory_count=0),
+        "pe-tls32.dll": pe_image(directories={TLS_DIR: (0x1000, 24)}),
+        "pe-tls64.dll": pe_image(plus=True, directories={TLS_DIR: (0x1000, 40)}),
+        # Load configurations that end before the fields LLVM follows.
+        "pe-load-config32.dll": pe_image(
+            directories={LOAD_CONFIG_DIR: (0x1300, 0x40)}, sections=TWO_SECTIONS,
+            tail=load_config(120, 0x100)),
+        "pe-load-config64.dll": pe_image(
+            plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+            sections=TWO_SECTIONS, tail=load_config(192, 0x100)),
+        "pe-load-config-past-end.dll": pe_image(
+            directories={LOAD_CONFIG_DIR: (0x1300, 0x200)},
+            sections=TWO_SECTIONS, tail=load_config(64, 0x100)),
+        # Stripped: the table lies past the section's raw data, which LLVM
+        # ignores.
+        "pe-stripped.dll": pe_image(
+            sections=[(0x1000, 0x800, 0x100, 0x200)],
+            directories={IMPORT_DIR: (0x1400, 0x28), DEBUG_DIR: (0x1500, 28)}),
+        "pe-import-header.dll": pe_image(section_count=0xffff),
+        "pe-no-sections.dll": pe_image(sections=[]),
+        "pe-bigger-optional-header.dll": pe_image(optional_header_size=96 + 128 + 8),
+        # Damaged images.
+        "pe-file-header-cut.dll": pe_image(truncate=64 + 4 + 10),
+        "pe-optional-header-cut.dll": pe_image(truncate=64 + 4 + 20 + 50),
+        "pe-directories-cut.dll": pe_image(truncate=64 + 4 + 20 + 96 + 20),
+        "pe-directory-count-huge.dll": patch32(pe_image(), 64 + 4 + 20 + 92,
+                                               1000),
+        "pe-bad-magic.dll": pe_image(magic=0x107),
+        "pe-sections-cut.dll": pe_image(section_count=40),
+        "pe-import-not-found.dll": pe_image(directories={IMPORT_DIR: (0x5000, 8)}),
+        "pe-export-not-found.dll": pe_image(directories={EXPORT_DIR: (0x800, 8)}),
+        "pe-delay-not-found.dll": pe_image(directories={DELAY_IMPORT_DIR: (0xabc0, 8)}),
+        "pe-reloc-not-found.dll": pe_image(directories={BASERELOC_DIR: (0x10000, 8)}),
+        "pe-debug-not-found.dll": pe_image(directories={DEBUG_DIR: (0x2000, 28)}),
+        "pe-tls-not-found.dll": pe_image(directories={TLS_DIR: (0x2000, 24)}),
+        "pe-load-config-not-found.dll": pe_image(directories={LOAD_CONFIG_DIR: (0x3000, 24)}),
+        "pe-import-past-end.dll": pe_image(directories={IMPORT_DIR: (0x1010, 0x1000)}),
+        "pe-section-data-past-end.dll": pe_image(
+            sections=[(0x1000, 0x100, 0x100, 0x10000)],
+            directories={IMPORT_DIR: (0x1010, 8)}),
+        "pe-debug-uneven.dll": pe_image(directories={DEBUG_DIR: (0x1000, 30)}),
+        "pe-tls32-wrong-size.dll": pe_image(directories={TLS_DIR: (0x1000, 40)}),
+        "pe-tls64-wrong-size.dll": pe_image(plus=True, directories={TLS_DIR: (0x1000, 24)}),
+        "pe-symbols-past-end.dll": pe_image(symbols=symbols)[:0x320],
+    }
+    # Too short for LLVM to look for the PE header: a COFF object for
+    # machine "MZ".
+    tiny = bytearray(64)
+    tiny[0:8] = b"MZ\0\0PE\0\0"
+    struct.pack_into("<I", tiny, 0x3c, 4)
+    out["pe-tiny.dll"] = bytes(tiny)
+    return out
+
+
+# -- Mach-O generator ---------------------------------------------------------
+
+# nlist types and descriptions.
+N_EXT, N_PEXT, N_SECT, N_ABS, N_INDR, N_FUN = 0x01, 0x10, 0x0e, 0x02, 0x0a, 0x24
+N_WEAK_DEF, N_WEAK_REF = 0x80, 0x40
+
+MACHO_SYMBOLS = [
+    dict(name="_local", type=N_SECT),
+    dict(name="_global", type=N_SECT | N_EXT),
+    dict(name="_undefined", type=N_EXT),
+    dict(name="_common", type=N_EXT, value=16),
+    dict(name="_weak_def", type=N_SECT | N_EXT, desc=N_WEAK_DEF),
+    dict(name="_weak_ref", type=N_EXT, desc=N_WEAK_REF),
+    dict(name="_private_extern", type=N_SECT | N_EXT | N_PEXT),
+    dict(name="_was_private", type=N_SECT | N_PEXT),
+    dict(name="_absolute", type=N_ABS | N_EXT, value=5),
+    dict(name="_indirect", type=N_INDR | N_EXT),
+    dict(name="_stab", type=N_FUN | N_EXT),
+    dict(name="", type=N_SECT | N_EXT),  # name offset 0: no name
+]
+
+
+def macho_object(bits=64, big_endian=False, symbols=MACHO_SYMBOLS,
+                 extra_commands=(), name_offset=None, file_type=1,
+                 dysymtab=True, truncate=None):
+    """A Mach-O object: header, LC_SEGMENT(_64) with __text, __data and a
+    zero-fill __bss, LC_BUILD_VERSION, LC_SYMTAB, LC_DYSYMTAB, section data,
+    relocations, symbols, strings. `name_offset` replaces the name offset
+    of the second symbol."""
+    e = ">" if big_endian else "<"
+    word = "Q" if bits == 64 else "I"
+    header_size = 32 if bits == 64 else 28
+    section_size = 80 if bits == 64 else 68
+    segment_size = (72 if bits == 64 else 56) + 3 * section_size
+    commands_size = (segment_size + 24 + 24 + (80 if dysymtab else 0) +
+                     sum(len(c) for c in extra_commands))
+    data_offset = header_size + commands_size
+    text = b"\xc3" * 16
+    data = b"\x01\0\0\0" * 4
+    relocations_offset = data_offset + len(text) + len(data)
+    relocations = struct.pack(e + "iI", 0, 0x0d000001)
+    symbols_offset = relocations_offset + len(relocations)
+    strings = bytearray(b"\0")
+    records = b""
+    for index, symbol in enumerate(symbols):
+        offset = 0
+        if symbol["name"]:
+            offset = len(strings)
+            strings += symbol["name"].encode() + b"\0"
+        if index == 1 and name_offset is not None:
+            offset = name_offset
+        records += struct.pack(e + "IBBH" + word, offset, symbol["type"],
+                               1 if symbol["type"] & N_SECT == N_SECT else 0,
+                               symbol.get("desc", 0), symbol.get("value", 0))
+    strings_offset = symbols_offset + len(records)
+
+    def section(name, address, size, offset, relocs_at, relocs, flags):
+        return struct.pack(e + "16s16s" + word + word + "IIIIIIII",
+                           name, b"__TEXT" if name == b"__text" else b"__DATA",
+                           address, size, offset, 0, relocs_at, relocs, flags,
+                           0, 0, 0)[:section_size]
+
+    file_size = len(text) + len(data)
+    segment = struct.pack(e + "II16s" + word * 4 + "iiII",
+                          0x19 if bits == 64 else 0x1, segment_size, b"",
+                          0, 0x40, data_offset, file_size, 7, 7, 3, 0)
+    segment += section(b"__text", 0, 16, data_offset, relocations_offset, 1,
+                       0x80000400)
+    segment += section(b"__data", 16, 16, data_offset + 16, 0, 0, 0)
+    segment += section(b"__bss", 32, 32, 0, 0, 0, 1)
+    build = struct.pack(e + "IIIIII", 0x32, 24, 1, 0xb0000, 0, 0)
+    symtab = struct.pack(e + "IIIIII", 2, 24, symbols_offset, len(symbols),
+                         strings_offset, len(strings))
+    commands = segment + build + symtab
+    if dysymtab:
+        commands += struct.pack(e + "II" + "I" * 18, 0xb, 80, 0, 1, 1,
+                                len(symbols) - 1, len(symbols), 0,
+                                *([0] * 12))
+    commands += b"".join(extra_commands)
+    magic = 0xfeedfacf if bits == 64 else 0xfeedface
+    header = struct.pack(e + "IiiIIII", magic, 0x01000007 if bits == 64 else 7,
+                         3, file_type, 3 + (1 if dysymtab else 0) +
+                         len(extra_commands), len(commands), 0)
+    if bits == 64:
+        header += bytes(4)
+    blob = (header + commands + text + data + relocations + records +
+            bytes(strings))
+    return blob if truncate is None else blob[:truncate]
+
+
+def mutated(blob, seed, count):
+    """`count` copies of `blob`, each cut short or with a byte or two of its
+    first 400 changed."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        changed = bytearray(blob)
+        if rng.random() < 0.15:
+            changed = changed[:rng.randrange(len(changed))]
+        else:
+            for _ in range(rng.choice([1, 1, 2])):
+                changed[rng.randrange(min(len(changed), 400))] = rng.choice(
+                    [0, 1, 0x7f, 0x80, 0xff, rng.randrange(256)])
+        out.append(bytes(changed))
+    return out
+
+
+# The refusal of Mach-O members this reader does not take (see the README's
+# differences table): where ours says so, LLVM may succeed or fail.
+MACHO_REFUSAL = b"archive symbol tables for this Mach-O member are not supported"
+
+
+def macho_members():
+    out = {}
+    for bits in (32, 64):
+        for big_endian in (False, True):
+            name = f"macho{bits}-{'be' if big_endian else 'le'}.o"
+            out[name] = macho_object(bits, big_endian)
+    out["macho-no-dysymtab.o"] = macho_object(dysymtab=False)
+    out["macho-no-symbols.o"] = macho_object(symbols=[], dysymtab=False)
+    out["macho-only-locals.o"] = macho_object(
+        symbols=[dict(name="_l", type=N_SECT)], dysymtab=False)
+    out["macho-uuid.o"] = macho_object(extra_commands=[
+        struct.pack("<II16s", 0x1b, 24, b"0123456789abcdef")])
+    out["macho-data-in-code.o"] = macho_object(extra_commands=[
+        struct.pack("<IIII", 0x29, 16, 0, 0)])
+    # LLVM's own failure: a name offset past the end of the file.
+    out["macho-bad-name.o"] = macho_object(name_offset=100000)
+    out["macho32-bad-name.o"] = macho_object(32, True, name_offset=70000)
+    return out
+
+
+# -- GOFF ---------------------------------------------------------------------
+
+def goff_members():
+    """LLVM 22 recognises GOFF but opens no GOFF file as a symbolic file."""
+    record = b"\x03\xf0\x00" + bytes(77)
+    return {"goff-header.goff": record, "goff-short.goff": record[:4],
+            "goff-records.goff": record * 3}
+
+
+def members():
+    """name -> bytes: every generated member."""
+    out = {}
+    for machine in (0x14c, 0x8664, 0xaa64, 0x1c4, 0xa641, 0xa64e, 0x1f0, 0x0,
+                    0x5032, 0x9041, 0x6232, 0x184):
+        out[f"coff-{machine:04x}.obj"] = coff_object(machine)
+    out["coff-optional-header.obj"] = coff_object(optional_header=b"\x0b\x01" + b"\0" * 26)
+    out["coff-no-sections.obj"] = coff_object(section_count=0)
+    out["coff-no-symbols.obj"] = coff_object(symbols=[])
+    out["coff-only-locals.obj"] = coff_object(symbols=[dict(name="l", sclass=STATIC)])
+    out["bigobj.obj"] = coff_object(big=True)
+    out["bigobj-arm64.obj"] = coff_object(big=True, machine=0xaa64)
+    out["bigobj-version1.obj"] = coff_object(big=True, version=1)
+    # Damaged objects.
+    out["short-header.obj"] = coff_object(truncate=12)
+    out["sections-cut.obj"] = coff_object(section_count=3, truncate=80)
+    out["optional-header-past-end.obj"] = coff_object(symbols=[], truncate=20 + 40 + 8 + 4)[:20]
+    out["symbol-table-missing.obj"] = coff_object(symbol_table_offset=0)
+    out["symbol-table-past-end.obj"] = coff_object(symbol_count=100000)
+    out["string-table-past-end.obj"] = coff_object(string_table_size=100000)
+    out["string-table-no-nul.obj"] = coff_object(strings_tail=b"tail")
+    out["string-table-size-0.obj"] = coff_object(
+        symbols=[dict(name="a_long_symbol_name")], string_table_size=0)
+    out["string-table-size-4.obj"] = coff_object(
+        symbols=[dict(name="a_long_symbol_name")], string_table_size=4)
+    out["name-past-strings.obj"] = coff_object(
+        symbols=[dict(name="a_long_symbol_name")], string_table_size=8)
+    out["aux-past-table.obj"] = coff_object(
+        symbols=[dict(name="g"), dict(name="h", aux=[b""] * 200)])
+    out["bigobj-cut.obj"] = coff_object(big=True, truncate=60)
+    # Import library members.
+    out["import-code.lib"] = import_member("function")
+    out["import-data.lib"] = import_member("variable", kind=1)
+    out["import-const.lib"] = import_member("constant", kind=2)
+    out["import-type3.lib"] = import_member("odd", kind=3)
+    out["import-i386.lib"] = import_member("_f@4", machine=0x14c)
+    out["import-empty-name.lib"] = import_member("")
+    for machine in (0xa641, 0xa64e):
+        for index, name in enumerate(["#c_function", "c_function",
+                                      "?f@@$$hYAXXZ", "?f@@YAXXZ",
+                                      "??@0123456789abcdef@$$h@", "?x$$h",
+                                      "#"]):
+            for kind in (0, 1):
+                out[f"import-{machine:04x}-{index}-{kind}.lib"] = import_member(
+                    name, machine=machine, kind=kind)
+    out.update(dx_members())
+    out.update(pe_members())
+    out.update(goff_members())
+    out.update(macho_members())
+    # Raw device images that only look like COFF objects to LLVM.
+    rng = random.Random(15)
+    for index in range(24):
+        size = rng.choice([4, 19, 20, 21, 40, 64, 100, 257, 1024])
+        out[f"raw-{index}.cubin"] = b"\0\0" + bytes(
+            rng.randrange(256) if rng.random() < 0.5 else 0
+            for _ in range(size - 2))
+    return out
+
+
+# -- the suite ----------------------------------------------------------------
+
+class Suite:
+    def __init__(self, args, folder):
+        self.ours_bundler = os.path.abspath(args.ours_bundler)
+        self.ours_binary = os.path.abspath(args.ours_binary)
+        self.bin = args.reference_bin
+        self.only = args.only
+        self.folder = folder
+        self.passed = 0
+        self.failed = 0
+        self.cases = 0
+
+    def tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def build(self, what, command, cwd):
+        done = subprocess.run(command, cwd=cwd, capture_output=True)
+        if done.returncode != 0:
+            skip_suite(f"LLVM 22 could not build {what}: "
+                       f"{done.stderr.decode(errors='replace')[:300]}")
+
+    def compare(self, label, argv0, executables, args, inputs, output):
+        """Runs both tools in twin folders holding `inputs`; compares exit
+        code, stdout, stderr and the output file."""
+        self.cases += 1
+        results = []
+        for side, executable in zip(("ref", "ours"), executables):
+            folder = os.path.join(self.folder, f"case{self.cases}", side)
+            os.makedirs(folder)
+            for name, data in inputs.items():
+                with open(os.path.join(folder, name), "wb") as handle:
+                    handle.write(data)
+            done = subprocess.run([argv0] + args, executable=executable,
+                                  cwd=folder, capture_output=True, timeout=60,
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+            path = os.path.join(folder, output)
+            result = None
+            if os.path.exists(path):
+                with open(path, "rb") as handle:
+                    result = handle.read()
+            results.append((done.returncode, done.stdout, done.stderr, result))
+        ref, ours = results
+        same = ref[:3] == ours[:3] and (ref[0] != 0 or ref[3] == ours[3])
+        if same:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label}: {args}")
+            for what, a, b in zip(("exit", "stdout", "stderr"), ref, ours):
+                if a != b:
+                    print(f"  {what}: reference {a!r}\n  {' ' * len(what)}  "
+                          f"ours      {b!r}")
+            if ref[0] == 0 and ref[3] != ours[3]:
+                print(f"  {output}: reference {len(ref[3] or b'')} bytes, "
+                      f"ours {len(ours[3] or b'')} bytes")
+        shutil.rmtree(os.path.join(self.folder, f"case{self.cases}"))
+        return ref
+
+    def compare_or_refused(self, label, data, refusal):
+        """Like compare() through llvm-offload-binary, but a refusal of ours
+        (a line holding `refusal`) passes whatever LLVM did."""
+        self.cases += 1
+        work = os.path.join(self.folder, f"case{self.cases}")
+        os.makedirs(work)
+        with open(os.path.join(work, "member"), "wb") as handle:
+            handle.write(data)
+        binary = self.package(work, [("member", "openmp")])
+        results = []
+        for name, executable in (("ref", self.tool("llvm-offload-binary")),
+                                 ("ours", self.ours_binary)):
+            output = os.path.join(work, f"{name}.a")
+            done = subprocess.run(
+                ["llvm-offload-binary", "x.bin", "--archive",
+                 f"--image=file={name}.a"], executable=executable, cwd=work,
+                capture_output=True, timeout=60,
+                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+            archive = None
+            if os.path.exists(output):
+                with open(output, "rb") as handle:
+                    archive = handle.read()
+            # The archive's own name is in neither message.
+            results.append((done.returncode, done.stdout, done.stderr.replace(
+                f"{name}.a".encode(), b"OUT"), archive))
+        ref, ours = results
+        refused = ours[0] == 1 and refusal in ours[2] and ours[2].count(b"\n") == 1
+        same = ref[:3] == ours[:3] and (ref[0] != 0 or ref[3] == ours[3])
+        if same or refused:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label}: reference {ref[:3]!r}\n  ours {ours[:3]!r}")
+        shutil.rmtree(work)
+
+    def package(self, work, images):
+        """An offload binary of `images` [(file name, kind)], by LLVM 22."""
+        args = [self.tool("clang-offload-packager"), "-o", "x.bin"]
+        for index, (name, kind) in enumerate(images):
+            args.append(f"--image=file={name},triple=amdgcn-amd-amdhsa,"
+                        f"arch=gfx{900 + index},kind={kind}")
+        self.build(f"an offload binary of {images}", args, work)
+        with open(os.path.join(work, "x.bin"), "rb") as handle:
+            return handle.read()
+
+    def bundle_archive(self, work, name):
+        """An archive holding a bundle whose device entry is `name`."""
+        with open(os.path.join(work, "host.txt"), "w") as handle:
+            handle.write("host")
+        self.build(f"a bundle of {name}", [
+            self.tool("clang-offload-bundler"), "-type=bc",
+            "-targets=host-x86_64-unknown-linux-gnu,"
+            "hip-amdgcn-amd-amdhsa--gfx906",
+            "-input=host.txt", f"-input={name}", "-output=bundle.bc"], work)
+        self.build(f"an archive of the bundle of {name}", [
+            self.tool("llvm-ar"), "rcD", "in.a", "bundle.bc"], work)
+        with open(os.path.join(work, "in.a"), "rb") as handle:
+            return handle.read()
+
+    def compiled_members(self, work):
+        """Objects and a DLL LLVM 22's own clang and lld make from C: real
+        Mach-O objects (with and without debug information) and a PE image
+        with import, export and relocation directories and a symbol table."""
+        source = os.path.join(work, "compiled.c")
+        with open(source, "w") as handle:
+            handle.write("int defined_data = 1; static int local_data = 2;\n"
+                         "extern int undefined_data; int common_data;\n"
+                         "__attribute__((weak)) int weak_function(void) {\n"
+                         "  return undefined_data + local_data; }\n"
+                         "int function(void) { return defined_data; }\n")
+        out = {}
+        for name, flags in (
+                ("clang-x86_64-macos.o", ["--target=x86_64-apple-macos"]),
+                ("clang-arm64-macos.o", ["--target=arm64-apple-macos"]),
+                ("clang-i386-macos.o", ["--target=i386-apple-macos"]),
+                ("clang-x86_64-macos-g.o", ["--target=x86_64-apple-macos",
+                                            "-g"])):
+            self.build(name, [self.tool("clang"), "-c", *flags, source, "-o",
+                              name], work)
+            with open(os.path.join(work, name), "rb") as handle:
+                out[name] = handle.read()
+        with open(source, "w") as handle:
+            handle.write("int defined_data = 1;\n"
+                         "int function(void) { return defined_data; }\n")
+        self.build("a Windows object", [
+            self.tool("clang"), "-c", "--target=x86_64-pc-windows-msvc",
+            source, "-o", "compiled.obj"], work)
+        self.build("a DLL", [
+            self.tool("lld-link"), "/dll", "/noentry", "/export:function",
+            "/debug:symtab", "/out:clang-x86_64.dll", "compiled.obj"], work)
+        with open(os.path.join(work, "clang-x86_64.dll"), "rb") as handle:
+            out["clang-x86_64.dll"] = handle.read()
+        return out
+
+    def run_all(self):
+        work = os.path.join(self.folder, "work")
+        os.makedirs(work)
+        everything = members()
+        everything.update(self.compiled_members(work))
+        generated = {name: data for name, data in everything.items()
+                     if name.startswith(self.only)}
+        kinds = ["openmp", "hip", "cuda", "sycl", "none"]
+        failures = 0
+        for index, (name, data) in enumerate(sorted(generated.items())):
+            with open(os.path.join(work, name), "wb") as handle:
+                handle.write(data)
+            kind = kinds[index % len(kinds)]
+            binary = self.package(work, [(name, kind)])
+            ref = self.compare(f"offload binary {name}", "llvm-offload-binary",
+                               (self.tool("llvm-offload-binary"),
+                                self.ours_binary),
+                               ["x.bin", "--archive", "--image=file=out.a"],
+                               {"x.bin": binary}, "out.a")
+            failures += ref[0] != 0
+            archive = self.bundle_archive(work, name)
+            self.compare(f"bundler {name}", "clang-offload-bundler",
+                         (self.tool("clang-offload-bundler"),
+                          self.ours_bundler),
+                         ["-unbundle", "-type=a", "-input=in.a",
+                          "-targets=hip-amdgcn-amd-amdhsa--gfx906",
+                          "-output=out.a"], {"in.a": archive}, "out.a")
+        # Several members in one archive: the symbol table in member order.
+        valid = [name for name in sorted(generated)
+                 if name.startswith(("coff-", "bigobj.", "import-code",
+                                     "dx-parts", "pe32", "macho64",
+                                     "clang-"))]
+        binary = self.package(work, [(name, "openmp") for name in valid])
+        self.compare("offload binary of several members", "llvm-offload-binary",
+                     (self.tool("llvm-offload-binary"), self.ours_binary),
+                     ["x.bin", "--archive", "--image=file=out.a"],
+                     {"x.bin": binary}, "out.a")
+        # Damaged Mach-O objects: where ours takes the member, the archive and
+        # messages must be LLVM's.
+        if "macho".startswith(self.only) or self.only.startswith("macho"):
+            for seed, base in ((1, macho_object()),
+                               (2, macho_object(32, True))):
+                for index, data in enumerate(mutated(base, seed, 60)):
+                    self.compare_or_refused(f"mutated Mach-O {seed}.{index}",
+                                            data, MACHO_REFUSAL)
+        # Both outcomes must have been seen, or the suite tests less than it
+        # says.
+        # (A run of some members only, with --only, may see one.)
+        if not self.only and (failures == 0 or failures == len(generated)):
+            self.failed += 1
+            print(f"FAIL LLVM 22 refused {failures} of {len(generated)} "
+                  "members: the generator no longer covers both outcomes")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ours-bundler", required=True)
+    parser.add_argument("--ours-binary", required=True)
+    parser.add_argument("--reference-bin", required=True)
+    parser.add_argument("--only", default="",
+                        help="run only the members whose names start so")
+    args = parser.parse_args()
+    require_executables(args.ours_bundler, args.ours_binary, *(
+        os.path.join(args.reference_bin, name) for name in
+        ("clang-offload-bundler", "llvm-offload-binary",
+         "clang-offload-packager", "llvm-ar", "clang", "lld-link")))
+    with tempfile.TemporaryDirectory(prefix="offbundle-member-formats-") as folder:
+        suite = Suite(args, folder)
+        suite.run_all()
+    return finish(suite.passed, suite.failed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
