@@ -9,6 +9,7 @@
 #include "archive/coff_archive_symbols.h"
 #include "archive/dxcontainer_archive_symbols.h"
 #include "archive/macho_archive_symbols.h"
+#include "archive/wasm_archive_symbols.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -612,6 +613,7 @@ archiveSymbolsOf(std::string_view memberBytes,
   case ArchiveMemberKind::MachO:
     return symbolicFile(machOArchiveSymbols(memberBytes));
   case ArchiveMemberKind::Wasm:
+    return symbolicFile(wasmArchiveSymbols(memberBytes));
   case ArchiveMemberKind::Xcoff:
     break;
   }

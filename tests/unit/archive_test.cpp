@@ -780,12 +780,12 @@ TEST(WriteArchive, MemberErrorsNameTheMember) {
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message,
             "'w.obj': The end of the file was unexpectedly encountered");
-  // Wasm: LLVM would list its symbols; refused here.
+  // Wasm without a linking section: LLVM would list nothing; refused here.
   written = writeGnuArchive({{"w.wasm", std::string("\0asm\1\0\0\0", 8)}});
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message,
-            "'w.wasm': archive symbol tables for members in this object file "
-            "format are not supported");
+            "'w.wasm': archive symbol tables for this Wasm member are not "
+            "supported: it has no linking section");
 }
 
 TEST(WriteArchive, Sym64Threshold) {
@@ -1515,6 +1515,76 @@ TEST(MachOArchiveSymbols, EveryTruncationAndByteChange) {
   const std::string object = machOObject(
       {{"_local", 0x0e, 0}, {"_global", 0x0f, 0}, {"_common", 0x01, 8}});
   expectEveryDamageHandled(object);
+}
+
+// A Wasm section: id, size (one LEB128 byte), payload.
+std::string wasmSection(char id, const std::string &payload) {
+  return std::string(1, id) + static_cast<char>(payload.size()) + payload;
+}
+
+// A string as Wasm writes it: its size (one LEB128 byte), then its bytes.
+std::string wasmName(const std::string &name) {
+  return static_cast<char>(name.size()) + name;
+}
+
+// A relocatable Wasm object with two functions, one data segment and a
+// linking section listing symbols of every binding.
+std::string wasmObject() {
+  std::string symbols = std::string("\x05", 1);
+  symbols += std::string("\x00\x00\x00", 3) + wasmName("global_f");
+  symbols += std::string("\x00\x02\x01", 3) + wasmName("local_f");
+  symbols += std::string("\x01\x04", 2) + wasmName("hidden_d") +
+             std::string("\x00\x00\x04", 3);
+  symbols += std::string("\x01\x10", 2) + wasmName("undefined_d");
+  symbols += std::string("\x00\x01\x01", 3) + wasmName("weak_f");
+  const std::string linking = wasmName("linking") + '\x02' + '\x08' +
+                              static_cast<char>(symbols.size()) + symbols;
+  return std::string("\0asm\1\0\0\0", 8) +
+         wasmSection(1, std::string("\x01\x60\x00\x00", 4)) +
+         wasmSection(3, std::string("\x02\x00\x00", 3)) +
+         wasmSection(10, std::string("\x02\x02\x00\x0b\x02\x00\x0b", 7)) +
+         wasmSection(11, std::string("\x01\x00\x41\x00\x0b\x04", 6) + "abcd") +
+         wasmSection(0, linking);
+}
+
+TEST(WasmArchiveSymbols, GlobalDefinedSymbolsInOrder) {
+  const std::string object = wasmObject();
+  ASSERT_EQ(classifyArchiveMember(object), ArchiveMemberKind::Wasm);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(object);
+  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+  EXPECT_TRUE(symbols->isSymbolicFile);
+  const std::vector<std::string> expected = {"global_f", "hidden_d", "weak_f"};
+  EXPECT_EQ(symbols->names, expected);
+}
+
+TEST(WasmArchiveSymbols, Messages) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  const std::string object = wasmObject();
+  // LLVM's messages.
+  EXPECT_EQ(messageFor(object.substr(0, 6)), "missing version number");
+  std::string changed = object;
+  changed[4] = 2;
+  EXPECT_EQ(messageFor(changed), "invalid version number: 2");
+  EXPECT_EQ(messageFor(object.substr(0, 12)), "section too large");
+  changed = object;
+  changed[9] = 0; // the type section's size
+  EXPECT_EQ(messageFor(changed.substr(0, 10)), "zero length section");
+  // Ours.
+  const std::string refusal =
+      "archive symbol tables for this Wasm member are not supported: ";
+  changed = object;
+  changed[21] = 5; // the code section's function count
+  EXPECT_EQ(messageFor(changed),
+            refusal + "the code section does not match the functions");
+  EXPECT_EQ(messageFor(object + wasmSection(8, std::string(1, '\0'))),
+            refusal + "it has a section of type 8");
+}
+
+TEST(WasmArchiveSymbols, EveryTruncationAndByteChange) {
+  expectEveryDamageHandled(wasmObject());
 }
 
 } // namespace
