@@ -9,6 +9,7 @@
 #include "archive/coff_archive_symbols.h"
 #include "archive/dxcontainer_archive_symbols.h"
 #include "archive/macho_archive_symbols.h"
+#include "archive/xcoff_archive_symbols.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -611,8 +612,9 @@ archiveSymbolsOf(std::string_view memberBytes,
     return makeError("The file was not recognized as a valid object file");
   case ArchiveMemberKind::MachO:
     return symbolicFile(machOArchiveSymbols(memberBytes));
-  case ArchiveMemberKind::Wasm:
   case ArchiveMemberKind::Xcoff:
+    return symbolicFile(xcoffArchiveSymbols(memberBytes));
+  case ArchiveMemberKind::Wasm:
     break;
   }
   return makeError("archive symbol tables for members in this object file "
