@@ -10,6 +10,7 @@
 #include "archive/dxcontainer_archive_symbols.h"
 #include "archive/macho_archive_symbols.h"
 #include "archive/wasm_archive_symbols.h"
+#include "archive/xcoff_archive_symbols.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -615,7 +616,7 @@ archiveSymbolsOf(std::string_view memberBytes,
   case ArchiveMemberKind::Wasm:
     return symbolicFile(wasmArchiveSymbols(memberBytes));
   case ArchiveMemberKind::Xcoff:
-    break;
+    return symbolicFile(xcoffArchiveSymbols(memberBytes));
   }
   return makeError("archive symbol tables for members in this object file "
                    "format are not supported");

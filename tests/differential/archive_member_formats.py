@@ -551,6 +551,22 @@ def wasm_generated():
     }
 
 
+# The refusal of XCOFF members this reader does not take (see the README's
+# differences table): where ours says so, LLVM may succeed or fail.
+XCOFF_REFUSAL = b"archive symbol tables for this XCOFF member are not supported"
+
+XCOFF_SOURCE = """int gdata = 1; static int sdata = 2;
+__attribute__((weak)) int wdata = 3;
+__attribute__((visibility("hidden"))) int hdata = 4;
+int common_var; extern int undef_var; extern int undef_fn(void);
+int f(void) { return undef_fn() + undef_var + sdata; }
+static int sf(void) { return 1; }
+__attribute__((weak)) int wf(void) { return sf(); }
+__attribute__((visibility("hidden"))) int a_function_with_a_long_name(void)
+{ return 2; }
+"""
+
+
 def goff_members():
     """LLVM 22 recognises GOFF but opens no GOFF file as a symbolic file."""
     record = b"\x03\xf0\x00" + bytes(77)
@@ -789,6 +805,24 @@ class Suite:
                                work)
                     with open(os.path.join(work, name), "rb") as handle:
                         out[name] = handle.read()
+    def xcoff_members(self, work):
+        """XCOFF objects LLVM 22's clang makes for AIX, 32 and 64-bit:
+        global, static, weak, hidden, common and undefined symbols."""
+        source = os.path.join(work, "xcoff.c")
+        with open(source, "w") as handle:
+            handle.write(XCOFF_SOURCE)
+        out = {}
+        for name, flags in (
+                ("xcoff-clang32.o", ["--target=powerpc-ibm-aix"]),
+                ("xcoff-clang64.o", ["--target=powerpc64-ibm-aix"]),
+                ("xcoff-clang64-g.o", ["--target=powerpc64-ibm-aix", "-g"]),
+                ("xcoff-clang32-sections.o", ["--target=powerpc-ibm-aix",
+                                              "-ffunction-sections",
+                                              "-fdata-sections"])):
+            self.build(name, [self.tool("clang"), "-c", "-fcommon", *flags,
+                              source, "-o", name], work)
+            with open(os.path.join(work, name), "rb") as handle:
+                out[name] = handle.read()
         return out
 
     def run_all(self):
@@ -799,6 +833,8 @@ class Suite:
         if self.only.startswith("wasm") or "wasm".startswith(self.only):
             everything.update(self.wasm_members(work))
             everything.update(wasm_generated())
+        xcoff = self.xcoff_members(work)
+        everything.update(xcoff)
         generated = {name: data for name, data in everything.items()
                      if name.startswith(self.only)}
         kinds = ["openmp", "hip", "cuda", "sycl", "none"]
@@ -825,7 +861,7 @@ class Suite:
         valid = [name for name in sorted(generated)
                  if name.startswith(("coff-", "bigobj.", "import-code",
                                      "dx-parts", "pe32", "macho64", "wasm-clang",
-                                     "clang-"))]
+                                     "clang-", "xcoff-clang"))]
         binary = self.package(work, [(name, "openmp") for name in valid])
         self.compare("offload binary of several members", "llvm-offload-binary",
                      (self.tool("llvm-offload-binary"), self.ours_binary),
@@ -847,6 +883,12 @@ class Suite:
                         mutated(everything[name], seed, 80)):
                     self.compare_or_refused(f"mutated Wasm {seed}.{index}",
                                             data, WASM_REFUSAL)
+        # Damaged XCOFF objects: as for Mach-O.
+        if "xcoff".startswith(self.only) or self.only.startswith("xcoff"):
+            for seed, name in ((3, "xcoff-clang32.o"), (4, "xcoff-clang64.o")):
+                for index, data in enumerate(mutated(xcoff[name], seed, 60)):
+                    self.compare_or_refused(f"mutated XCOFF {seed}.{index}",
+                                            data, XCOFF_REFUSAL)
         # Both outcomes must have been seen, or the suite tests less than it
         # says.
         # (A run of some members only, with --only, may see one.)

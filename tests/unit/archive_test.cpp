@@ -1587,5 +1587,115 @@ TEST(WasmArchiveSymbols, EveryTruncationAndByteChange) {
   expectEveryDamageHandled(wasmObject());
 }
 
+// An XCOFF object with no sections, symbols given as (name, storage class,
+// section number, csect type), each with one csect auxiliary entry; names
+// over 8 bytes (all names in 64-bit files) go to the string table.
+std::string xcoffObject(
+    bool is64Bit,
+    const std::vector<std::tuple<std::string, uint8_t, int16_t, uint8_t>>
+        &symbols) {
+  auto appendBe = [](std::string &out, uint64_t value, unsigned width) {
+    for (unsigned i = width; i > 0; --i)
+      out += static_cast<char>(value >> (8 * (i - 1)));
+  };
+  const uint64_t headerSize = is64Bit ? 24 : 20;
+  std::string table;
+  std::string strings;
+  for (const auto &[name, storageClass, section, csectType] : symbols) {
+    const bool inline32 = !is64Bit && name.size() <= 8;
+    const uint64_t nameOffset = 4 + strings.size();
+    if (!inline32)
+      strings += name + '\0';
+    if (is64Bit) {
+      appendBe(table, 0, 8);
+      appendBe(table, nameOffset, 4);
+    } else if (inline32) {
+      table += name + std::string(8 - name.size(), '\0');
+      appendBe(table, 0, 4);
+    } else {
+      appendBe(table, 0, 4);
+      appendBe(table, nameOffset, 4);
+      appendBe(table, 0, 4);
+    }
+    appendBe(table, static_cast<uint16_t>(section), 2);
+    appendBe(table, 0, 2);
+    table += static_cast<char>(storageClass);
+    table += '\1';
+    std::string aux(18, '\0');
+    aux[10] = static_cast<char>(csectType);
+    if (is64Bit)
+      aux[17] = static_cast<char>(251);
+    table += aux;
+  }
+  std::string object;
+  appendBe(object, is64Bit ? 0x01f7 : 0x01df, 2);
+  appendBe(object, 0, 2); // sections
+  appendBe(object, 0, 4); // time stamp
+  if (is64Bit) {
+    appendBe(object, headerSize, 8);
+    appendBe(object, 0, 4); // optional header size, flags
+    appendBe(object, table.size() / 18, 4);
+  } else {
+    appendBe(object, headerSize, 4);
+    appendBe(object, table.size() / 18, 4);
+    appendBe(object, 0, 4);
+  }
+  object += table;
+  appendBe(object, 4 + strings.size(), 4);
+  return object + strings;
+}
+
+const std::vector<std::tuple<std::string, uint8_t, int16_t, uint8_t>>
+    kXcoffSymbols = {{"static_symbol", 107, 1, 1},
+                     {".global", 2, 1, 2},
+                     {"weak", 111, 2, 1},
+                     {"undefined", 2, 0, 0},
+                     {"common", 2, 3, 3},
+                     {"undefined_common", 2, 0, 3},
+                     {"", 2, 1, 1}};
+
+TEST(XcoffArchiveSymbols, GlobalDefinedAndCommonSymbolsInOrder) {
+  for (bool is64Bit : {false, true}) {
+    const std::string object = xcoffObject(is64Bit, kXcoffSymbols);
+    ASSERT_EQ(classifyArchiveMember(object), ArchiveMemberKind::Xcoff);
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(object);
+    ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+    EXPECT_TRUE(symbols->isSymbolicFile);
+    const std::vector<std::string> expected = {".global", "weak", "common", ""};
+    EXPECT_EQ(symbols->names, expected);
+  }
+}
+
+TEST(XcoffArchiveSymbols, Refusals) {
+  auto messageFor = [](std::string_view bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? std::string("no error") : symbols.error().message;
+  };
+  const std::string refusal =
+      "archive symbol tables for this XCOFF member are not supported: ";
+  const std::string object = xcoffObject(true, {{"f", 2, 1, 1}});
+  EXPECT_EQ(messageFor(object.substr(0, 10)),
+            refusal + "its file header is cut short");
+  EXPECT_EQ(messageFor(object.substr(0, 30)),
+            refusal + "its symbol table extends past the end of the file");
+  std::string changed = object;
+  changed[24 + 17] = 0; // no auxiliary entry
+  EXPECT_EQ(messageFor(changed), refusal + "symbol 0 has no csect auxiliary "
+                                           "entry");
+  changed = object;
+  changed[24 + 17] = 2; // two auxiliary entries, one past the table
+  EXPECT_EQ(messageFor(changed), refusal + "the auxiliary entries of symbol "
+                                           "0 extend past the symbol table");
+  changed = object;
+  write32(changed, 24 + 8, 100); // a name past the string table
+  EXPECT_EQ(messageFor(changed),
+            refusal + "the name of symbol 0 is outside the string table");
+}
+
+TEST(XcoffArchiveSymbols, EveryTruncationAndByteChange) {
+  for (bool is64Bit : {false, true})
+    expectEveryDamageHandled(xcoffObject(is64Bit, kXcoffSymbols));
+}
+
 } // namespace
 } // namespace offbundle
