@@ -805,6 +805,8 @@ class Suite:
                                work)
                     with open(os.path.join(work, name), "rb") as handle:
                         out[name] = handle.read()
+        return out
+
     def xcoff_members(self, work):
         """XCOFF objects LLVM 22's clang makes for AIX, 32 and 64-bit:
         global, static, weak, hidden, common and undefined symbols."""
