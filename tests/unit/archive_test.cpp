@@ -989,9 +989,11 @@ struct CoffSymbolSpec {
   std::vector<std::string> auxiliary = {};
 };
 
+// Widths past 8 bytes pad with zeros (a shift by 64 bits or more is
+// undefined).
 void appendLe(std::string &out, uint64_t value, unsigned width) {
   for (unsigned i = 0; i < width; ++i)
-    out += static_cast<char>(value >> (8 * i));
+    out += static_cast<char>(i < 8 ? value >> (8 * i) : 0);
 }
 
 std::string coffObject(uint16_t machine,
