@@ -1,5 +1,7 @@
 #include "formats/binary_bundle.h"
 
+#include "formats/little_endian.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -8,18 +10,6 @@ namespace offbundle {
 namespace {
 
 constexpr uint64_t kEntryFixedSize = 24; // offset, size, ID length
-
-uint64_t readLittle64(std::string_view bytes, uint64_t at) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i)
-    value = (value << 8) | static_cast<unsigned char>(bytes[at + i]);
-  return value;
-}
-
-void appendLittle64(std::string &out, uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
 
 Error malformed(const std::string &what) {
   return makeError("malformed bundle header: " + what);
@@ -39,12 +29,12 @@ std::optional<uint64_t> binaryBundleHeaderSize(std::string_view prefix) {
   uint64_t pos = kBundleMagic.size();
   if (prefix.size() - pos < 8)
     return std::nullopt;
-  uint64_t count = readLittle64(prefix, pos);
+  uint64_t count = loadLittle64(prefix, pos);
   pos += 8;
   for (uint64_t index = 0; index < count; ++index) {
     if (prefix.size() - pos < kEntryFixedSize)
       return std::nullopt;
-    uint64_t idLength = readLittle64(prefix, pos + 16);
+    uint64_t idLength = loadLittle64(prefix, pos + 16);
     pos += kEntryFixedSize;
     if (idLength > prefix.size() - pos)
       return std::nullopt;
@@ -82,7 +72,7 @@ BinaryBundleReader::read(std::string_view contents, uint64_t totalSize,
   uint64_t pos = kBundleMagic.size();
   if (available - pos < 8)
     return malformed("the entry count is cut off");
-  uint64_t count = readLittle64(contents, pos);
+  uint64_t count = loadLittle64(contents, pos);
   pos += 8;
   // Every entry needs at least its three integers: a count the file cannot
   // hold is refused before anything is allocated for it.
@@ -95,9 +85,9 @@ BinaryBundleReader::read(std::string_view contents, uint64_t totalSize,
   for (uint64_t index = 0; index < count; ++index) {
     if (available - pos < kEntryFixedSize)
       return malformed("entry " + std::to_string(index + 1) + " is cut off");
-    uint64_t offset = readLittle64(contents, pos);
-    uint64_t size = readLittle64(contents, pos + 8);
-    uint64_t idLength = readLittle64(contents, pos + 16);
+    uint64_t offset = loadLittle64(contents, pos);
+    uint64_t size = loadLittle64(contents, pos + 8);
+    uint64_t idLength = loadLittle64(contents, pos + 16);
     pos += kEntryFixedSize;
     if (idLength > available - pos)
       return malformed("the ID of entry " + std::to_string(index + 1) +
@@ -167,7 +157,7 @@ Status writeBinaryBundle(OutputFile &output,
   std::string header;
   header.reserve(headerSize);
   header.append(kBundleMagic);
-  appendLittle64(header, entries.size());
+  appendLittleEndian(header, entries.size(), 8);
   std::vector<uint64_t> offsets;
   uint64_t end = headerSize;
   for (const EntryToWrite &entry : entries) {
@@ -178,9 +168,9 @@ Status writeBinaryBundle(OutputFile &output,
       return makeError("bundle too large");
     uint64_t offset = end + padding;
     offsets.push_back(offset);
-    appendLittle64(header, offset);
-    appendLittle64(header, size);
-    appendLittle64(header, entry.id.size());
+    appendLittleEndian(header, offset, 8);
+    appendLittleEndian(header, size, 8);
+    appendLittleEndian(header, entry.id.size(), 8);
     header.append(entry.id);
     end = offset + size;
   }

@@ -1,18 +1,13 @@
 #include "formats/coff_object.h"
 
+#include "formats/little_endian.h"
+
 namespace offbundle {
 namespace {
 
 constexpr uint64_t kFileHeaderSize = 20;
 constexpr uint64_t kSectionHeaderSize = 40;
 constexpr uint64_t kSymbolSize = 18;
-
-uint32_t readLe(std::string_view bytes, uint64_t at, unsigned width) {
-  uint32_t value = 0;
-  for (unsigned i = width; i-- > 0;)
-    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
 
 Error malformed(const std::string &what) {
   return makeError("malformed COFF object: " + what);
@@ -23,7 +18,7 @@ Error malformed(const std::string &what) {
 bool isCoffObject(std::string_view bytes) {
   if (bytes.size() < 4)
     return false;
-  switch (readLe(bytes, 0, 2)) {
+  switch (loadLittleEndian(bytes, 0, 2)) {
   case 0x014c: // i386
   case 0x01c4: // ARM Thumb-2
   case 0x8664: // x86-64
@@ -39,10 +34,10 @@ bool isCoffObject(std::string_view bytes) {
 Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
   if (bytes.size() < kFileHeaderSize)
     return malformed("the file header is truncated");
-  const uint64_t sectionCount = readLe(bytes, 2, 2);
-  const uint64_t symbolTable = readLe(bytes, 8, 4);
-  const uint64_t symbolCount = readLe(bytes, 12, 4);
-  const uint64_t optionalHeaderSize = readLe(bytes, 16, 2);
+  const uint64_t sectionCount = loadLittleEndian(bytes, 2, 2);
+  const uint64_t symbolTable = loadLittleEndian(bytes, 8, 4);
+  const uint64_t symbolCount = loadLittleEndian(bytes, 12, 4);
+  const uint64_t optionalHeaderSize = loadLittleEndian(bytes, 16, 2);
   const uint64_t sectionTable = kFileHeaderSize + optionalHeaderSize;
   if (sectionTable > bytes.size() ||
       sectionCount > (bytes.size() - sectionTable) / kSectionHeaderSize)
@@ -54,7 +49,7 @@ Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
     const uint64_t stringTable = symbolTable + symbolCount * kSymbolSize;
     if (stringTable > bytes.size() || bytes.size() - stringTable < 4)
       return malformed("the symbol table runs past the end of the file");
-    const uint64_t stringTableSize = readLe(bytes, stringTable, 4);
+    const uint64_t stringTableSize = loadLittleEndian(bytes, stringTable, 4);
     if (stringTableSize > bytes.size() - stringTable)
       return malformed("the string table runs past the end of the file");
     strings = bytes.substr(stringTable, stringTableSize);
@@ -87,8 +82,8 @@ Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
     } else {
       section.name = std::string(rawName);
     }
-    const uint64_t rawSize = readLe(bytes, header + 16, 4);
-    const uint64_t rawOffset = readLe(bytes, header + 20, 4);
+    const uint64_t rawSize = loadLittleEndian(bytes, header + 16, 4);
+    const uint64_t rawOffset = loadLittleEndian(bytes, header + 20, 4);
     // Uninitialized data has no bytes in the file.
     if (rawOffset != 0) {
       if (rawOffset > bytes.size() || rawSize > bytes.size() - rawOffset)

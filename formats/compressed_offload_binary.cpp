@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include "compression/codecs.h"
+#include "formats/little_endian.h"
 #include "formats/offload_binary.h"
 
 namespace offbundle {
@@ -20,18 +21,6 @@ constexpr size_t kInflatedSizeField = 32;
 constexpr uint64_t kFirstOutputSize = uint64_t{1} << 20;
 
 constexpr std::string_view kZstdFrameMagic = "\x28\xB5\x2F\xFD";
-
-uint64_t readLe64(std::string_view bytes, size_t at) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i)
-    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
-
-void writeLe64(std::string &bytes, size_t at, uint64_t value) {
-  for (size_t i = 0; i < 8; ++i)
-    bytes[at + i] = static_cast<char>(value >> (8 * i) & 0xff);
-}
 
 // Inflates `data` into exactly `expectedSize` bytes, or fails.
 Result<std::string> inflateExactly(std::string_view data,
@@ -78,15 +67,15 @@ bool isCompressedOffloadBinary(std::string_view header) {
       !hasOffloadBinaryMagic(header))
     return false;
   // The version is the low half of the 8 bytes at offset 4.
-  const uint32_t version = static_cast<uint32_t>(readLe64(header, 4));
+  const uint32_t version = static_cast<uint32_t>(loadLittle64(header, 4));
   return version >= kCompressedOffloadBinaryVersion &&
-         readLe64(header, kInflatedSizeField) != 0;
+         loadLittle64(header, kInflatedSizeField) != 0;
 }
 
 Result<std::string> inflateOffloadBinary(std::string_view bytes) {
-  const uint64_t size = readLe64(bytes, kSizeField);
-  const uint64_t entriesOffset = readLe64(bytes, kEntriesOffsetField);
-  const uint64_t inflatedSize = readLe64(bytes, kInflatedSizeField);
+  const uint64_t size = loadLittle64(bytes, kSizeField);
+  const uint64_t entriesOffset = loadLittle64(bytes, kEntriesOffsetField);
+  const uint64_t inflatedSize = loadLittle64(bytes, kInflatedSizeField);
   // LLVM's checks, then ours: the data starts after the whole header (the
   // restored header is the first entriesOffset bytes).
   if (entriesOffset > size || inflatedSize < entriesOffset)
@@ -99,8 +88,8 @@ Result<std::string> inflateOffloadBinary(std::string_view bytes) {
   if (!body)
     return makeError("compressed offload binary: " + body.error().message);
   std::string restored(bytes.substr(0, entriesOffset));
-  writeLe64(restored, kSizeField, inflatedSize);
-  writeLe64(restored, kInflatedSizeField, 0);
+  storeLittleEndian(restored, kSizeField, inflatedSize, 8);
+  storeLittleEndian(restored, kInflatedSizeField, 0, 8);
   restored.append(*body);
   return restored;
 }
@@ -119,8 +108,8 @@ Result<std::string> deflateOffloadBinary(std::string_view uncompressed,
                       : compressWithZlib(body, level, append);
   if (!status.ok())
     return status.takeError();
-  writeLe64(compressed, kSizeField, compressed.size());
-  writeLe64(compressed, kInflatedSizeField, uncompressed.size());
+  storeLittleEndian(compressed, kSizeField, compressed.size(), 8);
+  storeLittleEndian(compressed, kInflatedSizeField, uncompressed.size(), 8);
   compressed.resize((compressed.size() + kOffloadBinaryAlignment - 1) /
                         kOffloadBinaryAlignment * kOffloadBinaryAlignment,
                     '\0');

@@ -1,6 +1,7 @@
 #include "formats/offload_binary.h"
 
 #include "formats/compressed_offload_binary.h"
+#include "formats/little_endian.h"
 #include "formats/tail_merged_string_table.h"
 
 #include <algorithm>
@@ -15,28 +16,18 @@ uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-uint16_t readLe16(std::string_view bytes, uint64_t at) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(bytes[at]) |
-                               static_cast<uint8_t>(bytes[at + 1]) << 8);
-}
-
-uint32_t readLe32(std::string_view bytes, uint64_t at) {
-  uint32_t value = 0;
-  for (int i = 3; i >= 0; --i)
-    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
-
-uint64_t readLe64(std::string_view bytes, uint64_t at) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i)
-    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
-
-void appendLe(std::string &out, uint64_t value, unsigned bytes) {
-  for (unsigned i = 0; i < bytes; ++i)
-    out.push_back(static_cast<char>(value >> (8 * i) & 0xff));
+// One entry record, the same in every version: image and offload kinds,
+// flags, where its string entries start and how many there are, where its
+// image starts and how long it is.
+void appendEntry(std::string &out, const OffloadImageToWrite &image,
+                 uint64_t stringEntriesOffset, uint64_t imageOffset) {
+  appendLittleEndian(out, image.imageKind, 2);
+  appendLittleEndian(out, image.offloadKind, 2);
+  appendLittleEndian(out, image.flags, 4);
+  appendLittleEndian(out, stringEntriesOffset, 8);
+  appendLittleEndian(out, image.strings.size(), 8);
+  appendLittleEndian(out, imageOffset, 8);
+  appendLittleEndian(out, image.image.size(), 8);
 }
 
 std::string describeContext(std::string_view context, uint64_t offset) {
@@ -69,13 +60,13 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
   if (entryOffset % kOffloadBinaryAlignment != 0)
     return makeError(where + "entry at offset " + std::to_string(entryOffset) +
                      " is not 8-byte aligned");
-  view.imageKind = readLe16(bytes, entryOffset);
-  view.offloadKind = readLe16(bytes, entryOffset + 2);
-  view.flags = readLe32(bytes, entryOffset + 4);
-  const uint64_t stringOffset = readLe64(bytes, entryOffset + 8);
-  const uint64_t stringCount = readLe64(bytes, entryOffset + 16);
-  const uint64_t imageOffset = readLe64(bytes, entryOffset + 24);
-  const uint64_t imageSize = readLe64(bytes, entryOffset + 32);
+  view.imageKind = loadLittle16(bytes, entryOffset);
+  view.offloadKind = loadLittle16(bytes, entryOffset + 2);
+  view.flags = loadLittle32(bytes, entryOffset + 4);
+  const uint64_t stringOffset = loadLittle64(bytes, entryOffset + 8);
+  const uint64_t stringCount = loadLittle64(bytes, entryOffset + 16);
+  const uint64_t imageOffset = loadLittle64(bytes, entryOffset + 24);
+  const uint64_t imageSize = loadLittle64(bytes, entryOffset + 32);
   if (sizedValues && !entryWithin(imageOffset, stringOffset, stringCount,
                                   stringEntrySize, size))
     return makeError(std::string(kOffloadUnexpectedEofMessage));
@@ -101,9 +92,9 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
   offsets.reserve(static_cast<size_t>(stringCount) * 2);
   for (uint64_t index = 0; index < stringCount; ++index) {
     const uint64_t at = stringOffset + index * stringEntrySize;
-    offsets.push_back(readLe64(bytes, at));
+    offsets.push_back(loadLittle64(bytes, at));
     if (!sizedValues)
-      offsets.push_back(readLe64(bytes, at + 8));
+      offsets.push_back(loadLittle64(bytes, at + 8));
   }
   std::erase_if(offsets, [&](uint64_t field) { return field >= size; });
   std::sort(offsets.begin(), offsets.end());
@@ -138,8 +129,8 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
   };
   auto readSizedValue = [&](uint64_t index,
                             uint64_t at) -> Result<std::string_view> {
-    const uint64_t length = readLe64(bytes, at + 16);
-    const uint64_t valueOffset = readLe64(bytes, at + 8);
+    const uint64_t length = loadLittle64(bytes, at + 16);
+    const uint64_t valueOffset = loadLittle64(bytes, at + 8);
     if (valueOffset > size || length > size - valueOffset)
       return makeError(where + "string entry " + std::to_string(index) +
                        ": value at offset " + std::to_string(valueOffset) +
@@ -150,12 +141,12 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
   std::unordered_map<std::string_view, size_t> placeOfKey;
   for (uint64_t index = 0; index < stringCount; ++index) {
     const uint64_t at = stringOffset + index * stringEntrySize;
-    auto key = readString(index, "key", readLe64(bytes, at));
+    auto key = readString(index, "key", loadLittle64(bytes, at));
     if (!key)
       return key.takeError();
     auto value = sizedValues
                      ? readSizedValue(index, at)
-                     : readString(index, "value", readLe64(bytes, at + 8));
+                     : readString(index, "value", loadLittle64(bytes, at + 8));
     if (!value)
       return value.takeError();
     // A repeated key keeps its first place and takes the last value, as
@@ -179,17 +170,17 @@ Result<OffloadBinaryEntries> parseVersion1(std::string_view rest,
   auto llvmError = [](std::string_view message) {
     return makeError(std::string(message));
   };
-  const uint64_t size = readLe64(rest, 8);
-  const uint64_t entryOffset = readLe64(rest, 16);
-  const uint64_t entrySize = readLe64(rest, 24);
+  const uint64_t size = loadLittle64(rest, 8);
+  const uint64_t entryOffset = loadLittle64(rest, 16);
+  const uint64_t entrySize = loadLittle64(rest, 24);
   if (size > rest.size() || size < kOffloadBinaryEntrySize)
     return llvmError(kOffloadUnexpectedEofMessage);
   if (entryOffset > size - kOffloadBinaryEntrySize ||
       entrySize > size - kOffloadBinaryHeaderSize)
     return llvmError(kOffloadUnexpectedEofMessage);
-  const uint64_t stringOffset = readLe64(rest, entryOffset + 8);
-  const uint64_t stringCount = readLe64(rest, entryOffset + 16);
-  const uint64_t imageOffset = readLe64(rest, entryOffset + 24);
+  const uint64_t stringOffset = loadLittle64(rest, entryOffset + 8);
+  const uint64_t stringCount = loadLittle64(rest, entryOffset + 16);
+  const uint64_t imageOffset = loadLittle64(rest, entryOffset + 24);
   // LLVM reads the binary twice: once from the rest of the buffer, then from
   // a copy of exactly its size, where the minimum size applies again.
   if (!entryWithin(imageOffset, stringOffset, stringCount,
@@ -226,9 +217,9 @@ parseMultiEntry(std::string_view rest, uint64_t offset, uint32_t version,
       version >= 3 ? kOffloadBinaryV3HeaderSize : kOffloadBinaryHeaderSize;
   if (rest.size() < headerSize)
     return makeError(std::string(kOffloadParseFailedMessage));
-  const uint64_t size = readLe64(rest, 8);
-  const uint64_t entriesOffset = readLe64(rest, 16);
-  const uint64_t entryCount = readLe64(rest, 24);
+  const uint64_t size = loadLittle64(rest, 8);
+  const uint64_t entriesOffset = loadLittle64(rest, 16);
+  const uint64_t entryCount = loadLittle64(rest, 24);
   if (size > rest.size() || size < headerSize)
     return makeError(std::string(kOffloadUnexpectedEofMessage));
   if (!inflated && isCompressedOffloadBinary(rest)) {
@@ -281,7 +272,7 @@ Result<OffloadBinaryEntries> parseOneBinary(std::string_view rest,
   if (rest.size() < kOffloadBinaryHeaderSize + kOffloadBinaryEntrySize ||
       !hasOffloadBinaryMagic(rest))
     return makeError(std::string(kOffloadParseFailedMessage));
-  const uint32_t version = readLe32(rest, 4);
+  const uint32_t version = loadLittle32(rest, 4);
   if (version == 0 || version > kOffloadBinaryNewestVersion)
     return makeError(std::string(kOffloadParseFailedMessage));
   const std::string where = describeContext(context, offset);
@@ -387,22 +378,16 @@ OffloadBinaryPieces planOffloadBinary(const OffloadImageToWrite &image) {
   std::string &head = pieces.head;
   head.reserve(imageOffset);
   head.append(kOffloadBinaryMagic);
-  appendLe(head, kOffloadBinaryVersion, 4);
-  appendLe(head, size, 8);
-  appendLe(head, kOffloadBinaryHeaderSize, 8);
-  appendLe(head, kOffloadBinaryEntrySize, 8);
+  appendLittleEndian(head, kOffloadBinaryVersion, 4);
+  appendLittleEndian(head, size, 8);
+  appendLittleEndian(head, kOffloadBinaryHeaderSize, 8);
+  appendLittleEndian(head, kOffloadBinaryEntrySize, 8);
 
-  appendLe(head, image.imageKind, 2);
-  appendLe(head, image.offloadKind, 2);
-  appendLe(head, image.flags, 4);
-  appendLe(head, stringEntriesOffset, 8);
-  appendLe(head, image.strings.size(), 8);
-  appendLe(head, imageOffset, 8);
-  appendLe(head, image.image.size(), 8);
+  appendEntry(head, image, stringEntriesOffset, imageOffset);
 
   for (const auto &[key, value] : image.strings) {
-    appendLe(head, tableOffset + table.offsetOf(key), 8);
-    appendLe(head, tableOffset + table.offsetOf(value), 8);
+    appendLittleEndian(head, tableOffset + table.offsetOf(key), 8);
+    appendLittleEndian(head, tableOffset + table.offsetOf(value), 8);
   }
   table.appendTo(head);
   head.resize(imageOffset, '\0');
@@ -449,33 +434,27 @@ writeMultiEntryOffloadBinary(const std::vector<OffloadImageToWrite> &images,
   std::string bytes;
   bytes.reserve(size);
   bytes.append(kOffloadBinaryMagic);
-  appendLe(bytes, version, 4);
-  appendLe(bytes, size, 8);
-  appendLe(bytes, headerSize, 8);
-  appendLe(bytes, images.size(), 8);
+  appendLittleEndian(bytes, version, 4);
+  appendLittleEndian(bytes, size, 8);
+  appendLittleEndian(bytes, headerSize, 8);
+  appendLittleEndian(bytes, images.size(), 8);
   if (version >= 3)
-    appendLe(bytes, 0, 8); // Not compressed.
+    appendLittleEndian(bytes, 0, 8); // Not compressed.
 
   // Each entry's string entries follow the previous entry's; the images lie
   // back to back.
   uint64_t stringEntryOffset = headerSize + entriesSize;
   uint64_t imageOffset = firstImageOffset;
   for (const OffloadImageToWrite &image : images) {
-    appendLe(bytes, image.imageKind, 2);
-    appendLe(bytes, image.offloadKind, 2);
-    appendLe(bytes, image.flags, 4);
-    appendLe(bytes, stringEntryOffset, 8);
-    appendLe(bytes, image.strings.size(), 8);
-    appendLe(bytes, imageOffset, 8);
-    appendLe(bytes, image.image.size(), 8);
+    appendEntry(bytes, image, stringEntryOffset, imageOffset);
     stringEntryOffset += kOffloadBinaryV2StringEntrySize * image.strings.size();
     imageOffset += image.image.size();
   }
   for (const OffloadImageToWrite &image : images) {
     for (const auto &[key, value] : image.strings) {
-      appendLe(bytes, tableOffset + table.offsetOf(key), 8);
-      appendLe(bytes, tableOffset + table.offsetOf(value), 8);
-      appendLe(bytes, value.size(), 8);
+      appendLittleEndian(bytes, tableOffset + table.offsetOf(key), 8);
+      appendLittleEndian(bytes, tableOffset + table.offsetOf(value), 8);
+      appendLittleEndian(bytes, value.size(), 8);
     }
   }
   table.appendTo(bytes);
