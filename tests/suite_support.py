@@ -8,6 +8,9 @@ SKIP_RETURN_CODE 77 in tests/CMakeLists.txt, then shows the test as Skipped.
 Where the environment variable CI is "true" the machine is expected to have
 everything, so a skip is a failure instead (exit 1, saying what was missing).
 
+Tally counts a suite's checks and prints each failure as it happens; a
+suite's own class derives from it.
+
 finish() ends a suite from its counts: any failure fails it, a suite whose
 every case was skipped is skipped, and one in which no case ran at all
 fails; none of them passes.
@@ -54,6 +57,24 @@ def report_skipped_cases(skipped):
     for reason, names in reasons.items():
         print(f"skipped {len(names)} cases: {reason}: {names[0]}"
               f"{', ...' if len(names) > 1 else ''}")
+
+
+class Tally:
+    """Passed and failed checks of a suite."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, label, ok, detail=""):
+        """Counts one check; prints `label` and `detail` when `ok` is
+        false."""
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {label}" + (f": {detail}" if detail else ""),
+                  flush=True)
 
 
 def finish(passed, failed, skipped=0):

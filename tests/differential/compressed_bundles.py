@@ -31,7 +31,7 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import finish, require_executables  # noqa: E402
+from suite_support import Tally, finish, require_executables  # noqa: E402
 
 TARGETS = ["host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
            "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"]
@@ -71,13 +71,12 @@ def ccob(payload, version, method, level=6, total_size=None,
     return header + data
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, ours, reference, folder):
+        super().__init__()
         self.ours = ours
         self.reference = reference
         self.folder = folder
-        self.passed = 0
-        self.failed = 0
 
     def path(self, name):
         return os.path.join(self.folder, name)
@@ -90,12 +89,6 @@ class Suite:
         with open(self.path(name), "rb") as handle:
             return handle.read()
 
-    def check(self, name, condition, detail=""):
-        if condition:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {name} {detail}")
 
     def make_bundle(self, name, file_type, seed):
         rng = random.Random(seed)

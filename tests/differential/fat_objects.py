@@ -35,7 +35,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import finish, require_executables, skip_suite  # noqa: E402
+from suite_support import (Tally, finish, require_executables,  # noqa: E402
+                           skip_suite)
 
 SOURCES = {
     "plain.c": "int counter;\nint add(int a, int b) { return a + b + counter; }\n",
@@ -84,16 +85,15 @@ TARGETS = ["host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
 VOLATILE = re.compile(rb'"[^"]*llvm-objcopy"|/[^"]*/clang-offload-bundler-[0-9a-f]{6}\.tmp')
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, ours, reference, folder, truncation_step=7):
+        super().__init__()
         # Every truncation_step-th length of the fat object is tried.
         self.truncation_step = truncation_step
         self.ours = ours
         self.reference = reference
         self.folder = folder
         self.bin = os.path.dirname(reference)
-        self.passed = 0
-        self.failed = 0
         # No llvm-objcopy on this PATH: ours must not need one.
         self.plain_path = os.path.join(folder, "empty-bin")
         os.makedirs(self.plain_path)
@@ -115,12 +115,6 @@ class Suite:
         with open(os.path.join(self.folder, name), "rb") as handle:
             return handle.read()
 
-    def check(self, label, condition, detail=""):
-        if condition:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {label} {detail}")
 
     def compile_objects(self):
         for name, text in SOURCES.items():

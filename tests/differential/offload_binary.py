@@ -46,8 +46,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import (finish, report_skipped_cases,  # noqa: E402
-                           require_executables, skip_suite)
+from suite_support import (Tally, finish,  # noqa: E402
+                           report_skipped_cases, require_executables,
+                           skip_suite)
 
 TOOL = "llvm-offload-binary"
 OLD_NAME = "clang-offload-packager"
@@ -91,26 +92,19 @@ def help_without_extensions(text):
     return b"".join(kept)
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, ours, reference, folder):
+        super().__init__()
         self.ours = ours
         self.reference = reference
         self.bin = os.path.dirname(reference)
         self.folder = folder
         self.corpus = os.path.join(folder, "corpus")
         os.makedirs(self.corpus)
-        self.passed = 0
-        self.failed = 0
         self.cases = 0
         # Comparisons left out for a documented reason, printed and counted.
         self.skipped = []
 
-    def check(self, label, condition, detail=""):
-        if condition:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {label} {detail}")
 
     def llvm(self, name):
         return os.path.join(self.bin, name)

@@ -36,7 +36,7 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import finish, require_executables  # noqa: E402
+from suite_support import Tally, finish, require_executables  # noqa: E402
 
 MAGIC = b"\x10\xff\x10\xad"
 SHT_LLVM_OFFLOADING = 0x6FFF4C0B
@@ -185,19 +185,13 @@ def sample_images():
     ]
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, ours, bundler, reference, folder):
+        super().__init__()
         self.ours, self.bundler = ours, bundler
         self.reference, self.folder = reference, folder
-        self.passed = self.failed = 0
         self.cases = 0
 
-    def check(self, label, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {label} {detail}", flush=True)
 
     def workspace(self, files):
         self.cases += 1

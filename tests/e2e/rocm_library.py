@@ -41,8 +41,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import (finish, require_executables,  # noqa: E402
-                           skip_suite)
+from suite_support import (Tally, finish,  # noqa: E402
+                           require_executables, skip_suite)
 
 PACKAGE = "librocsparse0"
 LIBRARY_GLOB = "usr/lib/*/librocsparse.so.*.*"
@@ -198,21 +198,13 @@ def successful_output(result, output):
         return produced.read()
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, ours, reference, work):
+        super().__init__()
         self.ours = ours
         self.reference = reference
         self.work = work
-        self.passed = 0
-        self.failed = 0
 
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {name}" + (f": {detail}" if detail else ""),
-                  flush=True)
 
     def run(self, tool, *arguments):
         return subprocess.run([tool, *arguments], capture_output=True,

@@ -40,7 +40,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import finish, require_executables  # noqa: E402
+from suite_support import Tally, finish, require_executables  # noqa: E402
 
 HOST = "host-x86_64-unknown-linux-gnu"
 DEVICES = ["hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx908",
@@ -70,17 +70,11 @@ def zstd_blocks(frame):
             return blocks
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, ours, reference, folder):
+        super().__init__()
         self.ours, self.reference, self.folder = ours, reference, folder
-        self.passed = self.failed = 0
 
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {name}: {detail}", flush=True)
 
     def run(self, tool, arguments, env=None):
         environment = dict(os.environ)

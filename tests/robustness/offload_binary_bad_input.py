@@ -43,7 +43,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import finish, require_executables, skip_suite  # noqa: E402
+from suite_support import (Tally, finish, require_executables,  # noqa: E402
+                           skip_suite)
 
 ARGV0 = "llvm-offload-binary"
 PREVIOUS = b"previous contents\n"
@@ -116,21 +117,14 @@ def patched(data, offset, fmt, value):
     return bytes(data)
 
 
-class Suite:
+class Suite(Tally):
     def __init__(self, tool, reference, folder):
+        super().__init__()
         self.tool = tool
         self.reference = reference
         self.folder = folder
-        self.passed = 0
-        self.failed = 0
         self.count = 0
 
-    def check(self, label, condition, detail=""):
-        if condition:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {label} {detail}")
 
     def run(self, executable, folder, args):
         try:
