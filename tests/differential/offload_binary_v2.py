@@ -6,8 +6,9 @@ The inputs are written here from the format's definition (see
 formats/offload_binary.h and formats/compressed_offload_binary.h): version 2
 binaries with several entries, their version 1 equivalents (one binary per
 image, concatenated), mixtures of both, the same inside an ELF object's
-`.llvm.offloading` section and inside ar archives, compressed binaries, and
-damaged ones. Checked:
+`.llvm.offloading` section, inside a COFF object's and a bitcode module's
+(embedded there by LLVM 22's clang -fembed-offload-object) and inside ar
+archives, compressed binaries, and damaged ones. Checked:
 
   - what llvm-offload-binary extracts from a version 2 binary is exactly the
     images put in, under the names the version 1 equivalent gives;
@@ -36,7 +37,8 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import Tally, finish, require_executables  # noqa: E402
+from suite_support import (Tally, finish, require_executables,  # noqa: E402
+                           skip_suite)
 
 MAGIC = b"\x10\xff\x10\xad"
 SHT_LLVM_OFFLOADING = 0x6FFF4C0B
@@ -365,6 +367,40 @@ class Suite(Tally):
                                                        images[2:]))]),
                            images, name="in.a")
 
+    def embedded(self):
+        """Version 2 binaries in a COFF object's `.llvm.offloading` section
+        and in a bitcode module's, as LLVM 22's clang embeds a file there,
+        read by llvm-offload-binary as the version 1 equivalents embedded the
+        same way (the bundler lists offload binaries of ELF files only)."""
+        images = sample_images()
+        clang = os.path.join(os.path.dirname(self.reference), "clang")
+        require_executables(clang)
+        v1 = b"".join(version1(image) for image in images)
+        v2 = multi(images)
+        folder = self.workspace({"a.c": b"int defined_data = 1;\n",
+                                 "v1.bin": v1, "v2.bin": v2})
+        made = {}
+        for label, flags, suffix in (
+                ("a COFF object", ["--target=x86_64-pc-windows-msvc", "-c"],
+                 "obj"),
+                ("a bitcode module", ["--target=x86_64-unknown-linux-gnu",
+                                      "-c", "-emit-llvm"], "bc")):
+            for version in ("v1", "v2"):
+                output = f"{version}.{suffix}"
+                code, _, err = self.run(clang, flags + [
+                    "a.c", "-Xclang", f"-fembed-offload-object={version}.bin",
+                    "-o", output], folder)
+                if code != 0:
+                    skip_suite(f"LLVM 22's clang could not embed an offload "
+                               f"binary in {label}: {err[:300]!r}")
+                with open(os.path.join(folder, output), "rb") as handle:
+                    made[version] = handle.read()
+            self.extraction(f"version 2 in {label}", made["v2"], made["v1"],
+                            images)
+            for wanted in (["triple=amdgcn-amd-amdhsa"], ["kind=cuda"]):
+                self.against_llvm22(f"version 2 in {label}", made["v2"],
+                                    made["v1"], wanted)
+
     def damaged(self):
         images = sample_images()
         good = multi(images)
@@ -549,6 +585,7 @@ def main():
         suite = Suite(os.path.abspath(args.ours), os.path.abspath(args.bundler),
                       args.reference, folder)
         suite.formats()
+        suite.embedded()
         suite.damaged()
         suite.compression()
         suite.members()
