@@ -13,10 +13,42 @@
 #include "bundler/operations.h"
 #include "bundler/target_id.h"
 #include "compression/compressed_bundle.h"
+#include "formats/binary_bundle.h"
 #include "formats/elf_object.h"
 
 namespace offbundle {
 namespace {
+
+const std::string kMemberDecompressionFailed =
+    "Failed to decompress code object: ";
+
+// With hash verification off (and no -verbose report to give), a member
+// that is one compressed binary bundle is decompressed only as far as the
+// entries `requested` may take; nothing when that does not apply.
+Result<std::optional<PartialBundle>>
+decompressMemberEntriesOnly(std::string_view bytes,
+                            const std::vector<OffloadTarget> &requested,
+                            const BundlerConfig &config) {
+  if (config.verifyHash || config.verbose)
+    return std::optional<PartialBundle>();
+  auto spans = splitConcatenatedCompressedBundles(bytes);
+  if (!spans || spans->size() != 1)
+    return std::optional<PartialBundle>();
+  auto partial = decompressEntriesOnly(spans->front(), requested, config);
+  if (!partial)
+    return makeError(kMemberDecompressionFailed + partial.error().message);
+  return partial;
+}
+
+// A reader of a partly decompressed bundle of `fullSize` bytes.
+Result<std::unique_ptr<BundleReader>>
+openPartialBundle(std::string_view prefix, uint64_t fullSize,
+                  const std::string &archivePath) {
+  auto reader = BinaryBundleReader::openHeader(prefix, fullSize);
+  if (!reader)
+    return fileError(archivePath, reader.error().message);
+  return std::unique_ptr<BundleReader>(std::move(*reader));
+}
 
 // sys::path::filename, stem and extension for the names archives hold.
 std::string_view fileNameOf(std::string_view path) {
@@ -115,21 +147,33 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
   const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
   for (const ArchiveMember &member : *members) {
     std::string_view bytes = member.bytes;
+    // Set when only the first bytes of a compressed member were
+    // decompressed: the size of the whole bundle.
+    std::optional<uint64_t> fullSize;
     if (bytes.size() >= kCompressedBundleCommonHeaderSize &&
         hasCompressedBundleMagic(bytes)) {
-      auto decompressed = decompressAsConfigured(
-          bytes, archivePath + "(" + member.name + ")", config,
-          "Failed to decompress code object: ", nullptr);
-      if (!decompressed)
-        return decompressed.takeError();
-      ownedBytes.push_back(std::move(decompressed->bytes));
+      auto partial = decompressMemberEntriesOnly(bytes, requested, config);
+      if (!partial)
+        return partial.takeError();
+      if (*partial) {
+        ownedBytes.push_back(std::move((*partial)->bytes));
+        fullSize = (*partial)->fullSize;
+      } else {
+        auto decompressed =
+            decompressAsConfigured(bytes, archivePath + "(" + member.name + ")",
+                                   config, kMemberDecompressionFailed, nullptr);
+        if (!decompressed)
+          return decompressed.takeError();
+        ownedBytes.push_back(std::move(decompressed->bytes));
+      }
       bytes = ownedBytes.back();
     } else if (config.verbose &&
                bytes.size() >= kCompressedBundleCommonHeaderSize) {
       report.diagnostics += "Uncompressed bundle.\n";
     }
-    auto reader =
-        openReader(choice, bytes, archivePath, config, report.diagnostics);
+    auto reader = fullSize ? openPartialBundle(bytes, *fullSize, archivePath)
+                           : openReader(choice, bytes, archivePath, config,
+                                        report.diagnostics);
     if (!reader)
       return reader.takeError();
     for (;;) {

@@ -1,5 +1,6 @@
 #include "bundler/operation_support.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "formats/binary_bundle.h"
@@ -62,6 +63,63 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
   if (config.verifyHash && *decompressed->computedHash != header.hash)
     return hashMismatchError(file, header.hash, *decompressed->computedHash);
   return decompressed;
+}
+
+Result<std::optional<PartialBundle>>
+decompressEntriesOnly(const CompressedBundleSpan &span,
+                      const std::vector<OffloadTarget> &requested,
+                      const BundlerConfig &config) {
+  const uint64_t fullSize = span.header.uncompressedSize;
+  auto reader = CompressedPrefixReader::open(span.bytes);
+  if (!reader)
+    return reader.takeError();
+  std::string_view prefix;
+  for (uint64_t wanted = uint64_t{1} << 16;; wanted *= 4) {
+    wanted = std::min(wanted, fullSize);
+    auto decoded = (*reader)->prefix(wanted);
+    if (!decoded)
+      return decoded.takeError();
+    prefix = *decoded;
+    std::optional<uint64_t> headerSize = binaryBundleHeaderSize(prefix);
+    if (headerSize == uint64_t{0} || (!headerSize && wanted == fullSize) ||
+        prefix.size() < wanted)
+      return std::optional<PartialBundle>();
+    if (headerSize && *headerSize <= prefix.size())
+      break;
+    if (headerSize)
+      wanted = *headerSize;
+  }
+  auto header = BinaryBundleReader::openHeader(prefix, fullSize);
+  if (!header)
+    return std::optional<PartialBundle>();
+  uint64_t neededEnd = 0;
+  for (;;) {
+    auto next = (*header)->nextEntry();
+    if (!next || !*next)
+      break;
+    std::string_view entryId = **next;
+    auto payload = (*header)->readEntry();
+    std::optional<OffloadTarget> codeObject =
+        OffloadTarget::parseStored(entryId);
+    if (!payload || !codeObject)
+      return std::optional<PartialBundle>();
+    for (const OffloadTarget &target : requested)
+      if (isCodeObjectCompatible(*codeObject, target,
+                                 config.hipOpenmpCompatible))
+        neededEnd = std::max(neededEnd, payload->offset + payload->size);
+  }
+  if (neededEnd == 0 || neededEnd >= fullSize)
+    return std::optional<PartialBundle>();
+  const uint64_t wanted = std::max<uint64_t>(neededEnd, prefix.size());
+  auto bytes = decompressBundlePrefix(span.bytes, wanted);
+  if (!bytes)
+    return bytes.takeError();
+  // The stream ended before the size the header claims.
+  if (bytes->size() < wanted)
+    return makeError("Decompressed size " + std::to_string(bytes->size()) +
+                     " does not match the size in the header, " +
+                     std::to_string(fullSize));
+  return std::optional(PartialBundle{std::move(*bytes), fullSize});
 }
 
 } // namespace offbundle

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bundler/config.h"
 #include "bundler/error.h"
+#include "bundler/offload_target.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
 
@@ -32,5 +35,20 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
                        const BundlerConfig &config,
                        const std::string &errorPrefix,
                        std::string *verboseReport);
+
+// The first `neededEnd` bytes of a compressed binary bundle: as far as the
+// furthest entry compatible with one of `requested` ends, found from the
+// bundle's header. Nothing when that saves nothing or does not apply: the
+// bundle inside is no binary bundle, its header is unreadable (the full
+// path reports that), or no entry matches, in which case the whole bundle
+// may become the host output.
+struct PartialBundle {
+  std::string bytes;
+  uint64_t fullSize = 0;
+};
+Result<std::optional<PartialBundle>>
+decompressEntriesOnly(const CompressedBundleSpan &span,
+                      const std::vector<OffloadTarget> &requested,
+                      const BundlerConfig &config);
 
 } // namespace offbundle

@@ -23,8 +23,9 @@ cases check, on bundles LLVM 22's bundler made and then damaged here:
   * without the check, unbundling decompresses only as far as the requested
     entries end: with the zstd stream damaged after the first device entry
     (a block header made invalid), that entry still unbundles to its
-    original bytes, while unbundling the last entry, or the first one with
-    the check on, fails;
+    original bytes, given directly or as an archive member (-type=a, whose
+    device archive then equals LLVM 22's from the undamaged bundle), while
+    unbundling the last entry, or the first one with the check on, fails;
   * --help does not mention -verify-hash (it must stay LLVM's).
 
 Usage: hash_verification.py --ours PATH --reference PATH
@@ -107,6 +108,16 @@ class Suite(Tally):
         self.check(name + " (nothing written)", before == after,
                    f"files {sorted(set(after) ^ set(before))} changed")
         os.remove(os.path.join(self.folder, "existing.out"))
+
+    def expect_failure(self, name, arguments):
+        """The run fails with one error line and writes nothing."""
+        before = self.snapshot()
+        result = self.run(self.ours, arguments)
+        self.check(f"{name} fails", result.returncode == 1 and
+                   result.stderr.count("\n") == 1 and
+                   ": error: " in result.stderr, result.stderr)
+        self.check(f"{name} writes nothing", self.snapshot() == before,
+                   "folder changed")
 
     def expect_like_llvm(self, name, arguments, outputs, env=None,
                          extra=()):
@@ -298,19 +309,46 @@ def main():
                     open(first, "rb").read() == entries[0], "differs")
         if os.path.exists(first):
             os.remove(first)
+
+        # Partial decompression of an archive member (-type=a): the first
+        # entry's device archive comes out as LLVM 22 makes it from the
+        # undamaged bundle.
+        for name, source in (("stream_good", "good.ccob"),
+                             ("stream_bad", "bad_stream.ccob")):
+            os.makedirs(os.path.join(folder, name))
+            shutil.copy(os.path.join(folder, source),
+                        os.path.join(folder, name, "stream.ccob"))
+            subprocess.run(["ar", "rc", f"{name}.a", f"{name}/stream.ccob"],
+                           cwd=folder, check=True)
+        first_lib = ["-type=a", "-unbundle", f"-targets={DEVICES[0]}"]
+        made = [suite.run(tool, first_lib + [f"-input={name}.a",
+                                             f"-output={output}"] + extra)
+                for tool, name, output, extra in (
+                    (reference, "stream_good", "first.ref.a", []),
+                    (ours, "stream_bad", "first.ours.a",
+                     ["-verify-hash=false"]))]
+        first_ref = os.path.join(folder, "first.ref.a")
+        first_ours = os.path.join(folder, "first.ours.a")
+        suite.check("damaged stream -type=a: first entry without the check",
+                    made[0].returncode == 0 and made[1].returncode == 0 and
+                    os.path.exists(first_ours) and
+                    open(first_ours, "rb").read() ==
+                    open(first_ref, "rb").read(),
+                    f"{made[0].stderr!r} {made[1].stderr!r}")
+        for path in (first_ref, first_ours):
+            if os.path.exists(path):
+                os.remove(path)
+        # The first entry with the check, and the last one without it, fail
+        # from a bundle and from an archive member.
         for label, arguments in (
                 ("first entry with the check", [f"-targets={DEVICES[0]}"]),
                 ("last entry without the check", [f"-targets={DEVICES[3]}",
                                                   "-verify-hash=false"])):
-            before = suite.snapshot()
-            result = suite.run(ours, ["-type=bc", "-unbundle", stream,
-                                      "-output=damaged.out"] + arguments)
-            suite.check(f"damaged stream: {label} fails",
-                        result.returncode == 1 and
-                        result.stderr.count("\n") == 1 and
-                        ": error: " in result.stderr, result.stderr)
-            suite.check(f"damaged stream: {label} writes nothing",
-                        suite.snapshot() == before, "folder changed")
+            for container in (["-type=bc", stream, "-output=damaged.out"],
+                              ["-type=a", "-input=stream_bad.a",
+                               "-output=damaged.a"]):
+                suite.expect_failure(f"damaged stream {container[0]}: {label}",
+                                     ["-unbundle"] + container + arguments)
 
         # Help stays LLVM's.
         for flag in ("--help", "--help-hidden", "--help-list-hidden"):
