@@ -455,32 +455,35 @@ private:
   Status parseProducers(Cursor &cursor);
   Status parseTargetFeatures(Cursor &cursor);
 
-  // The value types clang writes (numbers, vectors, function, external
-  // and exception references); LLVM 22 reads others (GC references) with
-  // rules of its own, which this reader does not follow.
-  static bool readValueType(Cursor &cursor) {
-    const uint8_t type = cursor.byte();
-    return type == 0x7f || type == 0x7e || type == 0x7d || type == 0x7c ||
-           type == 0x7b || type == 0x70 || type == 0x6f || type == 0x69;
+  // A value type whose code has been read: a reference type with an
+  // explicit heap type (0x63 nullable, 0x64 not) carries it as a signed
+  // LEB128. Any other code stands for itself.
+  static void skipHeapType(Cursor &cursor, uint64_t code) {
+    if (code == 0x63 || code == 0x64)
+      cursor.skipSignedLeb(64);
   }
-  // Limits without the custom page size flag, which LLVM 22 may read on.
-  static bool readLimits(Cursor &cursor) {
+  // Whether a value type code is a number or vector type, which no table
+  // may hold; all other codes count as references to LLVM.
+  static bool isNumberType(uint64_t code) {
+    return code == 0x7f || code == 0x7e || code == 0x7d || code == 0x7c ||
+           code == 0x7b;
+  }
+  // Limits: flags, minimum and, with flag 1, maximum.
+  static void readLimits(Cursor &cursor) {
     const uint32_t flags = cursor.u32();
-    if (flags & ~uint32_t(0x7))
-      return false;
     cursor.u64();
     if (flags & 0x1)
       cursor.u64();
-    return !cursor.failed();
   }
   static Status readTableType(Cursor &cursor) {
-    const uint8_t elementType = cursor.byte();
-    if (!readLimits(cursor))
-      return unsupported("a table's limits are malformed");
-    if (elementType != 0x70 && elementType != 0x6f)
+    const uint32_t elementType = cursor.u32();
+    skipHeapType(cursor, elementType);
+    readLimits(cursor);
+    if (isNumberType(elementType))
       return failWith(cursor, "invalid table element type");
     return Status::success();
   }
+  Status readFunctionOrGcType(Cursor &cursor, uint32_t &count);
   static Status readInitExpression(Cursor &cursor);
 
   bool validFunction(uint32_t index) const {
@@ -633,21 +636,63 @@ Status WasmModuleReader::parseCustom(std::string_view name, Cursor &cursor) {
   return Status::success();
 }
 
+// Function types, and GC types (recursion groups, subtypes, structs and
+// arrays), which LLVM reads only to step over them; each counts as one
+// type, and a recursion group's members follow it as further entries.
 Status WasmModuleReader::parseType(Cursor &cursor) {
-  return forEachEntryToEnd(cursor, "type section", [&](uint32_t) -> Status {
-    // Other forms (GC types) LLVM 22 reads by rules this reader does not
-    // follow.
-    if (cursor.byte() != 0x60)
-      return unsupported("a type is not a function type");
-    for (int list = 0; list < 2; ++list) {
-      const uint32_t count = cursor.u32();
-      for (uint32_t value = 0; value < count && !cursor.failed(); ++value)
-        if (!readValueType(cursor) && !cursor.failed())
-          return unsupported("a type has a value type clang does not write");
-    }
+  uint64_t count = cursor.u32();
+  for (uint64_t index = 0; index < count && !cursor.failed(); ++index) {
+    uint32_t members = 0;
+    if (Status status = readFunctionOrGcType(cursor, members); !status.ok())
+      return status;
+    count += members;
     ++typeCount_;
+  }
+  return requireEnd(cursor, "type section");
+}
+
+Status WasmModuleReader::readFunctionOrGcType(Cursor &cursor,
+                                              uint32_t &members) {
+  // A field: storage type (a value type's code), then mutability.
+  auto skipField = [&cursor] {
+    skipHeapType(cursor, cursor.u32());
+    cursor.u32();
+  };
+  uint64_t form = cursor.byte();
+  if (form == 0x4e) { // a recursion group
+    members = cursor.u32();
+    if (!cursor.failed() && members == 0)
+      return makeError("Rec group size cannot be 0");
     return Status::success();
-  });
+  }
+  if (form == 0x60) { // a function: parameters, then results
+    for (int list = 0; list < 2; ++list) {
+      const uint32_t values = cursor.u32();
+      for (uint32_t value = 0; value < values && !cursor.failed(); ++value)
+        skipHeapType(cursor, cursor.byte());
+    }
+    return Status::success();
+  }
+  if (form == 0x50 || form == 0x4f) { // a subtype, open or final
+    const uint32_t supertypes = cursor.u32();
+    if (!cursor.failed() && supertypes > 1)
+      return makeError("Invalid number of supertypes");
+    if (supertypes == 1)
+      cursor.u32();
+    form = cursor.u32();
+  }
+  if (cursor.failed())
+    return Status::success(); // the section's end reports it
+  if (form == 0x5f) {         // a struct
+    const uint32_t fields = cursor.u32();
+    for (uint32_t field = 0; field < fields && !cursor.failed(); ++field)
+      skipField();
+  } else if (form == 0x5e) { // an array
+    skipField();
+  } else {
+    return makeError("bad form");
+  }
+  return Status::success();
 }
 
 Status WasmModuleReader::parseImports(Cursor &cursor) {
@@ -666,14 +711,14 @@ Status WasmModuleReader::parseImports(Cursor &cursor) {
       importedTableNames_.push_back(field);
       return readTableType(cursor);
     case 2:
-      if (!readLimits(cursor))
-        return unsupported("a memory's limits are malformed");
+      readLimits(cursor);
       return Status::success();
-    case 3:
+    case 3: // a value type's code, not looked at, then mutability
       ++importedGlobals_;
       importedGlobalNames_.push_back(field);
-      if (!readValueType(cursor) || cursor.byte() > 1)
-        return unsupported("an imported global is malformed");
+      cursor.byte();
+      if (cursor.byte() > 1)
+        return unsupported("a global's mutability is not 0 or 1");
       return Status::success();
     case 4:
       ++importedTags_;
@@ -708,8 +753,7 @@ Status WasmModuleReader::parseTables(Cursor &cursor) {
 
 Status WasmModuleReader::parseMemories(Cursor &cursor) {
   return forEachEntryToEnd(cursor, "memory section", [&](uint32_t) -> Status {
-    if (!readLimits(cursor))
-      return unsupported("a memory's limits are malformed");
+    readLimits(cursor);
     return Status::success();
   });
 }
@@ -727,15 +771,18 @@ Status WasmModuleReader::parseTags(Cursor &cursor) {
 
 Status WasmModuleReader::parseGlobals(Cursor &cursor) {
   return forEachEntryToEnd(cursor, "global section", [&](uint32_t) -> Status {
-    if (!readValueType(cursor) || cursor.byte() > 1)
-      return unsupported("a global's type is malformed");
+    skipHeapType(cursor, cursor.u32());
+    if (cursor.byte() > 1)
+      return unsupported("a global's mutability is not 0 or 1");
     ++definedGlobals_;
     return readInitExpression(cursor);
   });
 }
 
-// A constant expression: first as a single instruction and end, else as
-// the extended constant instructions up to end.
+// A constant expression: first as a single instruction and end, else
+// again from its start as a sequence of the instructions LLVM knows up to
+// end (extended constants and GC allocations, whose immediates it reads as
+// unsigned LEB128 numbers).
 Status WasmModuleReader::readInitExpression(Cursor &cursor) {
   const size_t start = cursor.position();
   bool extended = false;
@@ -755,9 +802,8 @@ Status WasmModuleReader::readInitExpression(Cursor &cursor) {
   case 0x23: // global.get
     cursor.u64();
     break;
-  case 0xd0: // ref.null, of external references only
-    if (cursor.u64() != 0x6f)
-      return failWith(cursor, "invalid type for ref.null");
+  case 0xd0: // ref.null and a heap type
+    skipHeapType(cursor, cursor.u32());
     break;
   default:
     extended = true;
@@ -774,10 +820,26 @@ Status WasmModuleReader::readInitExpression(Cursor &cursor) {
     if (cursor.failed())
       return unsupported("a constant expression is malformed");
     switch (opcode) {
-    case 0x41: // i32.const, i64.const and global.get
+    case 0x41: // i32.const, i64.const, global.get, ref.null, ref.func
     case 0x42:
     case 0x23:
+    case 0xd0:
+    case 0xd2:
+    case 0x00: // struct.new, struct.new_default, array.new(_default)
+    case 0x01:
+    case 0x06:
+    case 0x07:
       cursor.u64();
+      break;
+    case 0x08: // array.new_fixed: a type and a length
+      cursor.u64();
+      cursor.u64();
+      break;
+    case 0x43: // f32.const
+      cursor.take(4);
+      break;
+    case 0x44: // f64.const
+      cursor.take(8);
       break;
     case 0x6a: // i32.add, sub, mul
     case 0x6b:
@@ -785,14 +847,14 @@ Status WasmModuleReader::readInitExpression(Cursor &cursor) {
     case 0x7c: // i64.add, sub, mul
     case 0x7d:
     case 0x7e:
+    case 0xfb: // the GC prefix
+    case 0x1c: // ref.i31
       break;
     case 0x0b:
       return Status::success();
     default:
-      // LLVM 22 takes GC instructions here too, by rules this reader does
-      // not follow, and fails with its own message on the rest.
-      return unsupported("a constant expression has instruction " +
-                         std::to_string(opcode));
+      return makeError("invalid opcode in init_expr: " +
+                       std::to_string(opcode));
     }
   }
 }
@@ -807,10 +869,8 @@ Status WasmModuleReader::parseExports(Cursor &cursor) {
       return failWith(cursor, "");
     switch (kind) {
     case 0:
-      if (!validFunction(index))
-        return makeError("invalid function export");
       if (!definedFunction(index))
-        return unsupported("it exports an imported function");
+        return makeError("invalid function export");
       functionExported_[index - importedFunctions_] = true;
       symbol.kind = kSymbolFunction;
       break;
@@ -845,27 +905,30 @@ Status WasmModuleReader::parseElements(Cursor &cursor) {
       return failWith(cursor, "");
     if (flags & ~(kPassive | kTableNumber | kExpressions))
       return makeError("Unsupported flags for element segment");
-    const uint32_t table = (flags & kTableNumber) ? cursor.u32() : 0;
+    const bool passive = flags & kPassive;
+    const bool expressions = flags & kExpressions;
+    // Flag 2 names a table for an active segment and marks a passive one
+    // declarative.
+    const uint32_t table =
+        (!passive && (flags & kTableNumber)) ? cursor.u32() : 0;
     if (!validTable(table))
       return failWith(cursor, "invalid TableNumber");
-    if (!(flags & kPassive))
+    if (!passive)
       if (Status offset = readInitExpression(cursor); !offset.ok())
         return offset;
-    if (flags & (kPassive | kTableNumber)) {
-      const uint8_t elementKind = cursor.byte();
-      if (flags & kExpressions) {
-        if (elementKind != 0x70 && elementKind != 0x6f)
-          return failWith(cursor, "invalid reference type");
-      } else if (elementKind != 0) {
-        return failWith(cursor, "invalid elemtype");
-      }
+    if ((flags & (kPassive | kTableNumber)) && !expressions) {
+      if (cursor.u32() != 0) // an element kind: functions only
+        return failWith(cursor, "invalid elem type");
+    } else if (expressions) {
+      skipHeapType(cursor, cursor.u32()); // the elements' reference type
     }
-    if (flags & kExpressions)
-      return failWith(cursor,
-                      "elem segment init expressions not yet implemented");
     const uint32_t count = cursor.u32();
-    for (uint32_t entry = 0; entry < count && !cursor.failed(); ++entry)
-      cursor.u32();
+    for (uint32_t entry = 0; entry < count && !cursor.failed(); ++entry) {
+      if (!expressions)
+        cursor.u32();
+      else if (Status element = readInitExpression(cursor); !element.ok())
+        return element;
+    }
     return Status::success();
   });
 }
@@ -877,18 +940,21 @@ Status WasmModuleReader::parseCode(Cursor &cursor) {
   if (count != functionExported_.size())
     return makeError("invalid function count");
   for (uint32_t index = 0; index < count; ++index) {
-    // A body past the section or locals past the body would take LLVM's
-    // reader outside the section.
-    Cursor body(cursor.take(cursor.u32()));
-    if (cursor.failed())
-      return unsupported("a function body runs past its section");
-    const uint32_t groups = body.u32();
-    for (uint32_t group = 0; group < groups && !body.failed(); ++group) {
-      body.u32();
-      body.byte();
+    const uint32_t size = cursor.u32();
+    const uint64_t end = uint64_t(cursor.position()) + size;
+    // The locals: groups of a count and a value type's code, read on past
+    // the body's end if they say so.
+    const uint32_t groups = cursor.u32();
+    for (uint32_t group = 0; group < groups && !cursor.failed(); ++group) {
+      cursor.u32();
+      cursor.byte();
     }
-    if (body.failed())
-      return unsupported("a function's locals run past its body");
+    if (cursor.failed())
+      return failWith(cursor, "");
+    if (cursor.position() > end ||
+        end > uint64_t(cursor.position()) + cursor.remaining())
+      return makeError("Function extends beyond buffer");
+    cursor.take(end - cursor.position());
   }
   return requireEnd(cursor, "code section");
 }

@@ -1580,10 +1580,8 @@ TEST(WasmArchiveSymbols, Messages) {
   EXPECT_EQ(messageFor(object + wasmSection(8, std::string(1, '\0'))),
             "out of order section type: 8");
   changed = object;
-  changed[11] = 0x5f; // a struct type, in place of a function type
-  EXPECT_EQ(messageFor(changed),
-            "archive symbol tables for this Wasm member are not supported: "
-            "a type is not a function type");
+  changed[11] = 0x5d; // neither a function nor a GC type
+  EXPECT_EQ(messageFor(changed), "bad form");
 }
 
 // A linked module (no linking section): two functions, a table, a memory
