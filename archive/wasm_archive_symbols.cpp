@@ -173,7 +173,7 @@ constexpr uint32_t kBindingWeak = 0x1;
 constexpr uint32_t kBindingLocal = 0x2;
 constexpr uint32_t kFlagUndefined = 0x10;
 constexpr uint32_t kFlagExplicitName = 0x40;
-constexpr uint32_t kFlagAbsolute = 0x100;
+constexpr uint32_t kFlagAbsolute = 0x200;
 
 Error unsupported(const std::string &reason) {
   return makeError(
@@ -350,23 +350,24 @@ enum class RelocationTarget : uint8_t {
   Section,
 };
 
-const char *relocationTargetName(RelocationTarget target) {
+// LLVM's message for a relocation whose index does not fit its type.
+const char *relocationMismatch(RelocationTarget target) {
   switch (target) {
   case RelocationTarget::Function:
-    return "function";
+    return "invalid function relocation";
   case RelocationTarget::Table:
-    return "table";
+    return "invalid table relocation";
   case RelocationTarget::Type:
-    return "type";
+    return "invalid relocation type index";
   case RelocationTarget::GotEntry:
   case RelocationTarget::Global:
-    return "global";
+    return "invalid global relocation";
   case RelocationTarget::Tag:
-    return "tag";
+    return "invalid tag relocation";
   case RelocationTarget::Data:
-    return "data";
+    return "invalid data relocation";
   case RelocationTarget::Section:
-    return "section";
+    return "invalid section relocation";
   }
   return "";
 }
@@ -786,18 +787,17 @@ Status WasmModuleReader::parseGlobals(Cursor &cursor) {
 Status WasmModuleReader::readInitExpression(Cursor &cursor) {
   const size_t start = cursor.position();
   bool extended = false;
-  switch (cursor.byte()) {
+  const uint8_t first = cursor.byte();
+  switch (first) {
   case 0x41: // i32.const
     cursor.skipSignedLeb(32);
     break;
   case 0x42: // i64.const
     cursor.skipSignedLeb(64);
     break;
-  case 0x43: // f32.const
-    cursor.take(4);
-    break;
-  case 0x44: // f64.const
-    cursor.take(8);
+  case 0x43: // f32.const and f64.const
+  case 0x44:
+    cursor.take(first == 0x43 ? 4 : 8);
     break;
   case 0x23: // global.get
     cursor.u64();
@@ -835,11 +835,9 @@ Status WasmModuleReader::readInitExpression(Cursor &cursor) {
       cursor.u64();
       cursor.u64();
       break;
-    case 0x43: // f32.const
-      cursor.take(4);
-      break;
-    case 0x44: // f64.const
-      cursor.take(8);
+    case 0x43: // f32.const and f64.const
+    case 0x44:
+      cursor.take(opcode == 0x43 ? 4 : 8);
       break;
     case 0x6a: // i32.add, sub, mul
     case 0x6b:
@@ -1304,9 +1302,14 @@ Status WasmModuleReader::parseRelocations(Cursor &cursor) {
     if (type >= kRelocationRules.size())
       return makeError("invalid relocation type: " + std::to_string(type));
     const RelocationRule &rule = kRelocationRules[type];
-    if (!relocationTargetFits(rule.target, index))
-      return makeError(std::string("invalid relocation ") +
-                       relocationTargetName(rule.target) + " index");
+    // LLVM's message names the symbol at the index, which it looks up
+    // without checking the index.
+    if (!relocationTargetFits(rule.target, index)) {
+      if (index >= symbols_.size())
+        return unsupported("a relocation's index is past the symbols");
+      return makeError(std::string(relocationMismatch(rule.target)) + ": " +
+                       std::string(symbols_[index].name));
+    }
     if (rule.addendBits)
       cursor.skipSignedLeb(rule.addendBits);
     if (cursor.failed())

@@ -560,6 +560,7 @@ def wasm_generated():
         "wasm-section-too-large.o": header + b"\x01\x05\x01\x60\x00",
     }
     out.update(wasm_linked_generated())
+    out.update(wasm_object_generated())
     return out
 
 
@@ -605,6 +606,62 @@ def wasm_linked_module(names=True, dylink=False, start=None, tags=False,
             bytes([kind, len(body)]) + body for kind, body in
             ((1, functions), (7, globals_), (9, segments))))
     return module + wasm_custom(".debug_info", b"\x01\x02") + tail
+
+
+def wasm_object(symbols, linking_tail=b"", tail=b""):
+    """A relocatable object: two functions, a data segment and a linking
+    section with `symbols` (encoded entries) and further subsections."""
+    table = bytes([len(symbols)]) + b"".join(symbols)
+    linking = b"\x02\x08" + bytes([len(table)]) + table + linking_tail
+    return (b"\0asm\x01\0\0\0" + wasm_section(1, b"\x01\x60\0\0") +
+            wasm_section(3, b"\x02\0\0") +
+            wasm_section(10, b"\x02\x02\0\x0b\x02\0\x0b") +
+            wasm_section(11, b"\x01\0\x41\0\x0b\x04abcd") +
+            wasm_custom("linking", linking) + tail)
+
+
+def wasm_object_generated():
+    """Objects with comdats, debug relocations and symbols of every kind of
+    flag, and LLVM's messages for the faults in linking metadata its reader
+    names."""
+    f0 = b"\0\0\0" + wasm_name("f0")
+    comdat = b"\x01" + wasm_name("c") + b"\0\x02\x01\0\0\0"
+    twice = b"\x01" + wasm_name("c") + b"\0\x02\x01\0\x01\0"
+    data = b"\x01\0" + wasm_name("d") + b"\0\0\x04"
+    return {
+        "wasm-object-comdat.o": wasm_object(
+            [f0], b"\x07" + bytes([len(comdat)]) + comdat),
+        "wasm-object-empty-name.o": wasm_object([b"\0\0\0" + wasm_name("")]),
+        "wasm-object-binding-3.o": wasm_object([b"\0\x03\0" + wasm_name("f")]),
+        "wasm-object-absolute.o": wasm_object(
+            [b"\x01\x80\x04" + wasm_name("abs") + b"\x07\x05\x05"]),
+        "wasm-object-unknown-subsection.o": wasm_object(
+            [f0], b"\x63\x02\x01\x02"),
+        "wasm-object-comdat-twice.o": wasm_object(
+            [f0], b"\x07" + bytes([len(twice)]) + twice),
+        "wasm-object-comdat-kind.o": wasm_object(
+            [f0], b"\x07\x07\x01" + wasm_name("c") + b"\0\x01\x03\0"),
+        "wasm-object-duplicate.o": wasm_object(
+            [f0, b"\0\0\x01" + wasm_name("f0")]),
+        "wasm-object-symbol-kind.o": wasm_object([b"\x09\0\0"]),
+        "wasm-object-global-section-symbol.o": wasm_object([b"\x03\0\0"]),
+        "wasm-object-data-segment.o": wasm_object(
+            [b"\x01\0" + wasm_name("abs") + b"\x07\x05\x05"]),
+        "wasm-object-init-function.o": wasm_object(
+            [f0], b"\x06\x03\x01\0\x05"),
+        "wasm-object-segment-names.o": wasm_object(
+            [f0], b"\x05\x04\x02\0\0\0"),
+        "wasm-object-debug-relocation.o": wasm_object(
+            [f0], tail=wasm_custom(".debug_info", bytes(8)) +
+            wasm_custom("reloc..debug_info", b"\x05\x01\x09\0\0\0")),
+        "wasm-object-relocation-offset.o": wasm_object(
+            [f0], tail=wasm_custom("reloc.CODE",
+                                   b"\x02\x02\0\x03\0\0\x01\0")),
+        "wasm-object-relocation-symbol.o": wasm_object(
+            [f0, data], tail=wasm_custom("reloc.CODE", b"\x03\x01\0\x01\x01")),
+        "wasm-object-relocation-type.o": wasm_object(
+            [f0], tail=wasm_custom("reloc.CODE", b"\x03\x01\x06\x01\0")),
+    }
 
 
 def wasm_linked_generated():
