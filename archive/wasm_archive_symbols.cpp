@@ -200,54 +200,65 @@ public:
     return static_cast<uint8_t>(bytes_[position_++]);
   }
 
-  // An unsigned LEB128 of at most `bits` bits, in the fewest bytes that
-  // the width allows (LLVM pads to 5 bytes for relocatable fields).
+  // An unsigned LEB128 whose value fits `bits` bits (32 or 64). As in
+  // LLVM, any number of padding bytes may follow, as long as no bit past
+  // the 64th is set.
   uint64_t leb(unsigned bits) {
-    uint64_t value = 0;
-    const unsigned maxBytes = (bits + 6) / 7;
-    for (unsigned index = 0; index < maxBytes; ++index) {
-      const uint8_t next = byte();
-      if (failed_)
-        return 0;
-      const unsigned shift = 7 * index;
-      const uint64_t payload = next & 0x7f;
-      if (shift + 7 > bits && (payload >> (bits - shift)) != 0)
-        return fail();
-      value |= payload << shift;
-      if ((next & 0x80) == 0)
-        return value;
-    }
-    return fail();
-  }
-  uint32_t u32() { return static_cast<uint32_t>(leb(32)); }
-  uint64_t u64() { return leb(64); }
-
-  // A signed LEB128 whose value fits `bits` bits (32 or 64), in at most
-  // ten bytes.
-  void skipSignedLeb(unsigned bits) {
     uint64_t value = 0;
     unsigned shift = 0;
     uint8_t next = 0;
     do {
       next = byte();
       if (failed_)
-        return;
-      if (shift == 63 && next != 0 && next != 0x7f) {
-        fail();
-        return;
-      }
-      value |= uint64_t(next & 0x7f) << shift;
+        return 0;
+      const uint64_t slice = next & 0x7f;
+      if ((shift == 63 && slice > 1) || (shift > 63 && slice != 0))
+        return fail();
+      if (shift < 64)
+        value |= slice << shift;
       shift += 7;
-    } while ((next & 0x80) && shift < 70);
-    if (next & 0x80) {
-      fail();
-      return;
-    }
+    } while (next & 0x80);
+    if (bits < 64 && value >> bits != 0)
+      return fail();
+    return value;
+  }
+  uint32_t u32() { return static_cast<uint32_t>(leb(32)); }
+  uint64_t u64() { return leb(64); }
+
+  // A signed LEB128 whose value fits `bits` bits (32 or 64); padding as
+  // for leb(), in the sign's bits.
+  int64_t sleb(unsigned bits) {
+    uint64_t value = 0;
+    unsigned shift = 0;
+    uint8_t next = 0;
+    do {
+      next = byte();
+      if (failed_)
+        return 0;
+      const uint64_t slice = next & 0x7f;
+      const uint64_t fill = static_cast<int64_t>(value) < 0 ? 0x7f : 0;
+      if ((shift > 63 && slice != fill) ||
+          (shift == 63 && slice != 0 && slice != 0x7f))
+        return static_cast<int64_t>(fail());
+      if (shift < 64)
+        value |= slice << shift;
+      shift += 7;
+    } while (next & 0x80);
     if (shift < 64 && (next & 0x40))
       value |= ~uint64_t(0) << shift;
     const int64_t signedValue = static_cast<int64_t>(value);
     if (bits == 32 && (signedValue < INT32_MIN || signedValue > INT32_MAX))
+      return static_cast<int64_t>(fail());
+    return signedValue;
+  }
+  void skipSignedLeb(unsigned bits) { sleb(bits); }
+
+  // A mutability flag: a signed LEB128 of 0 or 1.
+  bool mutability() {
+    const int64_t value = sleb(64);
+    if (value != 0 && value != 1)
       fail();
+    return !failed_;
   }
 
   std::string_view string() {
@@ -718,7 +729,7 @@ Status WasmModuleReader::parseImports(Cursor &cursor) {
       ++importedGlobals_;
       importedGlobalNames_.push_back(field);
       cursor.byte();
-      if (cursor.byte() > 1)
+      if (!cursor.mutability())
         return unsupported("a global's mutability is not 0 or 1");
       return Status::success();
     case 4:
@@ -773,7 +784,7 @@ Status WasmModuleReader::parseTags(Cursor &cursor) {
 Status WasmModuleReader::parseGlobals(Cursor &cursor) {
   return forEachEntryToEnd(cursor, "global section", [&](uint32_t) -> Status {
     skipHeapType(cursor, cursor.u32());
-    if (cursor.byte() > 1)
+    if (!cursor.mutability())
       return unsupported("a global's mutability is not 0 or 1");
     ++definedGlobals_;
     return readInitExpression(cursor);

@@ -678,6 +678,10 @@ def wasm_linked_generated():
             tail=wasm_section(14, b"\0")),
         "wasm-linked-late-start.wasm": wasm_linked_module(
             tail=wasm_section(8, b"\0")),
+        "wasm-linked-padded-numbers.wasm": wasm_linked_module(
+            tail=wasm_section(0, b"\x81\x80\x80\x80\x80\x80\x00x")),
+        "wasm-linked-late-dylink.wasm": wasm_linked_module(
+            tail=wasm_section(0, b"\x08dylink.0\x05\x81\x80\x80\x80\x00")),
         "wasm-linked-two-names.wasm": wasm_linked_module(
             tail=wasm_custom("name", b"\x00\x01\x00")),
         "wasm-linked-bad-name.wasm": wasm_linked_module(names=False,
