@@ -307,7 +307,8 @@ Status forEachEntry(Cursor &cursor,
 // where LLVM's reader would have stopped the program instead.
 Status failWith(const Cursor &cursor, const std::string &message) {
   if (cursor.failed())
-    return unsupported("a section's contents are malformed");
+    return unsupported(
+        "a section ends inside a record or holds a malformed number");
   return makeError(message);
 }
 
@@ -315,7 +316,8 @@ Status failWith(const Cursor &cursor, const std::string &message) {
 // one that stopped early fails with LLVM's message.
 Status requireEnd(const Cursor &cursor, const std::string &what) {
   if (cursor.failed())
-    return unsupported("a section's contents are malformed");
+    return unsupported(
+        "a section ends inside a record or holds a malformed number");
   if (!cursor.atEnd())
     return makeError(what + " ended prematurely");
   return Status::success();
