@@ -303,12 +303,18 @@ Status forEachEntry(Cursor &cursor,
   return Status::success();
 }
 
+// Where LLVM's reader would stop the program: a read past the end of a
+// section, or a number malformed or too wide for its field.
+Status cutShort() {
+  return unsupported("a section ends inside a record or holds a malformed "
+                     "number");
+}
+
 // A failure LLVM reports with `message`, unless the cursor ran out first,
 // where LLVM's reader would have stopped the program instead.
 Status failWith(const Cursor &cursor, const std::string &message) {
   if (cursor.failed())
-    return unsupported(
-        "a section ends inside a record or holds a malformed number");
+    return cutShort();
   return makeError(message);
 }
 
@@ -316,8 +322,7 @@ Status failWith(const Cursor &cursor, const std::string &message) {
 // one that stopped early fails with LLVM's message.
 Status requireEnd(const Cursor &cursor, const std::string &what) {
   if (cursor.failed())
-    return unsupported(
-        "a section ends inside a record or holds a malformed number");
+    return cutShort();
   if (!cursor.atEnd())
     return makeError(what + " ended prematurely");
   return Status::success();
@@ -615,7 +620,7 @@ Status WasmModuleReader::parseSection(uint8_t id, std::string_view name,
     const uint32_t start = cursor.u32();
     if (!cursor.failed() && !validFunction(start))
       return makeError("invalid start function");
-    return cursor.failed() ? failWith(cursor, "") : Status::success();
+    return cursor.failed() ? cutShort() : Status::success();
   }
   case kElem:
     return parseElements(cursor);
@@ -625,7 +630,7 @@ Status WasmModuleReader::parseSection(uint8_t id, std::string_view name,
     return parseData(cursor);
   case kDataCount:
     dataCount_ = cursor.u32();
-    return cursor.failed() ? failWith(cursor, "") : Status::success();
+    return cursor.failed() ? cutShort() : Status::success();
   default:
     return makeError("invalid section type: " + std::to_string(id));
   }
@@ -877,7 +882,7 @@ Status WasmModuleReader::parseExports(Cursor &cursor) {
     const uint8_t kind = cursor.byte();
     const uint32_t index = cursor.u32();
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     switch (kind) {
     case 0:
       if (!definedFunction(index))
@@ -913,7 +918,7 @@ Status WasmModuleReader::parseElements(Cursor &cursor) {
   return forEachEntryToEnd(cursor, "elem section", [&](uint32_t) -> Status {
     const uint32_t flags = cursor.u32();
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     if (flags & ~(kPassive | kTableNumber | kExpressions))
       return makeError("Unsupported flags for element segment");
     const bool passive = flags & kPassive;
@@ -947,7 +952,7 @@ Status WasmModuleReader::parseElements(Cursor &cursor) {
 Status WasmModuleReader::parseCode(Cursor &cursor) {
   const uint32_t count = cursor.u32();
   if (cursor.failed())
-    return failWith(cursor, "");
+    return cutShort();
   if (count != functionExported_.size())
     return makeError("invalid function count");
   for (uint32_t index = 0; index < count; ++index) {
@@ -961,7 +966,7 @@ Status WasmModuleReader::parseCode(Cursor &cursor) {
       cursor.byte();
     }
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     if (cursor.position() > end ||
         end > uint64_t(cursor.position()) + cursor.remaining())
       return makeError("Function extends beyond buffer");
@@ -1062,7 +1067,7 @@ Status WasmModuleReader::parseNames(Cursor &cursor) {
       Symbol symbol;
       symbol.name = cursor.string();
       if (cursor.failed())
-        return failWith(cursor, "");
+        return cutShort();
       if (type == 1) {
         if (!seenFunctions.insert(index).second)
           return makeError("function named more than once");
@@ -1110,7 +1115,7 @@ Status WasmModuleReader::parseLinking(Cursor &cursor) {
   hasLinking_ = true;
   const uint32_t version = cursor.u32();
   if (cursor.failed())
-    return failWith(cursor, "");
+    return cutShort();
   if (version != 2)
     return makeError("unexpected metadata version: " + std::to_string(version) +
                      " (Expected: 2)");
@@ -1164,7 +1169,7 @@ Status WasmModuleReader::parseSymbol(Cursor &cursor,
   symbol.kind = cursor.byte();
   symbol.flags = cursor.u32();
   if (cursor.failed())
-    return failWith(cursor, "");
+    return cutShort();
   const bool defined = !(symbol.flags & kFlagUndefined);
   const bool weak = (symbol.flags & kBindingMask) == kBindingWeak;
   const bool local = (symbol.flags & kBindingMask) == kBindingLocal;
@@ -1175,7 +1180,7 @@ Status WasmModuleReader::parseSymbol(Cursor &cursor,
   case kSymbolTag: {
     const uint32_t index = cursor.u32();
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     const char *kindName = symbol.kind == kSymbolFunction ? "function"
                            : symbol.kind == kSymbolGlobal ? "global"
                            : symbol.kind == kSymbolTable  ? "table"
@@ -1215,7 +1220,7 @@ Status WasmModuleReader::parseSymbol(Cursor &cursor,
       const uint64_t offset = cursor.u64();
       cursor.u64();
       if (cursor.failed())
-        return failWith(cursor, "");
+        return cutShort();
       if (!(symbol.flags & kFlagAbsolute)) {
         if (segment >= segmentSizes_.size())
           return makeError("invalid data segment index: " +
@@ -1243,7 +1248,7 @@ Status WasmModuleReader::parseSymbol(Cursor &cursor,
     return makeError("invalid symbol type: " + std::to_string(symbol.kind));
   }
   if (cursor.failed())
-    return failWith(cursor, "");
+    return cutShort();
   if (!local && !names.insert(symbol.name).second)
     return makeError("duplicate symbol name " + std::string(symbol.name));
   symbols_.push_back(symbol);
@@ -1263,7 +1268,7 @@ Status WasmModuleReader::parseComdats(Cursor &cursor) {
       const uint32_t kind = cursor.u32();
       const uint32_t index = cursor.u32();
       if (cursor.failed())
-        return failWith(cursor, "");
+        return cutShort();
       switch (kind) {
       case 0: // a data segment
         if (index >= segmentSizes_.size())
@@ -1296,7 +1301,7 @@ Status WasmModuleReader::parseComdats(Cursor &cursor) {
 Status WasmModuleReader::parseRelocations(Cursor &cursor) {
   const uint32_t target = cursor.u32();
   if (cursor.failed())
-    return failWith(cursor, "");
+    return cutShort();
   if (target >= sections_.size())
     return makeError("invalid section index");
   const uint64_t targetSize = sections_[target].size;
@@ -1305,13 +1310,13 @@ Status WasmModuleReader::parseRelocations(Cursor &cursor) {
     const uint32_t type = cursor.u32();
     const uint32_t offset = cursor.u32();
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     if (offset < previousOffset)
       return makeError("relocations not in offset order");
     previousOffset = offset;
     const uint32_t index = cursor.u32();
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     if (type >= kRelocationRules.size())
       return makeError("invalid relocation type: " + std::to_string(type));
     const RelocationRule &rule = kRelocationRules[type];
@@ -1326,7 +1331,7 @@ Status WasmModuleReader::parseRelocations(Cursor &cursor) {
     if (rule.addendBits)
       cursor.skipSignedLeb(rule.addendBits);
     if (cursor.failed())
-      return failWith(cursor, "");
+      return cutShort();
     if (offset + uint64_t(rule.width) > targetSize)
       return makeError("invalid relocation offset");
     return Status::success();
@@ -1364,7 +1369,7 @@ Status WasmModuleReader::parseProducers(Cursor &cursor) {
       cursor, "producers section", [&](uint32_t) -> Status {
         const std::string_view field = cursor.string();
         if (cursor.failed())
-          return failWith(cursor, "");
+          return cutShort();
         if (!fieldNames.insert(field).second)
           return makeError("producers section does not have unique fields");
         if (field != "language" && field != "processed-by" && field != "sdk")
@@ -1387,7 +1392,7 @@ Status WasmModuleReader::parseTargetFeatures(Cursor &cursor) {
       cursor, "target features section", [&](uint32_t) -> Status {
         const uint8_t prefix = cursor.byte();
         if (cursor.failed())
-          return failWith(cursor, "");
+          return cutShort();
         if (prefix != '+' && prefix != '-' && prefix != '=')
           return makeError("unknown feature policy prefix");
         const std::string_view feature = cursor.string();
