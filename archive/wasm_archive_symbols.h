@@ -33,10 +33,13 @@
 // LLVM parses every section on construction and fails on what it finds
 // wrong with messages of its own; this reader checks the same things in
 // the same order and gives the same messages. Where LLVM's reader would
-// stop the program instead (a read past the end of a section, a number too
-// wide for its field) or read outside the section (a subsection or function
-// body running past it, a section symbol or a data segment name index one
-// past the end), the member is refused with an error of ours naming why.
+// stop the program instead (a read past the end of a section, a number
+// malformed or too wide for its field, a global's mutability other than 0
+// or 1) or read past the section or its tables (a linking or dylink.0
+// subsection running past its section, a section symbol past the sections,
+// a name for the data segment one past the last, a mismatched relocation
+// whose index is past the symbols, which LLVM's message would name), the
+// member is refused with an error of ours naming why.
 #pragma once
 
 #include <string>
