@@ -1582,6 +1582,18 @@ TEST(WasmArchiveSymbols, Messages) {
   changed = object;
   changed[11] = 0x5d; // neither a function nor a GC type
   EXPECT_EQ(messageFor(changed), "bad form");
+  // A function index relocation of a data symbol: LLVM names the symbol.
+  auto relocation = [&](char symbol) {
+    return object +
+           wasmSection(0, wasmName("reloc.CODE") +
+                              std::string("\x02\x01\x00\x01", 4) + symbol);
+  };
+  EXPECT_EQ(messageFor(relocation(2)), "invalid function relocation: hidden_d");
+  EXPECT_EQ(messageFor(relocation(0)), "no error");
+  // Past the symbols, LLVM's message would read outside its table.
+  EXPECT_EQ(messageFor(relocation(9)),
+            "archive symbol tables for this Wasm member are not supported: "
+            "a relocation's index is past the symbols");
 }
 
 // A linked module (no linking section): two functions, a table, a memory
