@@ -1,9 +1,13 @@
-// WebAssembly objects for archive symbol tables (see the header).
+// WebAssembly modules for archive symbol tables (see the header).
 #include "archive/wasm_archive_symbols.h"
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace offbundle {
 namespace {
@@ -17,56 +21,159 @@ enum SectionId : uint8_t {
   kMemory = 5,
   kGlobal = 6,
   kExport = 7,
+  kStart = 8,
   kElem = 9,
   kCode = 10,
   kData = 11,
   kDataCount = 12,
+  kTag = 13,
 };
 
-// The order the standard sections must come in; a lower rank first.
-int sectionRank(uint8_t id) {
+// The places a section may take in a module. A section may not follow any
+// section reachable from it through `kMustNotPrecede`; unknown custom
+// sections go anywhere.
+enum SectionOrder : uint8_t {
+  kOrderNone,
+  kOrderType,
+  kOrderImport,
+  kOrderFunction,
+  kOrderTable,
+  kOrderMemory,
+  kOrderTag,
+  kOrderGlobal,
+  kOrderExport,
+  kOrderStart,
+  kOrderElem,
+  kOrderDataCount,
+  kOrderCode,
+  kOrderData,
+  kOrderDylink,
+  kOrderLinking,
+  kOrderReloc,
+  kOrderName,
+  kOrderProducers,
+  kOrderTargetFeatures,
+  kOrderCount,
+};
+
+// For each place, the places that must not already have been seen: itself
+// (no repeats) and the next one, whose own successors follow transitively.
+// Relocation sections may repeat and go anywhere.
+constexpr std::array<std::array<SectionOrder, 3>, kOrderCount> kMustNotPrecede =
+    {{
+        {},
+        {kOrderType, kOrderImport},
+        {kOrderImport, kOrderFunction},
+        {kOrderFunction, kOrderTable},
+        {kOrderTable, kOrderMemory},
+        {kOrderMemory, kOrderTag},
+        {kOrderTag, kOrderGlobal},
+        {kOrderGlobal, kOrderExport},
+        {kOrderExport, kOrderStart},
+        {kOrderStart, kOrderElem},
+        {kOrderElem, kOrderDataCount},
+        {kOrderDataCount, kOrderCode},
+        {kOrderCode, kOrderData},
+        {kOrderData, kOrderLinking},
+        {kOrderDylink, kOrderType},
+        {kOrderLinking, kOrderReloc, kOrderName},
+        {},
+        {kOrderName, kOrderProducers},
+        {kOrderProducers, kOrderTargetFeatures},
+        {kOrderTargetFeatures},
+    }};
+
+SectionOrder sectionOrder(uint8_t id, std::string_view name) {
   switch (id) {
+  case kCustom:
+    if (name == "dylink" || name == "dylink.0")
+      return kOrderDylink;
+    if (name == "linking")
+      return kOrderLinking;
+    if (name.substr(0, 6) == "reloc.")
+      return kOrderReloc;
+    if (name == "name")
+      return kOrderName;
+    if (name == "producers")
+      return kOrderProducers;
+    if (name == "target_features")
+      return kOrderTargetFeatures;
+    return kOrderNone;
   case kType:
-    return 1;
+    return kOrderType;
   case kImport:
-    return 2;
+    return kOrderImport;
   case kFunction:
-    return 3;
+    return kOrderFunction;
   case kTable:
-    return 4;
+    return kOrderTable;
   case kMemory:
-    return 5;
+    return kOrderMemory;
   case kGlobal:
-    return 6;
+    return kOrderGlobal;
   case kExport:
-    return 7;
+    return kOrderExport;
+  case kStart:
+    return kOrderStart;
   case kElem:
-    return 8;
-  case kDataCount:
-    return 9;
+    return kOrderElem;
   case kCode:
-    return 10;
+    return kOrderCode;
   case kData:
-    return 11;
+    return kOrderData;
+  case kDataCount:
+    return kOrderDataCount;
+  case kTag:
+    return kOrderTag;
   default:
-    return 0;
+    return kOrderNone;
   }
 }
+
+class SectionOrderChecker {
+public:
+  // Whether the section may come here; if so it counts as seen.
+  bool accept(uint8_t id, std::string_view name) {
+    const SectionOrder order = sectionOrder(id, name);
+    if (order == kOrderNone)
+      return true;
+    std::array<bool, kOrderCount> queued{};
+    std::vector<SectionOrder> pending{order};
+    while (!pending.empty()) {
+      const SectionOrder current = pending.back();
+      pending.pop_back();
+      for (SectionOrder next : kMustNotPrecede[current]) {
+        if (next == kOrderNone || queued[next])
+          continue;
+        if (seen_[next])
+          return false;
+        queued[next] = true;
+        pending.push_back(next);
+      }
+    }
+    seen_[order] = true;
+    return true;
+  }
+
+private:
+  std::array<bool, kOrderCount> seen_{};
+};
 
 enum SymbolKind : uint8_t {
   kSymbolFunction = 0,
   kSymbolData = 1,
   kSymbolGlobal = 2,
   kSymbolSection = 3,
+  kSymbolTag = 4,
   kSymbolTable = 5,
 };
 
 constexpr uint32_t kBindingMask = 0x3;
+constexpr uint32_t kBindingWeak = 0x1;
 constexpr uint32_t kBindingLocal = 0x2;
 constexpr uint32_t kFlagUndefined = 0x10;
 constexpr uint32_t kFlagExplicitName = 0x40;
-// Binding, hidden, undefined, exported, explicit name, no-strip and TLS.
-constexpr uint32_t kKnownFlags = 0x1f7;
+constexpr uint32_t kFlagAbsolute = 0x200;
 
 Error unsupported(const std::string &reason) {
   return makeError(
@@ -76,6 +183,8 @@ Error unsupported(const std::string &reason) {
 
 // A bounds-checked reader over one payload. A failed read makes the cursor
 // fail for good and returns 0, so callers check failed() once per record.
+// Where LLVM's reader would stop the program (a read past the end, a number
+// too wide), this cursor fails and the member is refused.
 class Cursor {
 public:
   explicit Cursor(std::string_view bytes) : bytes_(bytes) {}
@@ -83,6 +192,7 @@ public:
   bool failed() const { return failed_; }
   bool atEnd() const { return position_ == bytes_.size(); }
   size_t position() const { return position_; }
+  size_t remaining() const { return bytes_.size() - position_; }
 
   uint8_t byte() {
     if (failed_ || position_ >= bytes_.size())
@@ -90,37 +200,65 @@ public:
     return static_cast<uint8_t>(bytes_[position_++]);
   }
 
-  // An unsigned LEB128 of at most `bits` bits, in the fewest bytes that
-  // the width allows (LLVM pads to 5 bytes for relocatable fields).
+  // An unsigned LEB128 whose value fits `bits` bits (32 or 64). As in
+  // LLVM, any number of padding bytes may follow, as long as no bit past
+  // the 64th is set.
   uint64_t leb(unsigned bits) {
     uint64_t value = 0;
-    const unsigned maxBytes = (bits + 6) / 7;
-    for (unsigned index = 0; index < maxBytes; ++index) {
-      const uint8_t next = byte();
+    unsigned shift = 0;
+    uint8_t next = 0;
+    do {
+      next = byte();
       if (failed_)
         return 0;
-      const unsigned shift = 7 * index;
-      const uint64_t payload = next & 0x7f;
-      if (shift + 7 > bits && (payload >> (bits - shift)) != 0)
+      const uint64_t slice = next & 0x7f;
+      if ((shift == 63 && slice > 1) || (shift > 63 && slice != 0))
         return fail();
-      value |= payload << shift;
-      if ((next & 0x80) == 0)
-        return value;
-    }
-    return fail();
+      if (shift < 64)
+        value |= slice << shift;
+      shift += 7;
+    } while (next & 0x80);
+    if (bits < 64 && value >> bits != 0)
+      return fail();
+    return value;
   }
   uint32_t u32() { return static_cast<uint32_t>(leb(32)); }
   uint64_t u64() { return leb(64); }
 
-  // A signed LEB128 of at most `bits` bits; only the encoding is checked.
-  void skipSignedLeb(unsigned bits) {
-    const unsigned maxBytes = (bits + 6) / 7;
-    for (unsigned index = 0; index < maxBytes; ++index) {
-      const uint8_t next = byte();
-      if (failed_ || (next & 0x80) == 0)
-        return;
-    }
-    fail();
+  // A signed LEB128 whose value fits `bits` bits (32 or 64); padding as
+  // for leb(), in the sign's bits.
+  int64_t sleb(unsigned bits) {
+    uint64_t value = 0;
+    unsigned shift = 0;
+    uint8_t next = 0;
+    do {
+      next = byte();
+      if (failed_)
+        return 0;
+      const uint64_t slice = next & 0x7f;
+      const uint64_t fill = static_cast<int64_t>(value) < 0 ? 0x7f : 0;
+      if ((shift > 63 && slice != fill) ||
+          (shift == 63 && slice != 0 && slice != 0x7f))
+        return static_cast<int64_t>(fail());
+      if (shift < 64)
+        value |= slice << shift;
+      shift += 7;
+    } while (next & 0x80);
+    if (shift < 64 && (next & 0x40))
+      value |= ~uint64_t(0) << shift;
+    const int64_t signedValue = static_cast<int64_t>(value);
+    if (bits == 32 && (signedValue < INT32_MIN || signedValue > INT32_MAX))
+      return static_cast<int64_t>(fail());
+    return signedValue;
+  }
+  void skipSignedLeb(unsigned bits) { sleb(bits); }
+
+  // A mutability flag: a signed LEB128 of 0 or 1.
+  bool mutability() {
+    const int64_t value = sleb(64);
+    if (value != 0 && value != 1)
+      fail();
+    return !failed_;
   }
 
   std::string_view string() {
@@ -138,6 +276,11 @@ public:
     return taken;
   }
 
+  void rewind(size_t position) {
+    if (!failed_)
+      position_ = position;
+  }
+
 private:
   uint8_t fail() {
     failed_ = true;
@@ -149,83 +292,266 @@ private:
   bool failed_ = false;
 };
 
-struct LinkingSymbol {
+// Reads a count, then calls `entry` that many times while the cursor holds
+// and the entries succeed: the vector walk every section shares.
+Status forEachEntry(Cursor &cursor,
+                    const std::function<Status(uint32_t index)> &entry) {
+  const uint32_t count = cursor.u32();
+  for (uint32_t index = 0; index < count && !cursor.failed(); ++index)
+    if (Status status = entry(index); !status.ok())
+      return status;
+  return Status::success();
+}
+
+// Where LLVM's reader would stop the program: a read past the end of a
+// section, or a number malformed or too wide for its field.
+Status cutShort() {
+  return unsupported("a section ends inside a record or holds a malformed "
+                     "number");
+}
+
+// A failure LLVM reports with `message`, unless the cursor ran out first,
+// where LLVM's reader would have stopped the program instead.
+Status failWith(const Cursor &cursor, const std::string &message) {
+  if (cursor.failed())
+    return cutShort();
+  return makeError(message);
+}
+
+// The end of a section or subsection: a cursor that ran out is refused,
+// one that stopped early fails with LLVM's message.
+Status requireEnd(const Cursor &cursor, const std::string &what) {
+  if (cursor.failed())
+    return cutShort();
+  if (!cursor.atEnd())
+    return makeError(what + " ended prematurely");
+  return Status::success();
+}
+
+// The same for a whole section, which must end with its last entry.
+Status forEachEntryToEnd(Cursor &cursor, const std::string &what,
+                         const std::function<Status(uint32_t index)> &entry) {
+  if (Status status = forEachEntry(cursor, entry); !status.ok())
+    return status;
+  return requireEnd(cursor, what);
+}
+
+// Walks the subsections of a linking or dylink.0 section (type, size,
+// payload), each of which must be read to its end.
+Status forEachSubsection(
+    Cursor &cursor, const std::string &what,
+    const std::function<Status(uint8_t type, Cursor &subsection)> &parse) {
+  while (!cursor.atEnd() && !cursor.failed()) {
+    const uint8_t type = cursor.byte();
+    const uint32_t size = cursor.u32();
+    // LLVM would read on past the section's end.
+    if (cursor.failed() || size > cursor.remaining())
+      return unsupported("a " + what + " subsection runs past its section");
+    Cursor subsection(cursor.take(size));
+    if (Status status = parse(type, subsection); !status.ok())
+      return status;
+    if (Status end = requireEnd(subsection, what + " sub-section"); !end.ok())
+      return end;
+  }
+  return requireEnd(cursor, what + " section");
+}
+
+// What a relocation's index refers to.
+enum class RelocationTarget : uint8_t {
+  Function,
+  Table,
+  Type,
+  GotEntry, // a global, data or function symbol
+  Global,
+  Tag,
+  Data,
+  Section,
+};
+
+// LLVM's message for a relocation whose index does not fit its type.
+const char *relocationMismatch(RelocationTarget target) {
+  switch (target) {
+  case RelocationTarget::Function:
+    return "invalid function relocation";
+  case RelocationTarget::Table:
+    return "invalid table relocation";
+  case RelocationTarget::Type:
+    return "invalid relocation type index";
+  case RelocationTarget::GotEntry:
+  case RelocationTarget::Global:
+    return "invalid global relocation";
+  case RelocationTarget::Tag:
+    return "invalid tag relocation";
+  case RelocationTarget::Data:
+    return "invalid data relocation";
+  case RelocationTarget::Section:
+    return "invalid section relocation";
+  }
+  return "";
+}
+
+// Per relocation type: the width of the field it patches (LLVM's, which
+// counts 5 bytes for some 64-bit LEB fields), the width of the signed
+// addend that follows (0 for none), and what its index refers to.
+struct RelocationRule {
+  uint8_t width;
+  uint8_t addendBits;
+  RelocationTarget target;
+};
+
+using Target = RelocationTarget;
+constexpr std::array<RelocationRule, 27> kRelocationRules = {{
+    {5, 0, Target::Function},  // function index LEB
+    {5, 0, Target::Function},  // table index SLEB
+    {4, 0, Target::Function},  // table index I32
+    {5, 32, Target::Data},     // memory address LEB
+    {5, 32, Target::Data},     // memory address SLEB
+    {4, 32, Target::Data},     // memory address I32
+    {5, 0, Target::Type},      // type index LEB
+    {5, 0, Target::GotEntry},  // global index LEB
+    {4, 32, Target::Function}, // function offset I32
+    {4, 32, Target::Section},  // section offset I32
+    {5, 0, Target::Tag},       // tag index LEB
+    {5, 32, Target::Data},     // memory address relative SLEB
+    {5, 0, Target::Function},  // table index relative SLEB
+    {4, 0, Target::Global},    // global index I32
+    {10, 64, Target::Data},    // memory address LEB64
+    {10, 64, Target::Data},    // memory address SLEB64
+    {8, 64, Target::Data},     // memory address I64
+    {10, 64, Target::Data},    // memory address relative SLEB64
+    {5, 0, Target::Function},  // table index SLEB64
+    {8, 0, Target::Function},  // table index I64
+    {5, 0, Target::Table},     // table number LEB
+    {5, 32, Target::Data},     // memory address TLS SLEB
+    {8, 64, Target::Function}, // function offset I64
+    {4, 32, Target::Data},     // memory address LOCREL I32
+    {5, 0, Target::Function},  // table index relative SLEB64
+    {5, 64, Target::Data},     // memory address TLS SLEB64
+    {4, 0, Target::Function},  // function index I32
+}};
+
+struct Symbol {
   uint8_t kind = 0;
   uint32_t flags = 0;
   std::string_view name;
 };
 
-// What the standard sections declare, as far as the linking and relocation
-// sections refer to it.
-class WasmObjectReader {
+struct Section {
+  uint8_t id = 0;
+  std::string_view name;
+  uint64_t size = 0;
+};
+
+// What the module declares, as far as its symbols and the checks LLVM
+// makes on reading it refer to it.
+class WasmModuleReader {
 public:
   Result<std::vector<std::string>> read(std::string_view bytes);
 
 private:
   Status parseSection(uint8_t id, std::string_view name,
                       std::string_view payload);
-  Status parseStandard(uint8_t id, Cursor &cursor);
+  Status parseCustom(std::string_view name, Cursor &cursor);
+  Status parseType(Cursor &cursor);
   Status parseImports(Cursor &cursor);
+  Status parseFunctions(Cursor &cursor);
+  Status parseTables(Cursor &cursor);
+  Status parseMemories(Cursor &cursor);
+  Status parseTags(Cursor &cursor);
+  Status parseGlobals(Cursor &cursor);
+  Status parseExports(Cursor &cursor);
+  Status parseElements(Cursor &cursor);
   Status parseCode(Cursor &cursor);
   Status parseData(Cursor &cursor);
+  Status parseDylink(Cursor &cursor);
+  Status parseDylink0(Cursor &cursor);
+  Status parseNames(Cursor &cursor);
   Status parseLinking(Cursor &cursor);
   Status parseSymbolTable(Cursor &cursor);
+  Status parseSymbol(Cursor &cursor, std::set<std::string_view> &names);
+  Status parseComdats(Cursor &cursor);
   Status parseRelocations(Cursor &cursor);
   Status parseProducers(Cursor &cursor);
   Status parseTargetFeatures(Cursor &cursor);
 
-  bool readValueType(Cursor &cursor) {
-    const uint8_t type = cursor.byte();
-    return type == 0x7f || type == 0x7e || type == 0x7d || type == 0x7c ||
-           type == 0x7b || type == 0x70 || type == 0x6f;
+  // A value type whose code has been read: a reference type with an
+  // explicit heap type (0x63 nullable, 0x64 not) carries it as a signed
+  // LEB128. Any other code stands for itself.
+  static void skipHeapType(Cursor &cursor, uint64_t code) {
+    if (code == 0x63 || code == 0x64)
+      cursor.skipSignedLeb(64);
   }
-  // Limits without the shared or custom page size flags.
-  bool readLimits(Cursor &cursor) {
+  // Whether a value type code is a number or vector type, which no table
+  // may hold; all other codes count as references to LLVM.
+  static bool isNumberType(uint64_t code) {
+    return code == 0x7f || code == 0x7e || code == 0x7d || code == 0x7c ||
+           code == 0x7b;
+  }
+  // Limits: flags, minimum and, with flag 1, maximum.
+  static void readLimits(Cursor &cursor) {
     const uint32_t flags = cursor.u32();
-    if (flags & ~uint32_t(0x5))
-      return false;
     cursor.u64();
     if (flags & 0x1)
       cursor.u64();
-    return !cursor.failed();
   }
-  // A constant or a global.get of an imported global, then end.
-  bool readInitExpression(Cursor &cursor) {
-    switch (cursor.byte()) {
-    case 0x41: // i32.const
-      cursor.skipSignedLeb(32);
-      break;
-    case 0x42: // i64.const
-      cursor.skipSignedLeb(64);
-      break;
-    default:
-      return false;
-    }
-    return cursor.byte() == 0x0b && !cursor.failed();
+  static Status readTableType(Cursor &cursor) {
+    const uint32_t elementType = cursor.u32();
+    skipHeapType(cursor, elementType);
+    readLimits(cursor);
+    if (isNumberType(elementType))
+      return failWith(cursor, "invalid table element type");
+    return Status::success();
+  }
+  Status readFunctionOrGcType(Cursor &cursor, uint32_t &count);
+  static Status readInitExpression(Cursor &cursor);
+
+  bool validFunction(uint32_t index) const {
+    return index < importedFunctions_ + uint64_t(functionExported_.size());
+  }
+  bool definedFunction(uint32_t index) const {
+    return index >= importedFunctions_ && validFunction(index);
+  }
+  bool validGlobal(uint32_t index) const {
+    return index < importedGlobals_ + uint64_t(definedGlobals_);
+  }
+  bool validTable(uint32_t index) const {
+    return index < importedTables_ + uint64_t(definedTables_);
+  }
+  bool validTag(uint32_t index) const {
+    return index < importedTags_ + uint64_t(definedTags_);
+  }
+  bool relocationTargetFits(RelocationTarget target, uint32_t index) const;
+  bool symbolOfKind(uint32_t index, uint8_t kind) const {
+    return index < symbols_.size() && symbols_[index].kind == kind;
   }
 
   uint32_t typeCount_ = 0;
+  std::vector<std::string_view> importedFunctionNames_;
+  std::vector<std::string_view> importedGlobalNames_;
+  std::vector<std::string_view> importedTableNames_;
+  std::vector<std::string_view> importedTagNames_;
   uint32_t importedFunctions_ = 0;
   uint32_t importedGlobals_ = 0;
   uint32_t importedTables_ = 0;
-  uint32_t definedFunctions_ = 0;
+  uint32_t importedTags_ = 0;
+  // One entry per defined function: whether an export names it.
+  std::vector<bool> functionExported_;
+  std::vector<bool> functionInComdat_;
   uint32_t definedGlobals_ = 0;
   uint32_t definedTables_ = 0;
+  uint32_t definedTags_ = 0;
   std::optional<uint32_t> dataCount_;
   std::vector<uint64_t> segmentSizes_;
-  bool seenCode_ = false;
-  // Sizes of the sections read so far, by index, with their ids.
-  std::vector<std::pair<uint8_t, uint64_t>> sections_;
-  int lastRank_ = 0;
-  bool seenCustom_ = false;
-  bool seenLinking_ = false;
-  bool seenProducers_ = false;
-  bool seenTargetFeatures_ = false;
-  std::vector<LinkingSymbol> symbols_;
+  std::vector<bool> segmentInComdat_;
+  std::vector<Section> sections_;
+  SectionOrderChecker order_;
+  bool hasLinking_ = false;
+  bool hasDylink_ = false;
+  std::vector<Symbol> symbols_;
 };
 
 Result<std::vector<std::string>>
-WasmObjectReader::read(std::string_view bytes) {
+WasmModuleReader::read(std::string_view bytes) {
   if (bytes.size() < 8)
     return makeError("missing version number");
   const uint32_t version = static_cast<uint8_t>(bytes[4]) |
@@ -253,450 +579,835 @@ WasmObjectReader::read(std::string_view bytes) {
         return unsupported("a custom section's name is malformed");
       payload = payload.substr(custom.position());
     }
+    if (!order_.accept(id, name))
+      return makeError("out of order section type: " + std::to_string(id));
     if (Status status = parseSection(id, name, payload); !status.ok())
       return status.takeError();
-    sections_.emplace_back(id, payload.size());
+    sections_.push_back({id, name, payload.size()});
   }
-  if (!seenLinking_)
-    return unsupported("it has no linking section");
-  if (definedFunctions_ != 0 && !seenCode_)
-    return unsupported("it has functions but no code section");
   std::vector<std::string> names;
-  for (const LinkingSymbol &symbol : symbols_)
+  for (const Symbol &symbol : symbols_)
     if ((symbol.flags & kBindingMask) != kBindingLocal &&
         !(symbol.flags & kFlagUndefined))
       names.emplace_back(symbol.name);
   return names;
 }
 
-Status WasmObjectReader::parseSection(uint8_t id, std::string_view name,
+Status WasmModuleReader::parseSection(uint8_t id, std::string_view name,
                                       std::string_view payload) {
   Cursor cursor(payload);
-  Status status = Status::success();
-  if (id != kCustom) {
-    const int rank = sectionRank(id);
-    if (rank == 0)
-      return unsupported("it has a section of type " + std::to_string(id));
-    if (rank <= lastRank_ || seenCustom_)
-      return unsupported("its sections are out of order");
-    lastRank_ = rank;
-    status = parseStandard(id, cursor);
-  } else {
-    seenCustom_ = true;
-    if (name == "linking" && !seenLinking_) {
-      status = parseLinking(cursor);
-      seenLinking_ = true;
-    } else if (name.substr(0, 6) == "reloc." && seenLinking_) {
-      status = parseRelocations(cursor);
-    } else if (name == "producers" && !seenProducers_) {
-      status = parseProducers(cursor);
-      seenProducers_ = true;
-    } else if (name == "target_features" && !seenTargetFeatures_) {
-      status = parseTargetFeatures(cursor);
-      seenTargetFeatures_ = true;
-    } else {
-      return unsupported("it has a custom section \"" + std::string(name) +
-                         "\" here");
-    }
-  }
-  if (!status.ok())
-    return status;
-  if (cursor.failed() || !cursor.atEnd())
-    return unsupported("a section's contents are malformed");
-  return Status::success();
-}
-
-Status WasmObjectReader::parseStandard(uint8_t id, Cursor &cursor) {
   switch (id) {
-  case kType: {
-    typeCount_ = cursor.u32();
-    for (uint32_t index = 0; index < typeCount_ && !cursor.failed(); ++index) {
-      if (cursor.byte() != 0x60)
-        return unsupported("a type is not a function type");
-      for (int list = 0; list < 2; ++list) {
-        const uint32_t count = cursor.u32();
-        for (uint32_t value = 0; value < count && !cursor.failed(); ++value)
-          if (!readValueType(cursor))
-            return unsupported("a type has an unknown value type");
-      }
-    }
-    return Status::success();
-  }
+  case kCustom:
+    return parseCustom(name, cursor);
+  case kType:
+    return parseType(cursor);
   case kImport:
     return parseImports(cursor);
-  case kFunction: {
-    definedFunctions_ = cursor.u32();
-    for (uint32_t index = 0; index < definedFunctions_ && !cursor.failed();
-         ++index)
-      if (cursor.u32() >= typeCount_)
-        return unsupported("a function's type index is out of range");
-    return Status::success();
+  case kFunction:
+    return parseFunctions(cursor);
+  case kTable:
+    return parseTables(cursor);
+  case kMemory:
+    return parseMemories(cursor);
+  case kTag:
+    return parseTags(cursor);
+  case kGlobal:
+    return parseGlobals(cursor);
+  case kExport:
+    return parseExports(cursor);
+  case kStart: {
+    // Anything after the index is not looked at.
+    const uint32_t start = cursor.u32();
+    if (!cursor.failed() && !validFunction(start))
+      return makeError("invalid start function");
+    return cursor.failed() ? cutShort() : Status::success();
   }
-  case kTable: {
-    definedTables_ = cursor.u32();
-    for (uint32_t index = 0; index < definedTables_ && !cursor.failed();
-         ++index)
-      if (cursor.byte() != 0x70 || !readLimits(cursor))
-        return unsupported("a table is malformed");
-    return Status::success();
-  }
-  case kMemory: {
-    const uint32_t count = cursor.u32();
-    for (uint32_t index = 0; index < count && !cursor.failed(); ++index)
-      if (!readLimits(cursor))
-        return unsupported("a memory is malformed");
-    return Status::success();
-  }
-  case kGlobal: {
-    definedGlobals_ = cursor.u32();
-    for (uint32_t index = 0; index < definedGlobals_ && !cursor.failed();
-         ++index)
-      if (!readValueType(cursor) || cursor.byte() > 1 ||
-          !readInitExpression(cursor))
-        return unsupported("a global is malformed");
-    return Status::success();
-  }
-  case kExport: {
-    const uint32_t count = cursor.u32();
-    std::set<std::string_view> exportNames;
-    for (uint32_t index = 0; index < count && !cursor.failed(); ++index) {
-      const std::string_view name = cursor.string();
-      const uint8_t kind = cursor.byte();
-      const uint32_t item = cursor.u32();
-      const bool inRange =
-          (kind == 0 && item < importedFunctions_ + definedFunctions_) ||
-          (kind == 3 && item < importedGlobals_ + definedGlobals_);
-      if (cursor.failed() || !inRange || !exportNames.insert(name).second)
-        return unsupported("an export is malformed");
-    }
-    return Status::success();
-  }
-  case kElem: {
-    const uint32_t count = cursor.u32();
-    for (uint32_t index = 0; index < count && !cursor.failed(); ++index) {
-      if (cursor.u32() != 0 || !readInitExpression(cursor))
-        return unsupported("an element segment is not an active one");
-      const uint32_t functions = cursor.u32();
-      for (uint32_t entry = 0; entry < functions && !cursor.failed(); ++entry)
-        if (cursor.u32() >= importedFunctions_ + definedFunctions_)
-          return unsupported("an element's function index is out of range");
-    }
-    if (importedTables_ + definedTables_ == 0 && count != 0)
-      return unsupported("an element segment has no table");
-    return Status::success();
-  }
-  case kDataCount:
-    dataCount_ = cursor.u32();
-    return Status::success();
+  case kElem:
+    return parseElements(cursor);
   case kCode:
     return parseCode(cursor);
-  default:
+  case kData:
     return parseData(cursor);
+  case kDataCount:
+    dataCount_ = cursor.u32();
+    return cursor.failed() ? cutShort() : Status::success();
+  default:
+    return makeError("invalid section type: " + std::to_string(id));
   }
 }
 
-Status WasmObjectReader::parseImports(Cursor &cursor) {
-  const uint32_t count = cursor.u32();
-  for (uint32_t index = 0; index < count && !cursor.failed(); ++index) {
+Status WasmModuleReader::parseCustom(std::string_view name, Cursor &cursor) {
+  if (name == "dylink")
+    return parseDylink(cursor);
+  if (name == "dylink.0")
+    return parseDylink0(cursor);
+  if (name == "name")
+    return parseNames(cursor);
+  if (name == "linking")
+    return parseLinking(cursor);
+  if (name == "producers")
+    return parseProducers(cursor);
+  if (name == "target_features")
+    return parseTargetFeatures(cursor);
+  if (name.substr(0, 6) == "reloc.")
+    return parseRelocations(cursor);
+  // Debug information, source maps, build ids and the like: not read.
+  return Status::success();
+}
+
+// Function types, and GC types (recursion groups, subtypes, structs and
+// arrays), which LLVM reads only to step over them; each counts as one
+// type, and a recursion group's members follow it as further entries.
+Status WasmModuleReader::parseType(Cursor &cursor) {
+  uint64_t count = cursor.u32();
+  for (uint64_t index = 0; index < count && !cursor.failed(); ++index) {
+    uint32_t members = 0;
+    if (Status status = readFunctionOrGcType(cursor, members); !status.ok())
+      return status;
+    count += members;
+    ++typeCount_;
+  }
+  return requireEnd(cursor, "type section");
+}
+
+Status WasmModuleReader::readFunctionOrGcType(Cursor &cursor,
+                                              uint32_t &members) {
+  // A field: storage type (a value type's code), then mutability.
+  auto skipField = [&cursor] {
+    skipHeapType(cursor, cursor.u32());
+    cursor.u32();
+  };
+  uint64_t form = cursor.byte();
+  if (form == 0x4e) { // a recursion group
+    members = cursor.u32();
+    if (!cursor.failed() && members == 0)
+      return makeError("Rec group size cannot be 0");
+    return Status::success();
+  }
+  if (form == 0x60) { // a function: parameters, then results
+    for (int list = 0; list < 2; ++list) {
+      const uint32_t values = cursor.u32();
+      for (uint32_t value = 0; value < values && !cursor.failed(); ++value)
+        skipHeapType(cursor, cursor.byte());
+    }
+    return Status::success();
+  }
+  if (form == 0x50 || form == 0x4f) { // a subtype, open or final
+    const uint32_t supertypes = cursor.u32();
+    if (!cursor.failed() && supertypes > 1)
+      return makeError("Invalid number of supertypes");
+    if (supertypes == 1)
+      cursor.u32();
+    form = cursor.u32();
+  }
+  if (cursor.failed())
+    return Status::success(); // the section's end reports it
+  if (form == 0x5f) {         // a struct
+    const uint32_t fields = cursor.u32();
+    for (uint32_t field = 0; field < fields && !cursor.failed(); ++field)
+      skipField();
+  } else if (form == 0x5e) { // an array
+    skipField();
+  } else {
+    return makeError("bad form");
+  }
+  return Status::success();
+}
+
+Status WasmModuleReader::parseImports(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "import section", [&](uint32_t) -> Status {
     cursor.string();
-    cursor.string();
-    bool valid = false;
+    const std::string_view field = cursor.string();
     switch (cursor.byte()) {
     case 0:
-      valid = cursor.u32() < typeCount_;
       ++importedFunctions_;
-      break;
+      importedFunctionNames_.push_back(field);
+      if (cursor.u32() >= typeCount_)
+        return failWith(cursor, "invalid function type");
+      return Status::success();
     case 1:
-      valid = cursor.byte() == 0x70 && readLimits(cursor);
       ++importedTables_;
-      break;
+      importedTableNames_.push_back(field);
+      return readTableType(cursor);
     case 2:
-      valid = readLimits(cursor);
+      readLimits(cursor);
+      return Status::success();
+    case 3: // a value type's code, not looked at, then mutability
+      ++importedGlobals_;
+      importedGlobalNames_.push_back(field);
+      cursor.byte();
+      if (!cursor.mutability())
+        return unsupported("a global's mutability is not 0 or 1");
+      return Status::success();
+    case 4:
+      ++importedTags_;
+      importedTagNames_.push_back(field);
+      if (cursor.byte() != 0)
+        return failWith(cursor, "invalid attribute");
+      if (cursor.u32() >= typeCount_)
+        return failWith(cursor, "invalid tag type");
+      return Status::success();
+    default:
+      return failWith(cursor, "unexpected import kind");
+    }
+  });
+}
+
+Status WasmModuleReader::parseFunctions(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "function section", [&](uint32_t) -> Status {
+    if (cursor.u32() >= typeCount_)
+      return failWith(cursor, "invalid function type");
+    functionExported_.push_back(false);
+    functionInComdat_.push_back(false);
+    return Status::success();
+  });
+}
+
+Status WasmModuleReader::parseTables(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "table section", [&](uint32_t) -> Status {
+    ++definedTables_;
+    return readTableType(cursor);
+  });
+}
+
+Status WasmModuleReader::parseMemories(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "memory section", [&](uint32_t) -> Status {
+    readLimits(cursor);
+    return Status::success();
+  });
+}
+
+Status WasmModuleReader::parseTags(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "tag section", [&](uint32_t) -> Status {
+    if (cursor.byte() != 0)
+      return failWith(cursor, "invalid attribute");
+    if (cursor.u32() >= typeCount_)
+      return failWith(cursor, "invalid tag type");
+    ++definedTags_;
+    return Status::success();
+  });
+}
+
+Status WasmModuleReader::parseGlobals(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "global section", [&](uint32_t) -> Status {
+    skipHeapType(cursor, cursor.u32());
+    if (!cursor.mutability())
+      return unsupported("a global's mutability is not 0 or 1");
+    ++definedGlobals_;
+    return readInitExpression(cursor);
+  });
+}
+
+// A constant expression: first as a single instruction and end, else
+// again from its start as a sequence of the instructions LLVM knows up to
+// end (extended constants and GC allocations, whose immediates it reads as
+// unsigned LEB128 numbers).
+Status WasmModuleReader::readInitExpression(Cursor &cursor) {
+  const size_t start = cursor.position();
+  bool extended = false;
+  const uint8_t first = cursor.byte();
+  switch (first) {
+  case 0x41: // i32.const
+    cursor.skipSignedLeb(32);
+    break;
+  case 0x42: // i64.const
+    cursor.skipSignedLeb(64);
+    break;
+  case 0x43: // f32.const and f64.const
+  case 0x44:
+    cursor.take(first == 0x43 ? 4 : 8);
+    break;
+  case 0x23: // global.get
+    cursor.u64();
+    break;
+  case 0xd0: // ref.null and a heap type
+    skipHeapType(cursor, cursor.u32());
+    break;
+  default:
+    extended = true;
+  }
+  if (!extended && cursor.byte() != 0x0b)
+    extended = true;
+  if (cursor.failed())
+    return unsupported("a constant expression is malformed");
+  if (!extended)
+    return Status::success();
+  cursor.rewind(start);
+  while (true) {
+    const uint8_t opcode = cursor.byte();
+    if (cursor.failed())
+      return unsupported("a constant expression is malformed");
+    switch (opcode) {
+    case 0x41: // i32.const, i64.const, global.get, ref.null, ref.func
+    case 0x42:
+    case 0x23:
+    case 0xd0:
+    case 0xd2:
+    case 0x00: // struct.new, struct.new_default, array.new(_default)
+    case 0x01:
+    case 0x06:
+    case 0x07:
+      cursor.u64();
+      break;
+    case 0x08: // array.new_fixed: a type and a length
+      cursor.u64();
+      cursor.u64();
+      break;
+    case 0x43: // f32.const and f64.const
+    case 0x44:
+      cursor.take(opcode == 0x43 ? 4 : 8);
+      break;
+    case 0x6a: // i32.add, sub, mul
+    case 0x6b:
+    case 0x6c:
+    case 0x7c: // i64.add, sub, mul
+    case 0x7d:
+    case 0x7e:
+    case 0xfb: // the GC prefix
+    case 0x1c: // ref.i31
+      break;
+    case 0x0b:
+      return Status::success();
+    default:
+      return makeError("invalid opcode in init_expr: " +
+                       std::to_string(opcode));
+    }
+  }
+}
+
+Status WasmModuleReader::parseExports(Cursor &cursor) {
+  return forEachEntryToEnd(cursor, "export section", [&](uint32_t) -> Status {
+    Symbol symbol;
+    symbol.name = cursor.string();
+    const uint8_t kind = cursor.byte();
+    const uint32_t index = cursor.u32();
+    if (cursor.failed())
+      return cutShort();
+    switch (kind) {
+    case 0:
+      if (!definedFunction(index))
+        return makeError("invalid function export");
+      functionExported_[index - importedFunctions_] = true;
+      symbol.kind = kSymbolFunction;
       break;
     case 3:
-      valid = readValueType(cursor) && cursor.byte() <= 1;
-      ++importedGlobals_;
+      if (!validGlobal(index))
+        return makeError("invalid global export");
+      symbol.kind = kSymbolData;
+      break;
+    case 4:
+      if (!validTag(index))
+        return makeError("invalid tag export");
+      symbol.kind = kSymbolTag;
+      break;
+    case 2: // memories have no symbol
+      return Status::success();
+    case 1:
+      symbol.kind = kSymbolTable;
       break;
     default:
-      break;
+      return makeError("unexpected export kind");
     }
-    if (!valid || cursor.failed())
-      return unsupported("an import is malformed");
-  }
-  return Status::success();
+    symbols_.push_back(symbol);
+    return Status::success();
+  });
 }
 
-Status WasmObjectReader::parseCode(Cursor &cursor) {
-  const uint32_t count = cursor.u32();
-  if (cursor.failed() || count != definedFunctions_)
-    return unsupported("the code section does not match the functions");
-  seenCode_ = true;
-  for (uint32_t index = 0; index < count; ++index) {
-    Cursor body(cursor.take(cursor.u32()));
-    if (cursor.failed())
-      return unsupported("a function body is malformed");
-    const uint32_t groups = body.u32();
-    for (uint32_t group = 0; group < groups && !body.failed(); ++group) {
-      body.u32();
-      if (!readValueType(body))
-        return unsupported("a function's locals are malformed");
-    }
-    // The instructions need an end opcode at least.
-    if (body.failed() || body.atEnd())
-      return unsupported("a function body is malformed");
-  }
-  return Status::success();
-}
-
-Status WasmObjectReader::parseData(Cursor &cursor) {
-  const uint32_t count = cursor.u32();
-  if (cursor.failed() || (dataCount_ && *dataCount_ != count))
-    return unsupported("the data section does not match the data count");
-  for (uint32_t index = 0; index < count; ++index) {
+Status WasmModuleReader::parseElements(Cursor &cursor) {
+  constexpr uint32_t kPassive = 0x1, kTableNumber = 0x2, kExpressions = 0x4;
+  return forEachEntryToEnd(cursor, "elem section", [&](uint32_t) -> Status {
     const uint32_t flags = cursor.u32();
-    if (flags > 1 || (flags == 0 && !readInitExpression(cursor)))
-      return unsupported("a data segment is not a plain one");
-    segmentSizes_.push_back(cursor.string().size());
     if (cursor.failed())
-      return unsupported("a data segment is malformed");
-  }
-  return Status::success();
+      return cutShort();
+    if (flags & ~(kPassive | kTableNumber | kExpressions))
+      return makeError("Unsupported flags for element segment");
+    const bool passive = flags & kPassive;
+    const bool expressions = flags & kExpressions;
+    // Flag 2 names a table for an active segment and marks a passive one
+    // declarative.
+    const uint32_t table =
+        (!passive && (flags & kTableNumber)) ? cursor.u32() : 0;
+    if (!validTable(table))
+      return failWith(cursor, "invalid TableNumber");
+    if (!passive)
+      if (Status offset = readInitExpression(cursor); !offset.ok())
+        return offset;
+    if ((flags & (kPassive | kTableNumber)) && !expressions) {
+      if (cursor.u32() != 0) // an element kind: functions only
+        return failWith(cursor, "invalid elem type");
+    } else if (expressions) {
+      skipHeapType(cursor, cursor.u32()); // the elements' reference type
+    }
+    const uint32_t count = cursor.u32();
+    for (uint32_t entry = 0; entry < count && !cursor.failed(); ++entry) {
+      if (!expressions)
+        cursor.u32();
+      else if (Status element = readInitExpression(cursor); !element.ok())
+        return element;
+    }
+    return Status::success();
+  });
 }
 
-Status WasmObjectReader::parseLinking(Cursor &cursor) {
-  if (cursor.u32() != 2)
-    return unsupported("the linking section's version is not 2");
-  std::set<uint8_t> seenSubsections;
-  while (!cursor.atEnd() && !cursor.failed()) {
-    const uint8_t id = cursor.byte();
-    Cursor subsection(cursor.take(cursor.u32()));
-    if (cursor.failed() || !seenSubsections.insert(id).second)
-      return unsupported("the linking section is malformed");
-    Status status = Status::success();
-    if (id == 8) {
-      status = parseSymbolTable(subsection);
-    } else if (id == 5) { // segment names, alignments and flags
-      const uint32_t count = subsection.u32();
-      if (count > segmentSizes_.size())
-        return unsupported("it names more segments than it has");
-      for (uint32_t index = 0; index < count && !subsection.failed(); ++index) {
-        subsection.string();
-        if (subsection.u32() > 31 || subsection.u32() > 0x3)
-          return unsupported("a segment's alignment or flags are unknown");
-      }
-    } else if (id == 6) { // init functions, after the symbol table
-      const uint32_t count = subsection.u32();
-      for (uint32_t index = 0; index < count && !subsection.failed(); ++index) {
-        subsection.u32();
-        const uint32_t symbol = subsection.u32();
-        if (symbol >= symbols_.size() ||
-            symbols_[symbol].kind != kSymbolFunction)
-          return unsupported("an init function is not a function symbol");
-      }
-    } else {
-      return unsupported("the linking section has a subsection of type " +
-                         std::to_string(id));
+Status WasmModuleReader::parseCode(Cursor &cursor) {
+  const uint32_t count = cursor.u32();
+  if (cursor.failed())
+    return cutShort();
+  if (count != functionExported_.size())
+    return makeError("invalid function count");
+  for (uint32_t index = 0; index < count; ++index) {
+    const uint32_t size = cursor.u32();
+    const uint64_t end = uint64_t(cursor.position()) + size;
+    // The locals: groups of a count and a value type's code, read on past
+    // the body's end if they say so.
+    const uint32_t groups = cursor.u32();
+    for (uint32_t group = 0; group < groups && !cursor.failed(); ++group) {
+      cursor.u32();
+      cursor.byte();
     }
+    if (cursor.failed())
+      return cutShort();
+    if (cursor.position() > end ||
+        end > uint64_t(cursor.position()) + cursor.remaining())
+      return makeError("Function extends beyond buffer");
+    cursor.take(end - cursor.position());
+  }
+  return requireEnd(cursor, "code section");
+}
+
+Status WasmModuleReader::parseData(Cursor &cursor) {
+  const size_t start = cursor.position();
+  const uint32_t count = cursor.u32();
+  if (!cursor.failed() && dataCount_ && *dataCount_ != count)
+    return makeError(
+        "number of data segments does not match DataCount section");
+  cursor.rewind(start);
+  return forEachEntryToEnd(cursor, "data section", [&](uint32_t) -> Status {
+    const uint32_t flags = cursor.u32();
+    if (flags & 0x2) // a memory index
+      cursor.u32();
+    if (!(flags & 0x1))
+      if (Status offset = readInitExpression(cursor); !offset.ok())
+        return offset;
+    const uint32_t size = cursor.u32();
+    if (!cursor.failed() && size > cursor.remaining())
+      return makeError("invalid segment size");
+    cursor.take(size);
+    segmentSizes_.push_back(size);
+    segmentInComdat_.push_back(false);
+    return Status::success();
+  });
+}
+
+Status WasmModuleReader::parseDylink(Cursor &cursor) {
+  hasDylink_ = true;
+  for (int field = 0; field < 4; ++field) // memory and table size, alignment
+    cursor.u32();
+  return forEachEntryToEnd(cursor, "dylink section", [&](uint32_t) -> Status {
+    cursor.string();
+    return Status::success();
+  });
+}
+
+Status WasmModuleReader::parseDylink0(Cursor &cursor) {
+  hasDylink_ = true;
+  return forEachSubsection(
+      cursor, "dylink.0", [&](uint8_t type, Cursor &subsection) -> Status {
+        switch (type) {
+        case 1: // memory and table size and alignment
+          for (int field = 0; field < 4; ++field)
+            subsection.u32();
+          return Status::success();
+        case 2: // needed libraries
+          return forEachEntry(subsection, [&](uint32_t) -> Status {
+            subsection.string();
+            return Status::success();
+          });
+        case 3: // export flags
+        case 4: // import module, field and flags
+          return forEachEntry(subsection, [&](uint32_t) -> Status {
+            subsection.string();
+            if (type == 4)
+              subsection.string();
+            subsection.u32();
+            return Status::success();
+          });
+        default:
+          subsection.take(subsection.remaining());
+          return Status::success();
+        }
+      });
+}
+
+// The names of functions, globals and data segments. A module without
+// linking or dylink metadata takes its symbols from here, in place of
+// those its exports gave: defined functions global when exported and local
+// otherwise, globals global, data segments local, imports undefined.
+Status WasmModuleReader::parseNames(Cursor &cursor) {
+  const bool populate = !hasLinking_ && !hasDylink_;
+  if (populate)
+    symbols_.clear();
+  std::set<uint32_t> seenFunctions, seenGlobals, seenSegments;
+  while (!cursor.atEnd() && !cursor.failed()) {
+    const uint8_t type = cursor.byte();
+    const uint32_t size = cursor.u32();
+    if (cursor.failed())
+      break;
+    const uint64_t end = uint64_t(cursor.position()) + size;
+    if (type != 1 && type != 7 && type != 9) {
+      // Skipped, local names among them; past the section's end LLVM finds
+      // the section cut short.
+      if (size > cursor.remaining())
+        return makeError("name section ended prematurely");
+      cursor.take(size);
+      continue;
+    }
+    Status status = forEachEntry(cursor, [&](uint32_t) -> Status {
+      const uint32_t index = cursor.u32();
+      Symbol symbol;
+      symbol.name = cursor.string();
+      if (cursor.failed())
+        return cutShort();
+      if (type == 1) {
+        if (!seenFunctions.insert(index).second)
+          return makeError("function named more than once");
+        if (!validFunction(index) || symbol.name.empty())
+          return makeError("invalid function name entry");
+        symbol.kind = kSymbolFunction;
+        if (!definedFunction(index))
+          symbol.flags = kFlagUndefined;
+        else if (!functionExported_[index - importedFunctions_])
+          symbol.flags = kBindingLocal;
+      } else if (type == 7) {
+        if (!seenGlobals.insert(index).second)
+          return makeError("global named more than once");
+        if (!validGlobal(index) || symbol.name.empty())
+          return makeError("invalid global name entry");
+        symbol.kind = kSymbolGlobal;
+        if (index < importedGlobals_)
+          symbol.flags = kFlagUndefined;
+      } else {
+        if (!seenSegments.insert(index).second)
+          return makeError("segment named more than once");
+        if (index > segmentSizes_.size())
+          return makeError("invalid data segment name entry");
+        // One past the last segment passes LLVM's check and is then read.
+        if (index == segmentSizes_.size())
+          return unsupported("it names a data segment it does not have");
+        symbol.kind = kSymbolData;
+        symbol.flags = kBindingLocal;
+      }
+      if (populate)
+        symbols_.push_back(symbol);
+      return Status::success();
+    });
     if (!status.ok())
       return status;
-    if (subsection.failed() || !subsection.atEnd())
-      return unsupported("a linking subsection is malformed");
+    if (cursor.failed())
+      break;
+    if (cursor.position() != end)
+      return makeError("name sub-section ended prematurely");
   }
-  return Status::success();
+  return requireEnd(cursor, "name section");
 }
 
-Status WasmObjectReader::parseSymbolTable(Cursor &cursor) {
-  const uint32_t count = cursor.u32();
+Status WasmModuleReader::parseLinking(Cursor &cursor) {
+  hasLinking_ = true;
+  const uint32_t version = cursor.u32();
+  if (cursor.failed())
+    return cutShort();
+  if (version != 2)
+    return makeError("unexpected metadata version: " + std::to_string(version) +
+                     " (Expected: 2)");
+  return forEachSubsection(
+      cursor, "linking", [&](uint8_t type, Cursor &subsection) -> Status {
+        switch (type) {
+        case 8:
+          return parseSymbolTable(subsection);
+        case 5: { // segment names, alignments and flags
+          const uint32_t count = subsection.u32();
+          if (!subsection.failed() && count > segmentSizes_.size())
+            return makeError("too many segment names");
+          for (uint32_t index = 0; index < count && !subsection.failed();
+               ++index) {
+            subsection.string();
+            subsection.u32();
+            subsection.u32();
+          }
+          return Status::success();
+        }
+        case 6: // init functions: priority and function symbol
+          return forEachEntry(subsection, [&](uint32_t) -> Status {
+            subsection.u32();
+            const uint32_t symbol = subsection.u32();
+            if (!subsection.failed() && !symbolOfKind(symbol, kSymbolFunction))
+              return makeError("invalid function symbol: " +
+                               std::to_string(symbol));
+            return Status::success();
+          });
+        case 7:
+          return parseComdats(subsection);
+        default:
+          subsection.take(subsection.remaining());
+          return Status::success();
+        }
+      });
+}
+
+Status WasmModuleReader::parseSymbolTable(Cursor &cursor) {
+  // The table replaces the symbols the exports gave.
+  symbols_.clear();
   std::set<std::string_view> globalNames;
-  for (uint32_t index = 0; index < count && !cursor.failed(); ++index) {
-    LinkingSymbol symbol;
-    symbol.kind = cursor.byte();
-    symbol.flags = cursor.u32();
-    const bool undefined = symbol.flags & kFlagUndefined;
-    const bool local = (symbol.flags & kBindingMask) == kBindingLocal;
-    if ((symbol.flags & ~kKnownFlags) || (symbol.flags & kBindingMask) == 3)
-      return unsupported("a symbol has unknown flags");
-    bool valid = true;
-    switch (symbol.kind) {
-    case kSymbolFunction:
-    case kSymbolGlobal:
-    case kSymbolTable: {
-      const uint32_t item = cursor.u32();
-      const uint32_t imported =
-          symbol.kind == kSymbolFunction ? importedFunctions_
-          : symbol.kind == kSymbolGlobal ? importedGlobals_
-                                         : importedTables_;
-      const uint32_t defined = symbol.kind == kSymbolFunction
-                                   ? definedFunctions_
-                               : symbol.kind == kSymbolGlobal ? definedGlobals_
-                                                              : definedTables_;
-      valid = undefined ? item < imported
-                        : item >= imported && item - imported < defined;
-      if (!undefined || (symbol.flags & kFlagExplicitName))
-        symbol.name = cursor.string();
-      break;
+  return forEachEntry(cursor, [&](uint32_t) -> Status {
+    return parseSymbol(cursor, globalNames);
+  });
+}
+
+Status WasmModuleReader::parseSymbol(Cursor &cursor,
+                                     std::set<std::string_view> &names) {
+  Symbol symbol;
+  symbol.kind = cursor.byte();
+  symbol.flags = cursor.u32();
+  if (cursor.failed())
+    return cutShort();
+  const bool defined = !(symbol.flags & kFlagUndefined);
+  const bool weak = (symbol.flags & kBindingMask) == kBindingWeak;
+  const bool local = (symbol.flags & kBindingMask) == kBindingLocal;
+  switch (symbol.kind) {
+  case kSymbolFunction:
+  case kSymbolGlobal:
+  case kSymbolTable:
+  case kSymbolTag: {
+    const uint32_t index = cursor.u32();
+    if (cursor.failed())
+      return cutShort();
+    const char *kindName = symbol.kind == kSymbolFunction ? "function"
+                           : symbol.kind == kSymbolGlobal ? "global"
+                           : symbol.kind == kSymbolTable  ? "table"
+                                                          : "tag";
+    uint32_t imported = importedTags_;
+    bool valid = validTag(index);
+    const std::vector<std::string_view> *importNames = &importedTagNames_;
+    if (symbol.kind == kSymbolFunction) {
+      imported = importedFunctions_;
+      valid = validFunction(index);
+      importNames = &importedFunctionNames_;
+    } else if (symbol.kind == kSymbolGlobal) {
+      imported = importedGlobals_;
+      valid = validGlobal(index);
+      importNames = &importedGlobalNames_;
+    } else if (symbol.kind == kSymbolTable) {
+      imported = importedTables_;
+      valid = validTable(index);
+      importNames = &importedTableNames_;
     }
-    case kSymbolData:
+    if (!valid || defined != (index >= imported))
+      return makeError(std::string("invalid ") + kindName + " symbol index");
+    if (!defined && weak && symbol.kind != kSymbolFunction)
+      return makeError(symbol.kind == kSymbolTable
+                           ? "undefined weak table symbol"
+                           : "undefined weak global symbol");
+    if (defined || (symbol.flags & kFlagExplicitName))
       symbol.name = cursor.string();
-      if (!undefined) {
-        const uint32_t segment = cursor.u32();
-        const uint64_t offset = cursor.u64();
-        const uint64_t size = cursor.u64();
-        valid = segment < segmentSizes_.size() &&
-                offset <= segmentSizes_[segment] &&
-                size <= segmentSizes_[segment] - offset;
+    else
+      symbol.name = (*importNames)[index];
+    break;
+  }
+  case kSymbolData:
+    symbol.name = cursor.string();
+    if (defined) {
+      const uint32_t segment = cursor.u32();
+      const uint64_t offset = cursor.u64();
+      cursor.u64();
+      if (cursor.failed())
+        return cutShort();
+      if (!(symbol.flags & kFlagAbsolute)) {
+        if (segment >= segmentSizes_.size())
+          return makeError("invalid data segment index: " +
+                           std::to_string(segment));
+        if (offset > segmentSizes_[segment])
+          return makeError(
+              "invalid data symbol offset: `" + std::string(symbol.name) +
+              "` (offset: " + std::to_string(offset) +
+              " segment size: " + std::to_string(segmentSizes_[segment]) + ")");
       }
-      break;
-    case kSymbolSection:
-      valid = local && !undefined && cursor.u32() < sections_.size();
-      break;
-    default:
-      return unsupported("a symbol has kind " + std::to_string(symbol.kind));
     }
-    if (!valid || cursor.failed())
-      return unsupported("a symbol is malformed");
-    if (symbol.kind != kSymbolSection && symbol.name.empty() &&
-        (!undefined || (symbol.flags & kFlagExplicitName)))
-      return unsupported("a symbol has an empty name");
-    if (!local && !symbol.name.empty() &&
-        !globalNames.insert(symbol.name).second)
-      return unsupported("two symbols share a name");
-    symbols_.push_back(symbol);
+    break;
+  case kSymbolSection: {
+    if (!local)
+      return makeError("section symbols must have local binding");
+    const uint32_t index = cursor.u32();
+    // LLVM looks the section up without checking the index.
+    if (!cursor.failed() && index >= sections_.size())
+      return unsupported("a section symbol's index is out of range");
+    if (!cursor.failed())
+      symbol.name = sections_[index].name;
+    break;
   }
+  default:
+    return makeError("invalid symbol type: " + std::to_string(symbol.kind));
+  }
+  if (cursor.failed())
+    return cutShort();
+  if (!local && !names.insert(symbol.name).second)
+    return makeError("duplicate symbol name " + std::string(symbol.name));
+  symbols_.push_back(symbol);
   return Status::success();
 }
 
-Status WasmObjectReader::parseRelocations(Cursor &cursor) {
+Status WasmModuleReader::parseComdats(Cursor &cursor) {
+  std::set<std::string_view> comdatNames;
+  return forEachEntry(cursor, [&](uint32_t) -> Status {
+    const std::string_view name = cursor.string();
+    if (!cursor.failed() && (name.empty() || !comdatNames.insert(name).second))
+      return makeError("bad/duplicate COMDAT name " + std::string(name));
+    const uint32_t flags = cursor.u32();
+    if (!cursor.failed() && flags != 0)
+      return makeError("unsupported COMDAT flags");
+    return forEachEntry(cursor, [&](uint32_t) -> Status {
+      const uint32_t kind = cursor.u32();
+      const uint32_t index = cursor.u32();
+      if (cursor.failed())
+        return cutShort();
+      switch (kind) {
+      case 0: // a data segment
+        if (index >= segmentSizes_.size())
+          return makeError("COMDAT data index out of range");
+        if (segmentInComdat_[index])
+          return makeError("data segment in two COMDATs");
+        segmentInComdat_[index] = true;
+        return Status::success();
+      case 1: // a function
+        if (!definedFunction(index))
+          return makeError("COMDAT function index out of range");
+        if (functionInComdat_[index - importedFunctions_])
+          return makeError("function in two COMDATs");
+        functionInComdat_[index - importedFunctions_] = true;
+        return Status::success();
+      case 5: // a custom section
+        if (index >= sections_.size())
+          return makeError("COMDAT section index out of range");
+        if (sections_[index].id != kCustom)
+          return makeError("non-custom section in a COMDAT");
+        // LLVM lets a section join several; only the last one counts.
+        return Status::success();
+      default:
+        return makeError("invalid COMDAT entry type");
+      }
+    });
+  });
+}
+
+Status WasmModuleReader::parseRelocations(Cursor &cursor) {
   const uint32_t target = cursor.u32();
-  if (cursor.failed() || target >= sections_.size() ||
-      (sections_[target].first != kCode && sections_[target].first != kData))
-    return unsupported("a relocation section has an unknown target");
-  const uint64_t targetSize = sections_[target].second;
-  const uint32_t count = cursor.u32();
-  uint64_t previousEnd = 0;
-  for (uint32_t index = 0; index < count && !cursor.failed(); ++index) {
-    const uint8_t type = cursor.byte();
+  if (cursor.failed())
+    return cutShort();
+  if (target >= sections_.size())
+    return makeError("invalid section index");
+  const uint64_t targetSize = sections_[target].size;
+  uint32_t previousOffset = 0;
+  return forEachEntryToEnd(cursor, "reloc section", [&](uint32_t) -> Status {
+    const uint32_t type = cursor.u32();
     const uint32_t offset = cursor.u32();
-    const uint32_t symbolIndex = cursor.u32();
-    // The kind of symbol each relocation type needs, its field's width and
-    // whether an addend follows.
-    int kind = -1;
-    uint64_t width = 5;
-    bool addend = false;
-    switch (type) {
-    case 0: // function index LEB
-      kind = kSymbolFunction;
-      break;
-    case 1:  // table index SLEB
-    case 12: // table index relative SLEB
-      kind = kSymbolFunction;
-      break;
-    case 2:  // table index I32
-    case 26: // function index I32
-      kind = kSymbolFunction;
-      width = 4;
-      break;
-    case 3: // memory address LEB, SLEB, relative SLEB, TLS SLEB
-    case 4:
-    case 11:
-    case 21:
-      kind = kSymbolData;
-      addend = true;
-      break;
-    case 5: // memory address I32
-      kind = kSymbolData;
-      width = 4;
-      addend = true;
-      break;
-    case 14: // the same for 64-bit memories
-    case 15:
-    case 17:
-    case 25:
-      kind = kSymbolData;
-      width = 10;
-      addend = true;
-      break;
-    case 16:
-      kind = kSymbolData;
-      width = 8;
-      addend = true;
-      break;
-    case 18: // table index SLEB64 and relative SLEB64
-    case 24:
-      kind = kSymbolFunction;
-      width = 10;
-      break;
-    case 19: // table index I64
-      kind = kSymbolFunction;
-      width = 8;
-      break;
-    case 7: // global index LEB
-      kind = kSymbolGlobal;
-      break;
-    case 20: // table number LEB
-      kind = kSymbolTable;
-      break;
-    case 6: // type index LEB: an index into the type section
-      if (symbolIndex >= typeCount_)
-        return unsupported("a relocation's type index is out of range");
-      break;
-    default:
-      return unsupported("a relocation has type " + std::to_string(type));
-    }
-    if (addend)
-      cursor.skipSignedLeb(addend && width >= 8 ? 64 : 32);
     if (cursor.failed())
-      break;
-    if (kind >= 0 &&
-        (symbolIndex >= symbols_.size() || symbols_[symbolIndex].kind != kind))
-      return unsupported("a relocation's symbol does not fit its type");
-    if (offset < previousEnd || width > targetSize ||
-        offset > targetSize - width)
-      return unsupported("a relocation's offset is out of order or range");
-    previousEnd = offset + width;
-  }
-  return Status::success();
+      return cutShort();
+    if (offset < previousOffset)
+      return makeError("relocations not in offset order");
+    previousOffset = offset;
+    const uint32_t index = cursor.u32();
+    if (cursor.failed())
+      return cutShort();
+    if (type >= kRelocationRules.size())
+      return makeError("invalid relocation type: " + std::to_string(type));
+    const RelocationRule &rule = kRelocationRules[type];
+    // LLVM's message names the symbol at the index, which it looks up
+    // without checking the index.
+    if (!relocationTargetFits(rule.target, index)) {
+      if (index >= symbols_.size())
+        return unsupported("a relocation's index is past the symbols");
+      return makeError(std::string(relocationMismatch(rule.target)) + ": " +
+                       std::string(symbols_[index].name));
+    }
+    if (rule.addendBits)
+      cursor.skipSignedLeb(rule.addendBits);
+    if (cursor.failed())
+      return cutShort();
+    if (offset + uint64_t(rule.width) > targetSize)
+      return makeError("invalid relocation offset");
+    return Status::success();
+  });
 }
 
-Status WasmObjectReader::parseProducers(Cursor &cursor) {
-  const uint32_t fields = cursor.u32();
+bool WasmModuleReader::relocationTargetFits(RelocationTarget target,
+                                            uint32_t index) const {
+  switch (target) {
+  case RelocationTarget::Function:
+    return symbolOfKind(index, kSymbolFunction);
+  case RelocationTarget::Table:
+    return symbolOfKind(index, kSymbolTable);
+  case RelocationTarget::Type:
+    return index < typeCount_;
+  case RelocationTarget::GotEntry:
+    return symbolOfKind(index, kSymbolGlobal) ||
+           symbolOfKind(index, kSymbolData) ||
+           symbolOfKind(index, kSymbolFunction);
+  case RelocationTarget::Global:
+    return symbolOfKind(index, kSymbolGlobal);
+  case RelocationTarget::Tag:
+    return symbolOfKind(index, kSymbolTag);
+  case RelocationTarget::Data:
+    return symbolOfKind(index, kSymbolData);
+  case RelocationTarget::Section:
+    return symbolOfKind(index, kSymbolSection);
+  }
+  return false;
+}
+
+Status WasmModuleReader::parseProducers(Cursor &cursor) {
   std::set<std::string_view> fieldNames;
-  for (uint32_t index = 0; index < fields && !cursor.failed(); ++index) {
-    const std::string_view field = cursor.string();
-    if ((field != "language" && field != "processed-by" && field != "sdk") ||
-        !fieldNames.insert(field).second)
-      return unsupported("the producers section has an unknown field");
-    const uint32_t values = cursor.u32();
-    std::set<std::string_view> valueNames;
-    for (uint32_t value = 0; value < values && !cursor.failed(); ++value) {
-      const std::string_view name = cursor.string();
-      cursor.string();
-      if (!cursor.failed() && !valueNames.insert(name).second)
-        return unsupported("the producers section repeats a value");
-    }
-  }
-  return Status::success();
+  return forEachEntryToEnd(
+      cursor, "producers section", [&](uint32_t) -> Status {
+        const std::string_view field = cursor.string();
+        if (cursor.failed())
+          return cutShort();
+        if (!fieldNames.insert(field).second)
+          return makeError("producers section does not have unique fields");
+        if (field != "language" && field != "processed-by" && field != "sdk")
+          return makeError("producers section field is not named one of "
+                           "language, processed-by, or sdk");
+        std::set<std::string_view> valueNames;
+        return forEachEntry(cursor, [&](uint32_t) -> Status {
+          const std::string_view name = cursor.string();
+          cursor.string();
+          if (!cursor.failed() && !valueNames.insert(name).second)
+            return makeError("producers section contains repeated producer");
+          return Status::success();
+        });
+      });
 }
 
-Status WasmObjectReader::parseTargetFeatures(Cursor &cursor) {
-  const uint32_t count = cursor.u32();
+Status WasmModuleReader::parseTargetFeatures(Cursor &cursor) {
   std::set<std::string_view> features;
-  for (uint32_t index = 0; index < count && !cursor.failed(); ++index) {
-    const uint8_t prefix = cursor.byte();
-    const std::string_view feature = cursor.string();
-    if (cursor.failed())
-      break;
-    if ((prefix != '+' && prefix != '-' && prefix != '=') ||
-        !features.insert(feature).second)
-      return unsupported("the target features section is malformed");
-  }
-  return Status::success();
+  return forEachEntryToEnd(
+      cursor, "target features section", [&](uint32_t) -> Status {
+        const uint8_t prefix = cursor.byte();
+        if (cursor.failed())
+          return cutShort();
+        if (prefix != '+' && prefix != '-' && prefix != '=')
+          return makeError("unknown feature policy prefix");
+        const std::string_view feature = cursor.string();
+        if (!cursor.failed() && !features.insert(feature).second)
+          return makeError(
+              "target features section contains repeated feature \"" +
+              std::string(feature) + "\"");
+        return Status::success();
+      });
 }
 
 } // namespace
 
 Result<std::vector<std::string>> wasmArchiveSymbols(std::string_view bytes) {
-  WasmObjectReader reader;
+  WasmModuleReader reader;
   return reader.read(bytes);
 }
 

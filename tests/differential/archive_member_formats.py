@@ -540,14 +540,154 @@ int (*pointer)(int) = hidden_function;
 """
 
 
+WASM_CXX_SOURCE = """template <typename T> T twice(T x) { return x + x; }
+inline int counted(int x) { static int counter; return x + ++counter; }
+struct Shape { virtual int sides() { return 3; } };
+int use(int x) { Shape s; return twice(x) + twice<long>(x) + counted(x) +
+  s.sides(); }
+int thrower(int x) { if (x) throw x; return 0; }
+int catcher(int x) { try { return thrower(x); } catch (int y) { return y; } }
+"""
+
+
 def wasm_generated():
     """Hand-made Wasm members on paths where LLVM's messages are ours too."""
     header = b"\0asm\x01\0\0\0"
-    return {
+    out = {
         "wasm-version-2.o": b"\0asm\x02\0\0\0",
         "wasm-no-version.o": b"\0asm\x01\0",
         "wasm-zero-length.o": header + b"\x01\x00",
         "wasm-section-too-large.o": header + b"\x01\x05\x01\x60\x00",
+    }
+    out.update(wasm_linked_generated())
+    out.update(wasm_object_generated())
+    return out
+
+
+def wasm_section(section_id, payload):
+    return bytes([section_id, len(payload)]) + payload
+
+
+def wasm_name(name):
+    return bytes([len(name)]) + name.encode()
+
+
+def wasm_custom(name, payload):
+    return wasm_section(0, wasm_name(name) + payload)
+
+
+def wasm_linked_module(names=True, dylink=False, start=None, tags=False,
+                       tail=b""):
+    """A linked module (no linking section): two functions, a table, a
+    memory, a global, a data segment, exports of all but the second
+    function, and optionally a name, dylink.0, start or tag section."""
+    module = b"\0asm\x01\0\0\0"
+    if dylink:
+        module += wasm_custom("dylink.0", b"\x01\x04\0\0\0\0")
+    module += wasm_section(1, b"\x01\x60\0\0") + wasm_section(3, b"\x02\0\0")
+    module += wasm_section(4, b"\x01\x70\0\x01") + wasm_section(5, b"\x01\0\x01")
+    if tags:
+        module += wasm_section(13, b"\x01\0\0")
+    module += wasm_section(6, b"\x01\x7f\0\x41\0\x0b")
+    exports = (wasm_name("f") + b"\0\0" + wasm_name("mem") + b"\x02\0" +
+               wasm_name("g") + b"\x03\0" + wasm_name("tab") + b"\x01\0")
+    if tags:
+        exports += wasm_name("tag") + b"\x04\0"
+    module += wasm_section(7, bytes([5 if tags else 4]) + exports)
+    if start is not None:
+        module += wasm_section(8, bytes([start]))
+    module += wasm_section(10, b"\x02\x02\0\x0b\x02\0\x0b")
+    module += wasm_section(11, b"\x01\0\x41\0\x0b\x02hi")
+    if names:
+        functions = b"\x02\0" + wasm_name("f_name") + b"\x01" + wasm_name("local")
+        globals_ = b"\x01\0" + wasm_name("g_name")
+        segments = b"\x01\0" + wasm_name(".data")
+        module += wasm_custom("name", b"".join(
+            bytes([kind, len(body)]) + body for kind, body in
+            ((1, functions), (7, globals_), (9, segments))))
+    return module + wasm_custom(".debug_info", b"\x01\x02") + tail
+
+
+def wasm_object(symbols, linking_tail=b"", tail=b""):
+    """A relocatable object: two functions, a data segment and a linking
+    section with `symbols` (encoded entries) and further subsections."""
+    table = bytes([len(symbols)]) + b"".join(symbols)
+    linking = b"\x02\x08" + bytes([len(table)]) + table + linking_tail
+    return (b"\0asm\x01\0\0\0" + wasm_section(1, b"\x01\x60\0\0") +
+            wasm_section(3, b"\x02\0\0") +
+            wasm_section(10, b"\x02\x02\0\x0b\x02\0\x0b") +
+            wasm_section(11, b"\x01\0\x41\0\x0b\x04abcd") +
+            wasm_custom("linking", linking) + tail)
+
+
+def wasm_object_generated():
+    """Objects with comdats, debug relocations and symbols of every kind of
+    flag, and LLVM's messages for the faults in linking metadata its reader
+    names."""
+    f0 = b"\0\0\0" + wasm_name("f0")
+    comdat = b"\x01" + wasm_name("c") + b"\0\x02\x01\0\0\0"
+    twice = b"\x01" + wasm_name("c") + b"\0\x02\x01\0\x01\0"
+    data = b"\x01\0" + wasm_name("d") + b"\0\0\x04"
+    return {
+        "wasm-object-comdat.o": wasm_object(
+            [f0], b"\x07" + bytes([len(comdat)]) + comdat),
+        "wasm-object-empty-name.o": wasm_object([b"\0\0\0" + wasm_name("")]),
+        "wasm-object-binding-3.o": wasm_object([b"\0\x03\0" + wasm_name("f")]),
+        "wasm-object-absolute.o": wasm_object(
+            [b"\x01\x80\x04" + wasm_name("abs") + b"\x07\x05\x05"]),
+        "wasm-object-unknown-subsection.o": wasm_object(
+            [f0], b"\x63\x02\x01\x02"),
+        "wasm-object-comdat-twice.o": wasm_object(
+            [f0], b"\x07" + bytes([len(twice)]) + twice),
+        "wasm-object-comdat-kind.o": wasm_object(
+            [f0], b"\x07\x07\x01" + wasm_name("c") + b"\0\x01\x03\0"),
+        "wasm-object-duplicate.o": wasm_object(
+            [f0, b"\0\0\x01" + wasm_name("f0")]),
+        "wasm-object-symbol-kind.o": wasm_object([b"\x09\0\0"]),
+        "wasm-object-global-section-symbol.o": wasm_object([b"\x03\0\0"]),
+        "wasm-object-data-segment.o": wasm_object(
+            [b"\x01\0" + wasm_name("abs") + b"\x07\x05\x05"]),
+        "wasm-object-init-function.o": wasm_object(
+            [f0], b"\x06\x03\x01\0\x05"),
+        "wasm-object-segment-names.o": wasm_object(
+            [f0], b"\x05\x04\x02\0\0\0"),
+        "wasm-object-debug-relocation.o": wasm_object(
+            [f0], tail=wasm_custom(".debug_info", bytes(8)) +
+            wasm_custom("reloc..debug_info", b"\x05\x01\x09\0\0\0")),
+        "wasm-object-relocation-offset.o": wasm_object(
+            [f0], tail=wasm_custom("reloc.CODE",
+                                   b"\x02\x02\0\x03\0\0\x01\0")),
+        "wasm-object-relocation-symbol.o": wasm_object(
+            [f0, data], tail=wasm_custom("reloc.CODE", b"\x03\x01\0\x01\x01")),
+        "wasm-object-relocation-type.o": wasm_object(
+            [f0], tail=wasm_custom("reloc.CODE", b"\x03\x01\x06\x01\0")),
+    }
+
+
+def wasm_linked_generated():
+    """Linked modules: listed by their exports or their name section, and
+    LLVM's messages for the faults its reader names."""
+    return {
+        "wasm-linked-exports.wasm": wasm_linked_module(names=False),
+        "wasm-linked-names.wasm": wasm_linked_module(),
+        "wasm-linked-dylink.wasm": wasm_linked_module(dylink=True),
+        "wasm-linked-start.wasm": wasm_linked_module(start=1),
+        "wasm-linked-tags.wasm": wasm_linked_module(names=False, tags=True),
+        "wasm-linked-bad-start.wasm": wasm_linked_module(start=7),
+        "wasm-linked-unknown-section.wasm": wasm_linked_module(
+            tail=wasm_section(14, b"\0")),
+        "wasm-linked-late-start.wasm": wasm_linked_module(
+            tail=wasm_section(8, b"\0")),
+        "wasm-linked-padded-numbers.wasm": wasm_linked_module(
+            tail=wasm_section(0, b"\x81\x80\x80\x80\x80\x80\x00x")),
+        "wasm-linked-late-dylink.wasm": wasm_linked_module(
+            tail=wasm_section(0, b"\x08dylink.0\x05\x81\x80\x80\x80\x00")),
+        "wasm-linked-two-names.wasm": wasm_linked_module(
+            tail=wasm_custom("name", b"\x00\x01\x00")),
+        "wasm-linked-bad-name.wasm": wasm_linked_module(names=False,
+            tail=wasm_custom("name", b"\x01\x03\x01\x05\0")),
+        "wasm-linked-cut-name.wasm": wasm_linked_module(names=False,
+            tail=wasm_custom("name", b"\x04\x09\0")),
     }
 
 
@@ -805,6 +945,63 @@ class Suite:
                                work)
                     with open(os.path.join(work, name), "rb") as handle:
                         out[name] = handle.read()
+        out.update(self.wasm_more_members(work, source))
+        return out
+
+    def wasm_more_members(self, work, source):
+        """Wasm from clang 22 and wasm-ld beyond plain objects: objects with
+        debug information, C++ with comdats and exceptions, and linked
+        modules (exports, names, debug sections, a start section, shared
+        ones with dylink.0, stripped ones)."""
+        cxx = os.path.join(work, "wasm.cpp")
+        with open(cxx, "w") as handle:
+            handle.write(WASM_CXX_SOURCE)
+        clang = self.tool("clang")
+        linked = ["-nostdlib", "-Wl,--no-entry",
+                  "-Wl,--unresolved-symbols=ignore-all"]
+        variants = {
+            "wasm-clang-wasm32-g.o": ["--target=wasm32", "-g", "-c", source],
+            "wasm-clang-wasm64-g.o": ["--target=wasm64", "-g", "-O1", "-c",
+                                      source],
+            "wasm-clang-wasm32-pic-g.o": ["--target=wasm32", "-fPIC", "-g",
+                                          "-c", source],
+            "wasm-clang-wasm32-tls.o": ["--target=wasm32", "-pthread",
+                                        "-matomics", "-mbulk-memory", "-c",
+                                        source],
+            "wasm-clang-cxx-g.o": ["--target=wasm32", "-x", "c++", "-g",
+                                   "-fwasm-exceptions", "-c", cxx],
+            "wasm-clang-cxx-exnref.o": ["--target=wasm32", "-x", "c++",
+                                        "-fwasm-exceptions", "-mllvm",
+                                        "-wasm-use-legacy-eh=false", "-c",
+                                        cxx],
+            "wasm-clang-linked-all.wasm": ["--target=wasm32", *linked,
+                                           "-Wl,--export-all", source],
+            "wasm-clang-linked-one-g.wasm": ["--target=wasm32", *linked, "-g",
+                                             "-Wl,--export=function", source],
+            "wasm-clang-linked-stripped.wasm": [
+                "--target=wasm32", *linked, "-Wl,--export-all",
+                "-Wl,--strip-all", source],
+            "wasm-clang-linked-relocs.wasm": [
+                "--target=wasm32", *linked, "-Wl,--export=function",
+                "-Wl,--emit-relocs", source],
+            "wasm-clang-linked-shared-g.wasm": [
+                "--target=wasm32", *linked, "-shared", "-fPIC", "-g", source],
+            "wasm-clang-linked-start.wasm": [
+                "--target=wasm32", *linked, "-Wl,--export-all", "-pthread",
+                "-matomics", "-mbulk-memory", "-Wl,--shared-memory",
+                "-Wl,--import-memory", "-Wl,--build-id", source],
+            "wasm-clang-linked-cxx.wasm": [
+                "--target=wasm32", *linked, "-Wl,--export-all",
+                "-Wl,--allow-undefined", "-x", "c++", "-fwasm-exceptions",
+                cxx],
+            "wasm-clang-relocatable.o": ["--target=wasm32", *linked,
+                                         "-Wl,-r", source],
+        }
+        out = {}
+        for name, flags in variants.items():
+            self.build(name, [clang, *flags, "-o", name], work)
+            with open(os.path.join(work, name), "rb") as handle:
+                out[name] = handle.read()
         return out
 
     def xcoff_members(self, work):
@@ -880,7 +1077,12 @@ class Suite:
         # Damaged Wasm objects from clang, likewise.
         if self.only.startswith("wasm") or "wasm".startswith(self.only):
             for seed, name in ((3, "wasm-clang-wasm32-O1.o"),
-                               (4, "wasm-clang-wasm64-O0.o")):
+                               (4, "wasm-clang-wasm64-O0.o"),
+                               (5, "wasm-clang-wasm32-g.o"),
+                               (6, "wasm-clang-cxx-g.o"),
+                               (7, "wasm-clang-linked-one-g.wasm"),
+                               (8, "wasm-clang-linked-shared-g.wasm"),
+                               (9, "wasm-linked-names.wasm")):
                 for index, data in enumerate(
                         mutated(everything[name], seed, 80)):
                     self.compare_or_refused(f"mutated Wasm {seed}.{index}",

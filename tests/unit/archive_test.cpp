@@ -780,12 +780,11 @@ TEST(WriteArchive, MemberErrorsNameTheMember) {
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message,
             "'w.obj': The end of the file was unexpectedly encountered");
-  // Wasm without a linking section: LLVM would list nothing; refused here.
-  written = writeGnuArchive({{"w.wasm", std::string("\0asm\1\0\0\0", 8)}});
+  // Wasm with a section of an unknown type: LLVM's message.
+  written = writeGnuArchive(
+      {{"w.wasm", std::string("\0asm\1\0\0\0\x0e\x01\x00", 11)}});
   ASSERT_FALSE(written.ok());
-  EXPECT_EQ(written.error().message,
-            "'w.wasm': archive symbol tables for this Wasm member are not "
-            "supported: it has no linking section");
+  EXPECT_EQ(written.error().message, "'w.wasm': invalid section type: 14");
 }
 
 TEST(WriteArchive, Sym64Threshold) {
@@ -1574,15 +1573,79 @@ TEST(WasmArchiveSymbols, Messages) {
   changed = object;
   changed[9] = 0; // the type section's size
   EXPECT_EQ(messageFor(changed.substr(0, 10)), "zero length section");
-  // Ours.
-  const std::string refusal =
-      "archive symbol tables for this Wasm member are not supported: ";
   changed = object;
   changed[21] = 5; // the code section's function count
-  EXPECT_EQ(messageFor(changed),
-            refusal + "the code section does not match the functions");
+  EXPECT_EQ(messageFor(changed), "invalid function count");
+  // A start section after the linking section.
   EXPECT_EQ(messageFor(object + wasmSection(8, std::string(1, '\0'))),
-            refusal + "it has a section of type 8");
+            "out of order section type: 8");
+  changed = object;
+  changed[11] = 0x5d; // neither a function nor a GC type
+  EXPECT_EQ(messageFor(changed), "bad form");
+  // A function index relocation of a data symbol: LLVM names the symbol.
+  auto relocation = [&](char symbol) {
+    return object +
+           wasmSection(0, wasmName("reloc.CODE") +
+                              std::string("\x02\x01\x00\x01", 4) + symbol);
+  };
+  EXPECT_EQ(messageFor(relocation(2)), "invalid function relocation: hidden_d");
+  EXPECT_EQ(messageFor(relocation(0)), "no error");
+  // Past the symbols, LLVM's message would read outside its table.
+  EXPECT_EQ(messageFor(relocation(9)),
+            "archive symbol tables for this Wasm member are not supported: "
+            "a relocation's index is past the symbols");
+}
+
+// A linked module (no linking section): two functions, a table, a memory
+// and a global, each exported but the second function, and optionally a
+// name section or a dylink.0 section.
+std::string wasmLinkedModule(bool withNames, bool withDylink) {
+  std::string module = std::string("\0asm\1\0\0\0", 8);
+  if (withDylink)
+    module += wasmSection(0, wasmName("dylink.0") +
+                                 std::string("\x01\x04\x00\x00\x00\x00", 6));
+  module += wasmSection(1, std::string("\x01\x60\x00\x00", 4)) +
+            wasmSection(3, std::string("\x02\x00\x00", 3)) +
+            wasmSection(4, std::string("\x01\x70\x00\x01", 4)) +
+            wasmSection(5, std::string("\x01\x00\x01", 3)) +
+            wasmSection(6, std::string("\x01\x7f\x00\x41\x00\x0b", 6)) +
+            wasmSection(7, std::string("\x04", 1) + wasmName("f") +
+                               std::string("\x00\x00", 2) + wasmName("mem") +
+                               std::string("\x02\x00", 2) + wasmName("g") +
+                               std::string("\x03\x00", 2) + wasmName("tab") +
+                               std::string("\x01\x00", 2)) +
+            wasmSection(10, std::string("\x02\x02\x00\x0b\x02\x00\x0b", 7));
+  if (withNames) {
+    const std::string functions = std::string("\x02\x00", 2) +
+                                  wasmName("f_name") + '\x01' +
+                                  wasmName("local_name");
+    const std::string globals = std::string("\x01\x00", 2) + wasmName("g_name");
+    module += wasmSection(0, wasmName("name") + '\x01' +
+                                 static_cast<char>(functions.size()) +
+                                 functions + '\x07' +
+                                 static_cast<char>(globals.size()) + globals);
+  }
+  return module + wasmSection(0, wasmName(".debug_info") + "\x01");
+}
+
+TEST(WasmArchiveSymbols, LinkedModules) {
+  auto namesOf = [](const std::string &bytes) {
+    Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
+    return symbols.ok() ? symbols->names
+                        : std::vector<std::string>{symbols.error().message};
+  };
+  // By their exports, memories aside.
+  const std::vector<std::string> exports = {"f", "g", "tab"};
+  EXPECT_EQ(namesOf(wasmLinkedModule(false, false)), exports);
+  // By their name section: exported functions and defined globals.
+  const std::vector<std::string> named = {"f_name", "g_name"};
+  EXPECT_EQ(namesOf(wasmLinkedModule(true, false)), named);
+  // A shared module keeps its exports.
+  EXPECT_EQ(namesOf(wasmLinkedModule(true, true)), exports);
+}
+
+TEST(WasmArchiveSymbols, LinkedModuleEveryTruncationAndByteChange) {
+  expectEveryDamageHandled(wasmLinkedModule(true, false));
 }
 
 TEST(WasmArchiveSymbols, EveryTruncationAndByteChange) {
