@@ -1,4 +1,4 @@
-#include "bundler/bundler_cli.h"
+#include "cli/bundler_cli.h"
 
 #include <cstdlib>
 #include <limits>
@@ -7,13 +7,13 @@
 #include <type_traits>
 #include <unordered_set>
 
-#include "bundler/command_line.h"
 #include "bundler/config.h"
-#include "bundler/offload_target.h"
 #include "bundler/operations.h"
-#include "bundler/target_id.h"
-#include "bundler/tool_start.h"
-#include "bundler/version.h"
+#include "cli/command_line.h"
+#include "cli/tool_start.h"
+#include "cli/version.h"
+#include "targets/offload_target.h"
+#include "targets/target_id.h"
 
 namespace offbundle {
 namespace {

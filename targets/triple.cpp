@@ -3,9 +3,9 @@
 // parsed field's integer is the position of the LLVM enumerator it stands for;
 // the name tables keep LLVM's matching order wherever matching is by prefix or
 // suffix, because there the first hit wins.
-#include "bundler/triple.h"
+#include "targets/triple.h"
 
-#include "bundler/string_split.h"
+#include "support/string_split.h"
 
 #include <array>
 #include <bit>

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "bundler/triple.h"
+#include "targets/triple.h"
 
 namespace offbundle {
 

@@ -1,4 +1,4 @@
-#include "bundler/offload_arch.h"
+#include "targets/offload_arch.h"
 
 #include <algorithm>
 #include <array>

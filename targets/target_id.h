@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "bundler/triple.h"
+#include "targets/triple.h"
 
 namespace offbundle {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bundler/bundler_cli.h"
+#include "cli/bundler_cli.h"
 
 namespace offbundle {
 

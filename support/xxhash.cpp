@@ -3,7 +3,7 @@
 // for bit because LLVM's StringMap derives bucket positions (and therefore
 // iteration order) from it. Inputs are read as little-endian words regardless
 // of the host byte order, as the reference algorithm specifies.
-#include "bundler/xxhash.h"
+#include "support/xxhash.h"
 
 #include <array>
 #include <cstddef>

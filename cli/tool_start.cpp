@@ -1,11 +1,11 @@
-#include "bundler/tool_start.h"
+#include "cli/tool_start.h"
 
 #include <cstdio>
 #include <exception>
 #include <new>
 
-#include "bundler/interrupt_cleanup.h"
-#include "bundler/response_file.h"
+#include "cli/response_file.h"
+#include "support/interrupt_cleanup.h"
 
 namespace offbundle {
 

@@ -1,9 +1,9 @@
-#include "bundler/target_id.h"
+#include "targets/target_id.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "bundler/offload_arch.h"
+#include "targets/offload_arch.h"
 
 namespace offbundle {
 namespace {

@@ -1,5 +1,5 @@
-#include "bundler/file_io.h"
-#include "bundler/memory_limit.h"
+#include "support/file_io.h"
+#include "support/memory_limit.h"
 
 #include <atomic>
 #include <cerrno>

@@ -7,7 +7,7 @@
 // tombstones and rehashing), not by storing anything the way LLVM does.
 #pragma once
 
-#include "bundler/xxhash.h"
+#include "support/xxhash.h"
 
 #include <cstddef>
 #include <cstdint>

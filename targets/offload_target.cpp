@@ -1,10 +1,10 @@
-#include "bundler/offload_target.h"
+#include "targets/offload_target.h"
 
 #include <vector>
 
-#include "bundler/offload_arch.h"
-#include "bundler/string_split.h"
-#include "bundler/target_id.h"
+#include "support/string_split.h"
+#include "targets/offload_arch.h"
+#include "targets/target_id.h"
 
 namespace offbundle {
 namespace {

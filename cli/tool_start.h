@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "bundler/bundler_cli.h"
-#include "bundler/command_line.h"
-#include "bundler/error.h"
+#include "cli/bundler_cli.h"
+#include "cli/command_line.h"
+#include "support/error.h"
 
 namespace offbundle {
 

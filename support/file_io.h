@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
-#include "bundler/interrupt_cleanup.h"
+#include "support/error.h"
+#include "support/interrupt_cleanup.h"
 
 namespace offbundle {
 

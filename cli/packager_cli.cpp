@@ -1,10 +1,10 @@
-#include "packager/packager_cli.h"
+#include "cli/packager_cli.h"
 
 #include <string_view>
 
-#include "bundler/command_line.h"
-#include "bundler/tool_start.h"
-#include "bundler/version.h"
+#include "cli/command_line.h"
+#include "cli/tool_start.h"
+#include "cli/version.h"
 #include "packager/operations.h"
 
 namespace offbundle {

@@ -1,10 +1,10 @@
-#include "bundler/command_line.h"
+#include "cli/command_line.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
-#include "bundler/string_map.h"
+#include "support/string_map.h"
 
 namespace offbundle {
 namespace po = boost::program_options;

@@ -1,4 +1,4 @@
-#include "bundler/interrupt_cleanup.h"
+#include "support/interrupt_cleanup.h"
 
 #include <atomic>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 namespace {

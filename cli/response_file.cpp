@@ -1,4 +1,4 @@
-#include "bundler/response_file.h"
+#include "cli/response_file.h"
 
 #include <fstream>
 #include <iterator>

@@ -1,7 +1,7 @@
 // llvm-offload-binary, also built as clang-offload-packager: parse, run,
 // report. Everything else lives in the library.
-#include "bundler/tool_start.h"
-#include "packager/packager_cli.h"
+#include "cli/packager_cli.h"
+#include "cli/tool_start.h"
 
 int main(int argc, char **argv) {
   return offbundle::runToolMain(argc, argv, offbundle::runLlvmOffloadBinary);
