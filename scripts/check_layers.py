@@ -5,13 +5,14 @@ The library is built in layers, one folder each, lowest first (the README's
 architecture section describes them):
 
     support targets compression bitcode archive formats bundler packager
-    toolkit cli tools
+    api toolkit cli tools
 
 A file may include headers of its own folder and of folders listed before
 it, never of one listed after it: `formats/` may use `archive/` and
 `support/`, but `archive/` may not use `formats/`. Only project headers
 ("folder/name.h") count; system headers (<...>) do not. The public headers
-under include/offbundle/ may use any layer, and tests may use everything.
+under include/offbundle/ are installed alone, so they may include only
+system headers and each other ("offbundle/..."); tests may use everything.
 
 --self-test runs the check on a tree made here with one upward include and
 one allowed include, and succeeds only when exactly the upward one is
@@ -27,7 +28,7 @@ import sys
 import tempfile
 
 LAYERS = ["support", "targets", "compression", "bitcode", "archive",
-          "formats", "bundler", "packager", "toolkit", "cli", "tools"]
+          "formats", "bundler", "packager", "api", "toolkit", "cli", "tools"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/[^"]+"', re.M)
 
@@ -53,6 +54,18 @@ def violations(root):
                         line = text.count("\n", 0, match.start()) + 1
                         found.append((os.path.relpath(path, root), line,
                                       match.group(0).strip()))
+    public = os.path.join(root, "include", "offbundle")
+    if os.path.isdir(public):
+        for name in sorted(os.listdir(public)):
+            path = os.path.join(public, name)
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            for match in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', text,
+                                     re.M):
+                if not match.group(1).startswith("offbundle/"):
+                    line = text.count("\n", 0, match.start()) + 1
+                    found.append((os.path.relpath(path, root), line,
+                                  match.group(0).strip()))
     return found
 
 
@@ -63,6 +76,8 @@ def self_test():
             "formats/elf_object.cpp": '#include "archive/ar_archive.h"\n'
                                       '#include <string>\n',
             "support/error.h": '#include "support/file_io.h"\n',
+            "include/offbundle/api.h": '#include "offbundle/types.h"\n'
+                                       '#include "bundler/config.h"\n',
         }
         for name, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(name)),
@@ -70,11 +85,14 @@ def self_test():
             with open(os.path.join(root, name), "w") as handle:
                 handle.write(text)
         found = violations(root)
-        expected = [("archive/reader.cpp", 1, '#include "formats/elf_object.h"')]
+        expected = [
+            ("archive/reader.cpp", 1, '#include "formats/elf_object.h"'),
+            ("include/offbundle/api.h", 2, '#include "bundler/config.h"')]
         if found != expected:
             print(f"self-test failed: found {found}, expected {expected}")
             return 1
-        print("layer check self-test: the upward include was caught")
+        print("layer check self-test: the upward include and the public "
+              "header's internal include were caught")
         return 0
 
 
@@ -88,8 +106,12 @@ def main():
         return self_test()
     found = violations(os.path.abspath(args.root))
     for path, line, include in found:
-        print(f"{path}:{line}: {include} reaches a layer above "
-              f"{path.split(os.sep)[0]}/")
+        if path.startswith("include"):
+            print(f"{path}:{line}: {include}: a public header may include "
+                  "only system headers and offbundle/ ones")
+        else:
+            print(f"{path}:{line}: {include} reaches a layer above "
+                  f"{path.split(os.sep)[0]}/")
     print(f"layer check: {len(found)} upward includes")
     return 1 if found else 0
 
