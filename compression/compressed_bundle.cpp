@@ -9,6 +9,7 @@
 
 #include "compression/codecs.h"
 #include "compression/md5.h"
+#include "support/little_endian.h"
 
 namespace offbundle {
 
@@ -48,19 +49,6 @@ constexpr size_t kDecodeOutputStep = size_t{4} << 20;
 // Room for output that should not exist: any byte decoded into it means the
 // data is larger than the header says.
 constexpr size_t kOverflowProbeSize = 64;
-
-uint64_t readLittleEndian(std::string_view bytes, size_t offset, size_t width) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < width; ++i)
-    value |= uint64_t{static_cast<unsigned char>(bytes[offset + i])} << (8 * i);
-  return value;
-}
-
-void writeLittleEndian(std::string &bytes, size_t offset, size_t width,
-                       uint64_t value) {
-  for (size_t i = 0; i < width; ++i)
-    bytes[offset + i] = static_cast<char>((value >> (8 * i)) & 0xff);
-}
 
 const char *methodName(CompressionMethod method) {
   return method == CompressionMethod::Zlib ? "zlib" : "zstd";
@@ -245,9 +233,9 @@ parseCompressedBundleHeader(std::string_view bytes) {
     return makeError(kHeaderTooSmall);
   CompressedBundleHeader header;
   header.version =
-      static_cast<uint16_t>(readLittleEndian(bytes, kVersionOffset, 2));
+      static_cast<uint16_t>(loadLittleEndian(bytes, kVersionOffset, 2));
   uint16_t method =
-      static_cast<uint16_t>(readLittleEndian(bytes, kMethodOffset, 2));
+      static_cast<uint16_t>(loadLittleEndian(bytes, kMethodOffset, 2));
   header.headerSize = compressedBundleHeaderSize(header.version);
   // LLVM means to answer "Unknown compressed bundle version" here, but it
   // computes the required size first and, for an unknown version, that size
@@ -259,18 +247,18 @@ parseCompressedBundleHeader(std::string_view bytes) {
   size_t offset = kCompressedBundleCommonHeaderSize;
   switch (header.version) {
   case 1:
-    header.uncompressedSize = readLittleEndian(bytes, offset, 4);
-    header.hash = readLittleEndian(bytes, offset + 4, 8);
+    header.uncompressedSize = loadLittleEndian(bytes, offset, 4);
+    header.hash = loadLittleEndian(bytes, offset + 4, 8);
     break;
   case 2:
-    header.totalFileSize = readLittleEndian(bytes, offset, 4);
-    header.uncompressedSize = readLittleEndian(bytes, offset + 4, 4);
-    header.hash = readLittleEndian(bytes, offset + 8, 8);
+    header.totalFileSize = loadLittleEndian(bytes, offset, 4);
+    header.uncompressedSize = loadLittleEndian(bytes, offset + 4, 4);
+    header.hash = loadLittleEndian(bytes, offset + 8, 8);
     break;
   default:
-    header.totalFileSize = readLittleEndian(bytes, offset, 8);
-    header.uncompressedSize = readLittleEndian(bytes, offset + 8, 8);
-    header.hash = readLittleEndian(bytes, offset + 16, 8);
+    header.totalFileSize = loadLittleEndian(bytes, offset, 8);
+    header.uncompressedSize = loadLittleEndian(bytes, offset + 8, 8);
+    header.hash = loadLittleEndian(bytes, offset + 16, 8);
     break;
   }
   if (method != static_cast<uint16_t>(CompressionMethod::Zlib) &&
@@ -333,24 +321,24 @@ compressIntoSink(std::string_view uncompressedBundle,
 
   std::string headerBytes(header.headerSize, '\0');
   headerBytes.replace(0, kMagic.size(), kMagic);
-  writeLittleEndian(headerBytes, kVersionOffset, 2, header.version);
-  writeLittleEndian(headerBytes, kMethodOffset, 2,
-                    static_cast<uint16_t>(header.method));
+  storeLittleEndian(headerBytes, kVersionOffset, header.version, 2);
+  storeLittleEndian(headerBytes, kMethodOffset,
+                    static_cast<uint16_t>(header.method), 2);
   size_t offset = kCompressedBundleCommonHeaderSize;
   switch (header.version) {
   case 1:
-    writeLittleEndian(headerBytes, offset, 4, header.uncompressedSize);
-    writeLittleEndian(headerBytes, offset + 4, 8, header.hash);
+    storeLittleEndian(headerBytes, offset, header.uncompressedSize, 4);
+    storeLittleEndian(headerBytes, offset + 4, header.hash, 8);
     break;
   case 2:
-    writeLittleEndian(headerBytes, offset, 4, totalFileSize);
-    writeLittleEndian(headerBytes, offset + 4, 4, header.uncompressedSize);
-    writeLittleEndian(headerBytes, offset + 8, 8, header.hash);
+    storeLittleEndian(headerBytes, offset, totalFileSize, 4);
+    storeLittleEndian(headerBytes, offset + 4, header.uncompressedSize, 4);
+    storeLittleEndian(headerBytes, offset + 8, header.hash, 8);
     break;
   default:
-    writeLittleEndian(headerBytes, offset, 8, totalFileSize);
-    writeLittleEndian(headerBytes, offset + 8, 8, header.uncompressedSize);
-    writeLittleEndian(headerBytes, offset + 16, 8, header.hash);
+    storeLittleEndian(headerBytes, offset, totalFileSize, 8);
+    storeLittleEndian(headerBytes, offset + 8, header.uncompressedSize, 8);
+    storeLittleEndian(headerBytes, offset + 16, header.hash, 8);
     break;
   }
   Status finished = sink.overwrite(0, headerBytes);
