@@ -85,23 +85,6 @@ std::string fullHex(uint64_t value) {
   return formatted("0x%016" PRIx64, value);
 }
 
-// Bytes the bundle at the start of `bytes` occupies, header included.
-Result<size_t> compressedExtent(const CompressedBundleHeader &header,
-                                std::string_view bytes) {
-  if (!header.totalFileSize)
-    return bytes.size();
-  uint64_t total = *header.totalFileSize;
-  if (total < header.headerSize)
-    return makeError("Compressed bundle total file size " +
-                     std::to_string(total) + " is smaller than its " +
-                     std::to_string(header.headerSize) + "-byte header");
-  if (total > bytes.size())
-    return makeError("Compressed bundle total file size " +
-                     std::to_string(total) + " exceeds the " +
-                     std::to_string(bytes.size()) + " bytes available");
-  return static_cast<size_t>(total);
-}
-
 Result<std::unique_ptr<StreamDecoder>>
 makeDecoder(CompressionMethod method, std::string_view compressedData,
             uint64_t expectedSize, bool fixedOutput) {
@@ -412,7 +395,7 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes,
     return headerOrError.takeError();
   DecompressedBundle result;
   result.header = *headerOrError;
-  Result<size_t> extentOrError = compressedExtent(result.header, bytes);
+  Result<size_t> extentOrError = compressedBundleExtent(result.header, bytes);
   if (!extentOrError)
     return extentOrError.takeError();
   result.compressedExtent = *extentOrError;
@@ -464,7 +447,7 @@ CompressedPrefixReader::open(std::string_view bytes) {
   Result<CompressedBundleHeader> header = parseCompressedBundleHeader(bytes);
   if (!header)
     return header.takeError();
-  Result<size_t> extent = compressedExtent(*header, bytes);
+  Result<size_t> extent = compressedBundleExtent(*header, bytes);
   if (!extent)
     return extent.takeError();
   std::string_view compressedData =
@@ -517,7 +500,7 @@ Result<std::string> decompressBundlePrefix(std::string_view bytes,
     // zstd's own streaming decoder would decode into a window of up to
     // 128 MiB and copy out of it; decoding block by block straight into the
     // result reads no block past the prefix and touches no other memory.
-    Result<size_t> extent = compressedExtent(*header, bytes);
+    Result<size_t> extent = compressedBundleExtent(*header, bytes);
     if (!extent)
       return extent.takeError();
     const uint64_t limit = std::min(wanted, header->uncompressedSize);
@@ -543,6 +526,22 @@ Result<std::string> decompressBundlePrefix(std::string_view bytes,
   return std::string(*prefix);
 }
 
+Result<size_t> compressedBundleExtent(const CompressedBundleHeader &header,
+                                      std::string_view bytes) {
+  if (!header.totalFileSize)
+    return bytes.size();
+  uint64_t total = *header.totalFileSize;
+  if (total < header.headerSize)
+    return makeError("Compressed bundle total file size " +
+                     std::to_string(total) + " is smaller than its " +
+                     std::to_string(header.headerSize) + "-byte header");
+  if (total > bytes.size())
+    return makeError("Compressed bundle total file size " +
+                     std::to_string(total) + " exceeds the " +
+                     std::to_string(bytes.size()) + " bytes available");
+  return static_cast<size_t>(total);
+}
+
 Result<std::vector<CompressedBundleSpan>>
 splitConcatenatedCompressedBundles(std::string_view bytes) {
   std::vector<CompressedBundleSpan> spans;
@@ -565,7 +564,7 @@ splitConcatenatedCompressedBundles(std::string_view bytes) {
     Result<CompressedBundleHeader> header = parseCompressedBundleHeader(rest);
     if (!header)
       return makeError(where + header.error().message);
-    Result<size_t> extent = compressedExtent(*header, rest);
+    Result<size_t> extent = compressedBundleExtent(*header, rest);
     if (!extent)
       return makeError(where + extent.error().message);
     spans.push_back({offset, *header, rest.substr(0, *extent)});
