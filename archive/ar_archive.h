@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "archive/archive_symbols.h"
-#include "bundler/error.h"
-#include "bundler/memory_limit.h"
+#include "support/error.h"
+#include "support/memory_limit.h"
 
 namespace offbundle {
 

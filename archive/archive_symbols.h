@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "bitcode/bitcode_symbols.h"
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

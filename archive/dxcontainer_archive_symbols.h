@@ -28,7 +28,7 @@
 
 #include <string_view>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

@@ -51,7 +51,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

@@ -3,6 +3,7 @@
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
 #include "bitcode/module_symbols.h"
+#include "support/little_endian.h"
 
 #include <optional>
 
@@ -44,13 +45,6 @@ constexpr size_t kSymbolSize = 24;
 // from every entry and make the copies quadratic in the input.
 constexpr uint64_t kMaxNameBytesPerInputByte = 8;
 
-uint32_t readLittle32(std::string_view bytes, size_t offset) {
-  return uint32_t(uint8_t(bytes[offset])) |
-         uint32_t(uint8_t(bytes[offset + 1])) << 8 |
-         uint32_t(uint8_t(bytes[offset + 2])) << 16 |
-         uint32_t(uint8_t(bytes[offset + 3])) << 24;
-}
-
 // What the top level of a bitcode file holds, as LLVM's
 // getBitcodeFileContents finds it.
 struct TopLevelContents {
@@ -75,8 +69,8 @@ Result<std::string_view> bitcodeStream(std::string_view input) {
     return input;
   if (input.size() < kWrapperSizeField + 4)
     return makeError("Invalid bitcode wrapper header");
-  uint64_t offset = readLittle32(input, kWrapperOffsetField);
-  uint64_t size = readLittle32(input, kWrapperSizeField);
+  uint64_t offset = loadLittle32(input, kWrapperOffsetField);
+  uint64_t size = loadLittle32(input, kWrapperSizeField);
   if (offset + size > input.size())
     return makeError("Invalid bitcode wrapper header");
   return input.substr(size_t(offset), size_t(size));
@@ -229,8 +223,8 @@ Error rebuildNeeded(const std::string &reason) {
 // inside the string table.
 std::optional<std::string_view>
 tableString(std::string_view symtab, size_t field, std::string_view strtab) {
-  uint64_t offset = readLittle32(symtab, field);
-  uint64_t size = readLittle32(symtab, field + 4);
+  uint64_t offset = loadLittle32(symtab, field);
+  uint64_t size = loadLittle32(symtab, field + 4);
   if (offset > strtab.size() || size > strtab.size() - offset)
     return std::nullopt;
   return strtab.substr(size_t(offset), size_t(size));
@@ -252,7 +246,7 @@ Result<IrSymbolTable> irSymbolTableOf(const TopLevelContents &contents) {
   const std::string_view strtab = contents.strtabForSymtab;
   if (strtab.empty() || symtab.size() < kHeaderSize)
     return rebuildNeeded("without a symbol table");
-  const uint32_t version = readLittle32(symtab, kHeaderVersion);
+  const uint32_t version = loadLittle32(symtab, kHeaderVersion);
   if (version != kIrSymtabVersion)
     return rebuildNeeded("whose symbol table has format version " +
                          std::to_string(version) + " (not " +
@@ -274,14 +268,14 @@ Result<IrSymbolTable> irSymbolTableOf(const TopLevelContents &contents) {
 
   // A module count that disagrees with the file's modules means the table
   // does not describe this file (typically binary concatenation).
-  table.moduleCount = readLittle32(symtab, kHeaderModules + 4);
+  table.moduleCount = loadLittle32(symtab, kHeaderModules + 4);
   if (table.moduleCount != contents.moduleCount)
     return rebuildNeeded(
         "whose symbol table lists " + std::to_string(table.moduleCount) +
         " modules for a file holding " + std::to_string(contents.moduleCount));
 
-  const uint64_t symbolsOffset = readLittle32(symtab, kHeaderSymbols);
-  const uint64_t symbolCount = readLittle32(symtab, kHeaderSymbols + 4);
+  const uint64_t symbolsOffset = loadLittle32(symtab, kHeaderSymbols);
+  const uint64_t symbolCount = loadLittle32(symtab, kHeaderSymbols + 4);
   if (symbolsOffset > symtab.size() ||
       symbolCount > (symtab.size() - symbolsOffset) / kSymbolSize)
     return makeError("invalid bitcode symbol table: symbols out of range");
@@ -296,7 +290,7 @@ Result<IrSymbolTable> irSymbolTableOf(const TopLevelContents &contents) {
                        std::to_string(index) +
                        " out of range of the string table");
     table.symbols.push_back(
-        {*name, readLittle32(symtab, entry + kSymbolFlags)});
+        {*name, loadLittle32(symtab, entry + kSymbolFlags)});
   }
   return table;
 }

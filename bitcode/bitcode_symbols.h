@@ -23,7 +23,7 @@
 // format version, or a different number of modules than the file holds.
 #pragma once
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -11,7 +11,7 @@
 // refused, to bound memory.
 #pragma once
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 #include <cstddef>
 #include <cstdint>

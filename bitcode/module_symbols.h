@@ -16,7 +16,7 @@
 #pragma once
 
 #include "bitcode/bitstream_reader.h"
-#include "bundler/error.h"
+#include "support/error.h"
 
 #include <cstdint>
 #include <string>

@@ -7,14 +7,14 @@
 #include "archive/ar_archive.h"
 #include "bitcode/bitcode_symbols.h"
 #include "bundler/code_object_uri.h"
-#include "bundler/file_io.h"
-#include "bundler/offload_target.h"
 #include "bundler/operation_support.h"
 #include "bundler/operations.h"
-#include "bundler/target_id.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/elf_object.h"
+#include "support/file_io.h"
+#include "targets/offload_target.h"
+#include "targets/target_id.h"
 
 namespace offbundle {
 namespace {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "bundler/config.h"
-#include "bundler/error.h"
-#include "bundler/file_io.h"
 #include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
+#include "support/error.h"
+#include "support/file_io.h"
 
 namespace offbundle {
 

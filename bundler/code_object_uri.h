@@ -28,8 +28,8 @@
 #include <string>
 #include <string_view>
 
-#include "bundler/error.h"
-#include "bundler/file_io.h"
+#include "support/error.h"
+#include "support/file_io.h"
 
 namespace offbundle {
 

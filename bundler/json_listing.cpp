@@ -14,12 +14,12 @@
 
 #include "bundler/bundle_discovery.h"
 #include "bundler/code_object_uri.h"
-#include "bundler/offload_target.h"
 #include "bundler/operations.h"
-#include "bundler/string_split.h"
-#include "bundler/target_id.h"
 #include "formats/embedded_offload.h"
 #include "formats/fat_object.h"
+#include "support/string_split.h"
+#include "targets/offload_target.h"
+#include "targets/target_id.h"
 
 namespace offbundle {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "bundler/config.h"
-#include "bundler/error.h"
-#include "bundler/offload_target.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
+#include "support/error.h"
+#include "targets/offload_target.h"
 
 namespace offbundle {
 

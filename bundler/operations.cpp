@@ -8,15 +8,15 @@
 
 #include "bundler/bundle_discovery.h"
 #include "bundler/code_object_uri.h"
-#include "bundler/file_io.h"
-#include "bundler/memory_limit.h"
-#include "bundler/offload_target.h"
 #include "bundler/operation_support.h"
-#include "bundler/string_map.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/fat_object.h"
 #include "formats/text_bundle.h"
+#include "support/file_io.h"
+#include "support/memory_limit.h"
+#include "support/string_map.h"
+#include "targets/offload_target.h"
 
 namespace offbundle {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "bundler/config.h"
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

@@ -9,6 +9,7 @@
 
 #include "compression/codecs.h"
 #include "compression/md5.h"
+#include "support/little_endian.h"
 
 namespace offbundle {
 
@@ -49,19 +50,6 @@ constexpr size_t kDecodeOutputStep = size_t{4} << 20;
 // data is larger than the header says.
 constexpr size_t kOverflowProbeSize = 64;
 
-uint64_t readLittleEndian(std::string_view bytes, size_t offset, size_t width) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < width; ++i)
-    value |= uint64_t{static_cast<unsigned char>(bytes[offset + i])} << (8 * i);
-  return value;
-}
-
-void writeLittleEndian(std::string &bytes, size_t offset, size_t width,
-                       uint64_t value) {
-  for (size_t i = 0; i < width; ++i)
-    bytes[offset + i] = static_cast<char>((value >> (8 * i)) & 0xff);
-}
-
 const char *methodName(CompressionMethod method) {
   return method == CompressionMethod::Zlib ? "zlib" : "zstd";
 }
@@ -95,23 +83,6 @@ std::string llvmHex(uint64_t value) {
 
 std::string fullHex(uint64_t value) {
   return formatted("0x%016" PRIx64, value);
-}
-
-// Bytes the bundle at the start of `bytes` occupies, header included.
-Result<size_t> compressedExtent(const CompressedBundleHeader &header,
-                                std::string_view bytes) {
-  if (!header.totalFileSize)
-    return bytes.size();
-  uint64_t total = *header.totalFileSize;
-  if (total < header.headerSize)
-    return makeError("Compressed bundle total file size " +
-                     std::to_string(total) + " is smaller than its " +
-                     std::to_string(header.headerSize) + "-byte header");
-  if (total > bytes.size())
-    return makeError("Compressed bundle total file size " +
-                     std::to_string(total) + " exceeds the " +
-                     std::to_string(bytes.size()) + " bytes available");
-  return static_cast<size_t>(total);
 }
 
 Result<std::unique_ptr<StreamDecoder>>
@@ -245,9 +216,9 @@ parseCompressedBundleHeader(std::string_view bytes) {
     return makeError(kHeaderTooSmall);
   CompressedBundleHeader header;
   header.version =
-      static_cast<uint16_t>(readLittleEndian(bytes, kVersionOffset, 2));
+      static_cast<uint16_t>(loadLittleEndian(bytes, kVersionOffset, 2));
   uint16_t method =
-      static_cast<uint16_t>(readLittleEndian(bytes, kMethodOffset, 2));
+      static_cast<uint16_t>(loadLittleEndian(bytes, kMethodOffset, 2));
   header.headerSize = compressedBundleHeaderSize(header.version);
   // LLVM means to answer "Unknown compressed bundle version" here, but it
   // computes the required size first and, for an unknown version, that size
@@ -259,18 +230,18 @@ parseCompressedBundleHeader(std::string_view bytes) {
   size_t offset = kCompressedBundleCommonHeaderSize;
   switch (header.version) {
   case 1:
-    header.uncompressedSize = readLittleEndian(bytes, offset, 4);
-    header.hash = readLittleEndian(bytes, offset + 4, 8);
+    header.uncompressedSize = loadLittleEndian(bytes, offset, 4);
+    header.hash = loadLittleEndian(bytes, offset + 4, 8);
     break;
   case 2:
-    header.totalFileSize = readLittleEndian(bytes, offset, 4);
-    header.uncompressedSize = readLittleEndian(bytes, offset + 4, 4);
-    header.hash = readLittleEndian(bytes, offset + 8, 8);
+    header.totalFileSize = loadLittleEndian(bytes, offset, 4);
+    header.uncompressedSize = loadLittleEndian(bytes, offset + 4, 4);
+    header.hash = loadLittleEndian(bytes, offset + 8, 8);
     break;
   default:
-    header.totalFileSize = readLittleEndian(bytes, offset, 8);
-    header.uncompressedSize = readLittleEndian(bytes, offset + 8, 8);
-    header.hash = readLittleEndian(bytes, offset + 16, 8);
+    header.totalFileSize = loadLittleEndian(bytes, offset, 8);
+    header.uncompressedSize = loadLittleEndian(bytes, offset + 8, 8);
+    header.hash = loadLittleEndian(bytes, offset + 16, 8);
     break;
   }
   if (method != static_cast<uint16_t>(CompressionMethod::Zlib) &&
@@ -333,24 +304,24 @@ compressIntoSink(std::string_view uncompressedBundle,
 
   std::string headerBytes(header.headerSize, '\0');
   headerBytes.replace(0, kMagic.size(), kMagic);
-  writeLittleEndian(headerBytes, kVersionOffset, 2, header.version);
-  writeLittleEndian(headerBytes, kMethodOffset, 2,
-                    static_cast<uint16_t>(header.method));
+  storeLittleEndian(headerBytes, kVersionOffset, header.version, 2);
+  storeLittleEndian(headerBytes, kMethodOffset,
+                    static_cast<uint16_t>(header.method), 2);
   size_t offset = kCompressedBundleCommonHeaderSize;
   switch (header.version) {
   case 1:
-    writeLittleEndian(headerBytes, offset, 4, header.uncompressedSize);
-    writeLittleEndian(headerBytes, offset + 4, 8, header.hash);
+    storeLittleEndian(headerBytes, offset, header.uncompressedSize, 4);
+    storeLittleEndian(headerBytes, offset + 4, header.hash, 8);
     break;
   case 2:
-    writeLittleEndian(headerBytes, offset, 4, totalFileSize);
-    writeLittleEndian(headerBytes, offset + 4, 4, header.uncompressedSize);
-    writeLittleEndian(headerBytes, offset + 8, 8, header.hash);
+    storeLittleEndian(headerBytes, offset, totalFileSize, 4);
+    storeLittleEndian(headerBytes, offset + 4, header.uncompressedSize, 4);
+    storeLittleEndian(headerBytes, offset + 8, header.hash, 8);
     break;
   default:
-    writeLittleEndian(headerBytes, offset, 8, totalFileSize);
-    writeLittleEndian(headerBytes, offset + 8, 8, header.uncompressedSize);
-    writeLittleEndian(headerBytes, offset + 16, 8, header.hash);
+    storeLittleEndian(headerBytes, offset, totalFileSize, 8);
+    storeLittleEndian(headerBytes, offset + 8, header.uncompressedSize, 8);
+    storeLittleEndian(headerBytes, offset + 16, header.hash, 8);
     break;
   }
   Status finished = sink.overwrite(0, headerBytes);
@@ -424,7 +395,7 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes,
     return headerOrError.takeError();
   DecompressedBundle result;
   result.header = *headerOrError;
-  Result<size_t> extentOrError = compressedExtent(result.header, bytes);
+  Result<size_t> extentOrError = compressedBundleExtent(result.header, bytes);
   if (!extentOrError)
     return extentOrError.takeError();
   result.compressedExtent = *extentOrError;
@@ -476,7 +447,7 @@ CompressedPrefixReader::open(std::string_view bytes) {
   Result<CompressedBundleHeader> header = parseCompressedBundleHeader(bytes);
   if (!header)
     return header.takeError();
-  Result<size_t> extent = compressedExtent(*header, bytes);
+  Result<size_t> extent = compressedBundleExtent(*header, bytes);
   if (!extent)
     return extent.takeError();
   std::string_view compressedData =
@@ -529,7 +500,7 @@ Result<std::string> decompressBundlePrefix(std::string_view bytes,
     // zstd's own streaming decoder would decode into a window of up to
     // 128 MiB and copy out of it; decoding block by block straight into the
     // result reads no block past the prefix and touches no other memory.
-    Result<size_t> extent = compressedExtent(*header, bytes);
+    Result<size_t> extent = compressedBundleExtent(*header, bytes);
     if (!extent)
       return extent.takeError();
     const uint64_t limit = std::min(wanted, header->uncompressedSize);
@@ -555,6 +526,22 @@ Result<std::string> decompressBundlePrefix(std::string_view bytes,
   return std::string(*prefix);
 }
 
+Result<size_t> compressedBundleExtent(const CompressedBundleHeader &header,
+                                      std::string_view bytes) {
+  if (!header.totalFileSize)
+    return bytes.size();
+  uint64_t total = *header.totalFileSize;
+  if (total < header.headerSize)
+    return makeError("Compressed bundle total file size " +
+                     std::to_string(total) + " is smaller than its " +
+                     std::to_string(header.headerSize) + "-byte header");
+  if (total > bytes.size())
+    return makeError("Compressed bundle total file size " +
+                     std::to_string(total) + " exceeds the " +
+                     std::to_string(bytes.size()) + " bytes available");
+  return static_cast<size_t>(total);
+}
+
 Result<std::vector<CompressedBundleSpan>>
 splitConcatenatedCompressedBundles(std::string_view bytes) {
   std::vector<CompressedBundleSpan> spans;
@@ -577,7 +564,7 @@ splitConcatenatedCompressedBundles(std::string_view bytes) {
     Result<CompressedBundleHeader> header = parseCompressedBundleHeader(rest);
     if (!header)
       return makeError(where + header.error().message);
-    Result<size_t> extent = compressedExtent(*header, rest);
+    Result<size_t> extent = compressedBundleExtent(*header, rest);
     if (!extent)
       return makeError(where + extent.error().message);
     spans.push_back({offset, *header, rest.substr(0, *extent)});

@@ -35,7 +35,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 
@@ -182,6 +182,12 @@ Result<std::string> decompressBundlePrefix(std::string_view bytes,
                                            uint64_t wanted);
 
 // One compressed bundle found in a concatenation.
+// Bytes the compressed bundle at the start of `bytes` occupies, header
+// included: its recorded total size (version 2 and later), checked against
+// the header and the bytes there are, or all of `bytes` (version 1).
+Result<size_t> compressedBundleExtent(const CompressedBundleHeader &header,
+                                      std::string_view bytes);
+
 struct CompressedBundleSpan {
   size_t offset = 0;
   CompressedBundleHeader header;

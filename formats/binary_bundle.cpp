@@ -1,6 +1,6 @@
 #include "formats/binary_bundle.h"
 
-#include "formats/little_endian.h"
+#include "support/little_endian.h"
 
 #include <algorithm>
 #include <cstring>

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/file_io.h"
-#include "bundler/string_map.h"
 #include "formats/bundle_format.h"
+#include "support/file_io.h"
+#include "support/string_map.h"
 
 namespace offbundle {
 

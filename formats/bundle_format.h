@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

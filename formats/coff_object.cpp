@@ -1,6 +1,6 @@
 #include "formats/coff_object.h"
 
-#include "formats/little_endian.h"
+#include "support/little_endian.h"
 
 namespace offbundle {
 namespace {

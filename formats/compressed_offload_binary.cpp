@@ -5,8 +5,8 @@
 #include <zstd.h>
 
 #include "compression/codecs.h"
-#include "formats/little_endian.h"
 #include "formats/offload_binary.h"
+#include "support/little_endian.h"
 
 namespace offbundle {
 namespace {

@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

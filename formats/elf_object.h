@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "bundler/error.h"
+#include "support/error.h"
 
 namespace offbundle {
 

@@ -2,7 +2,7 @@
 
 #include "formats/compressed_offload_binary.h"
 
-#include "bundler/triple.h"
+#include "targets/triple.h"
 
 namespace offbundle {
 

@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
 #include "formats/bundle_format.h"
 #include "formats/offload_binary.h"
+#include "support/error.h"
 
 namespace offbundle {
 

@@ -55,17 +55,10 @@ splitOffloadData(std::string_view bytes) {
       auto header = parseCompressedBundleHeader(rest);
       if (!header)
         return failed("compressed bundle: " + header.error().message);
-      if (!header->totalFileSize) {
-        extent = rest.size();
-      } else if (*header->totalFileSize < header->headerSize ||
-                 *header->totalFileSize > rest.size()) {
-        return failed("compressed bundle: its total size " +
-                      std::to_string(*header->totalFileSize) +
-                      " does not fit in the " + std::to_string(rest.size()) +
-                      " bytes left");
-      } else {
-        extent = *header->totalFileSize;
-      }
+      auto size = compressedBundleExtent(*header, rest);
+      if (!size)
+        return failed(size.error().message);
+      extent = *size;
     } else if (hasOffloadBinaryMagic(rest)) {
       element.kind = OffloadDataKind::OffloadBinary;
       auto binary = readOffloadBinaryEntries(rest, "");

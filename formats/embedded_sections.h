@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
 #include "formats/elf_object.h"
+#include "support/error.h"
 
 namespace offbundle {
 

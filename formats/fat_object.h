@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/file_io.h"
 #include "formats/bundle_format.h"
 #include "formats/elf_object.h"
+#include "support/file_io.h"
 
 namespace offbundle {
 

@@ -1,8 +1,8 @@
 #include "formats/offload_binary.h"
 
 #include "formats/compressed_offload_binary.h"
-#include "formats/little_endian.h"
 #include "formats/tail_merged_string_table.h"
+#include "support/little_endian.h"
 
 #include <algorithm>
 #include <cstring>

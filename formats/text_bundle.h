@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/file_io.h"
 #include "formats/bundle_format.h"
+#include "support/file_io.h"
 
 namespace offbundle {
 

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bundler/error.h"
 #include "formats/offload_binary.h"
+#include "support/error.h"
 
 namespace offbundle {
 

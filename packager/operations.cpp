@@ -5,10 +5,10 @@
 
 #include "archive/ar_archive.h"
 #include "bitcode/bitcode_symbols.h"
-#include "bundler/file_io.h"
 #include "formats/offload_binary.h"
 #include "packager/image_arguments.h"
 #include "packager/offload_inputs.h"
+#include "support/file_io.h"
 
 namespace offbundle {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bundler/error.h"
 #include "formats/compressed_offload_binary.h"
+#include "support/error.h"
 
 namespace offbundle {
 

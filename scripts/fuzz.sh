@@ -19,7 +19,8 @@ llvm=/usr/lib/llvm-22/bin
 if [[ ${FUZZ_SKIP_BUILD:-0} != 1 ]]; then
   cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=$llvm/clang -DCMAKE_CXX_COMPILER=$llvm/clang++ \
-    -DOFFBUNDLE_FUZZ=ON -DOFFBUNDLE_TESTS=OFF >/dev/null
+    -DOFFBUNDLE_FUZZ=ON -DOFFBUNDLE_TESTS=OFF \
+    -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" >/dev/null
   cmake --build build-fuzz -j2 >/dev/null
 fi
 

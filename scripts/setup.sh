@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake g++ make pkg-config
+  # The .deb (cpack -G DEB computes its dependencies with dpkg-shlibdeps,
+  # which reads binaries with file) and its install test.
+  dpkg-dev file
   libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
   # MD5 comes from LLVM Support's static archive, which needs libtinfo.a.
   llvm-14-dev libncurses-dev
@@ -37,5 +40,6 @@ if ((${#missing[@]})); then
 fi
 
 build_type=${BUILD_TYPE:-Release}
-cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" \
+  -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" >/dev/null
 cmake --build build -j2

@@ -10,13 +10,19 @@
 #
 # The release suite runs last, so its ctest summary closes the output.
 # OFFBUNDLE_QUICK=1 (or --quick as the first argument) runs stage 3 only, for
-# quick local runs; CI runs all three. Other arguments go to ctest.
+# quick local runs; CI runs all three. Other arguments go to ctest. With
+# CI=true every build treats compiler warnings as errors (OFFBUNDLE_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${OFFBUNDLE_QUICK:-0}
 if [[ ${1:-} == --quick ]]; then
   quick=1
   shift
+fi
+
+# In CI every build treats warnings as errors (never in users' builds).
+if [[ ${CI:-} == true ]]; then
+  export OFFBUNDLE_WERROR=ON
 fi
 
 scripts/setup.sh
@@ -38,7 +44,8 @@ if [[ $quick != 1 ]]; then
 
   begin_stage "test suite under ASan and UBSan (build-asan/)"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DOFFBUNDLE_SANITIZE=ON >/dev/null
+    -DOFFBUNDLE_SANITIZE=ON -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" \
+    >/dev/null
   cmake --build build-asan -j2 >build-asan/build.log 2>&1 || {
     tail -50 build-asan/build.log
     exit 1

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bundler/bundler_cli.h"
+#include "cli/bundler_cli.h"
 #include "fuzz_support.h"
 
 namespace {

@@ -5,10 +5,10 @@
 #include <set>
 #include <string>
 
-#include "bundler/offload_target.h"
-#include "bundler/target_id.h"
-#include "bundler/triple.h"
 #include "fuzz_support.h"
+#include "targets/offload_target.h"
+#include "targets/target_id.h"
+#include "targets/triple.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Up to four NUL-separated strings: two entry IDs compared with each

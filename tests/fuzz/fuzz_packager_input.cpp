@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include "cli/packager_cli.h"
 #include "fuzz_support.h"
-#include "packager/packager_cli.h"
 
 namespace {
 

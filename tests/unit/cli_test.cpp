@@ -1,8 +1,8 @@
 // The command line: LLVM's syntax, its messages, and the order of its checks.
 // The same cases run against LLVM 22's tool in the differential suite; here
 // they pin our front end down without needing the reference installed.
-#include "bundler/bundler_cli.h"
-#include "bundler/response_file.h"
+#include "cli/bundler_cli.h"
+#include "cli/response_file.h"
 #include "compression/compressed_bundle.h"
 
 #include <gtest/gtest.h>

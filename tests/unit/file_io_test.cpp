@@ -18,9 +18,9 @@
 #include <thread>
 #include <unistd.h>
 
-#include "bundler/file_io.h"
-#include "bundler/interrupt_cleanup.h"
-#include "bundler/tool_start.h"
+#include "cli/tool_start.h"
+#include "support/file_io.h"
+#include "support/interrupt_cleanup.h"
 #include "test_files.h"
 
 namespace offbundle {

@@ -1,5 +1,5 @@
-#include "bundler/offload_arch.h"
-#include "bundler/offload_target.h"
+#include "targets/offload_arch.h"
+#include "targets/offload_target.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // compatibility rules used when unbundling. Expected spellings are the ones
 // LLVM 22's bundler writes (see tests/differential/corpus.txt for the same
 // cases run against it).
-#include "bundler/offload_target.h"
+#include "targets/offload_target.h"
 
 #include <gtest/gtest.h>
 

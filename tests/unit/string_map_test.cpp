@@ -1,8 +1,8 @@
 // Tests for the XXH3 hash and for LlvmOrderedStringMap's LLVM-compatible
 // iteration order. Expected values come from independent references, never
 // from this code: xxhsum for the hashes, and LLVM 22 itself for the orders.
-#include "bundler/string_map.h"
-#include "bundler/xxhash.h"
+#include "support/string_map.h"
+#include "support/xxhash.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "bundler/target_id.h"
+#include "targets/target_id.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Unit tests for bundler/triple.cpp.
+// Unit tests for targets/triple.cpp.
 //
 // Every expected value in these tables was observed from LLVM 22.1, not
 // worked out by hand: scripts/collect_triple_cases.sh reads them from LLVM
@@ -13,7 +13,7 @@
 // The parsed fields are private, so the parse tables are checked through
 // operator==: two triples must compare equal exactly when LLVM parsed the
 // same field values for them.
-#include "bundler/triple.h"
+#include "targets/triple.h"
 
 #include <gtest/gtest.h>
 

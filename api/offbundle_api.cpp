@@ -1,0 +1,239 @@
+// The public API (include/offbundle/offbundle.h) over the library's layers:
+// discovery and readers for Input, the bundler's operations for bundle(),
+// unbundle() and listEntryIds(), with the checks the command line makes
+// first, so that a program gets what the tool would do and say.
+#include "offbundle/offbundle.h"
+
+#include "bundler/bundle_discovery.h"
+#include "bundler/config.h"
+#include "bundler/operations.h"
+#include "bundler/target_checks.h"
+#include "formats/elf_object.h"
+#include "support/file_io.h"
+#include "targets/offload_target.h"
+
+namespace offbundle::api {
+namespace {
+
+Error toError(const offbundle::Error &error) { return Error{error.message}; }
+
+Target toTarget(const OffloadTarget &target) {
+  return Target{target.offloadKind, bundlerTripleSpelling(target.triple),
+                target.targetId};
+}
+
+ContainerFormat toFormat(DiscoveredFormat format) {
+  switch (format) {
+  case DiscoveredFormat::Binary:
+    return ContainerFormat::BinaryBundle;
+  case DiscoveredFormat::Text:
+    return ContainerFormat::TextBundle;
+  case DiscoveredFormat::FatObject:
+    return ContainerFormat::FatObject;
+  case DiscoveredFormat::OffloadBinary:
+    return ContainerFormat::OffloadBinary;
+  }
+  return ContainerFormat::BinaryBundle;
+}
+
+std::optional<OffloadTarget> toOffloadTarget(const Target &target) {
+  std::string id = target.offloadKind + "-" + target.triple;
+  if (!target.targetId.empty())
+    id += "-" + target.targetId;
+  return OffloadTarget::parseStored(id);
+}
+
+// The operations' result as an Outcome: their error, or success.
+Outcome fromStatus(const Status &status) {
+  if (!status.ok())
+    return toError(status.error());
+  return std::monostate{};
+}
+
+} // namespace
+
+Expected<Target> parseEntryId(std::string_view id) {
+  std::optional<OffloadTarget> parsed = OffloadTarget::parseStored(id);
+  if (!parsed)
+    return Error{"invalid bundle id '" + std::string(id) + "'"};
+  return toTarget(*parsed);
+}
+
+bool isCompatible(const Target &entry, const Target &requested,
+                  bool hipOpenmpCompatible) {
+  std::optional<OffloadTarget> codeObject = toOffloadTarget(entry);
+  std::optional<OffloadTarget> target = toOffloadTarget(requested);
+  return codeObject && target &&
+         isCodeObjectCompatible(*codeObject, *target, hipOpenmpCompatible);
+}
+
+struct Input::State {
+  BundlerConfig config;
+  std::unique_ptr<InputFile> file;
+  Discovery discovery;
+  std::vector<Bundle> bundles;
+};
+
+Input::Input(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Input::Input(Input &&) noexcept = default;
+Input &Input::operator=(Input &&) noexcept = default;
+Input::~Input() = default;
+
+const std::string &Input::path() const { return state_->file->path(); }
+
+const std::vector<Bundle> &Input::bundles() const { return state_->bundles; }
+
+Expected<Input> Input::open(const std::string &path, const std::string &type) {
+  auto state = std::make_unique<State>();
+  state->config.filesType = type;
+  state->config.inputFileNames = {path};
+  auto file = InputFile::open(path);
+  if (!file)
+    return toError(file.error());
+  state->file = std::move(*file);
+  OperationReport report;
+  auto discovery = discoverBundles(*state->file, state->config,
+                                   DiscoveryMode::Strict, report);
+  if (!discovery)
+    return toError(discovery.error());
+  state->discovery = std::move(*discovery);
+
+  for (const DiscoveredBundle &found : state->discovery.bundles) {
+    Bundle bundle;
+    bundle.member = found.member;
+    bundle.section = found.section;
+    bundle.format = toFormat(found.format);
+    bundle.fileOffset = found.fileOffset;
+    bundle.fileSize = found.fileSize;
+    if (found.compression)
+      bundle.compression = Compression{
+          found.compression->version,
+          found.compression->method == CompressionMethod::Zlib ? "zlib"
+                                                               : "zstd",
+          found.compression->totalFileSize, found.compression->uncompressedSize,
+          found.compression->hash};
+    std::string commandLog;
+    auto reader = openDiscoveredBundle(found, state->config,
+                                       /*fileOrder=*/true, commandLog);
+    if (!reader)
+      return toError(reader.error());
+    for (;;) {
+      auto next = (*reader)->nextEntry();
+      if (!next)
+        return toError(next.error());
+      if (!*next)
+        break;
+      Entry entry;
+      entry.id = std::string(**next);
+      if (std::optional<OffloadTarget> target =
+              OffloadTarget::parseStored(entry.id))
+        entry.target = toTarget(*target);
+      auto payload = (*reader)->readEntry();
+      if (!payload)
+        return toError(payload.error());
+      entry.offset = payload->offset;
+      entry.size = payload->size;
+      entry.fileOffset = found.fileOffsetOf(payload->offset);
+      bundle.entries.push_back(std::move(entry));
+    }
+    state->bundles.push_back(std::move(bundle));
+  }
+  return Input(std::move(state));
+}
+
+Expected<std::string> Input::payload(size_t bundleIndex,
+                                     size_t entryIndex) const {
+  if (bundleIndex >= state_->bundles.size() ||
+      entryIndex >= state_->bundles[bundleIndex].entries.size())
+    return Error{"no entry " + std::to_string(entryIndex) + " in bundle " +
+                 std::to_string(bundleIndex)};
+  const DiscoveredBundle &found = state_->discovery.bundles[bundleIndex];
+  std::string commandLog;
+  auto reader = openDiscoveredBundle(found, state_->config,
+                                     /*fileOrder=*/true, commandLog);
+  if (!reader)
+    return toError(reader.error());
+  // Walks to the entry: readers visit entries in order only.
+  for (size_t index = 0;; ++index) {
+    auto next = (*reader)->nextEntry();
+    if (!next)
+      return toError(next.error());
+    if (!*next)
+      return Error{"the bundle changed since it was opened"};
+    if (index < entryIndex) {
+      if (Status skipped = (*reader)->skipEntry(); !skipped.ok())
+        return toError(skipped.error());
+      continue;
+    }
+    auto payload = (*reader)->readEntry();
+    if (!payload)
+      return toError(payload.error());
+    if (payload->rewrittenObject)
+      return payload->rewrittenObject->render();
+    return std::string(
+        found.data->contents().substr(payload->offset, payload->size));
+  }
+}
+
+Expected<std::vector<std::string>> listEntryIds(const std::string &path,
+                                                const std::string &type) {
+  BundlerConfig config;
+  config.filesType = type;
+  config.inputFileNames = {path};
+  OperationReport report;
+  if (Status listed = listBundleIds(config, report); !listed.ok())
+    return toError(listed.error());
+  std::vector<std::string> ids;
+  std::string_view text = report.standardOutput;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    ids.emplace_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view()
+                                         : text.substr(end + 1);
+  }
+  return ids;
+}
+
+Outcome bundle(const BundleOptions &options) {
+  if (options.type == "a")
+    return Error{"Archive files are only supported for unbundling"};
+  if (options.inputs.size() != options.targets.size())
+    return Error{
+        "number of input files and targets should match in bundling mode"};
+  BundlerConfig config;
+  config.filesType = options.type;
+  config.inputFileNames = options.inputs;
+  config.outputFileNames = {options.output};
+  config.bundleAlignment = options.alignment;
+  config.compress = options.compress;
+  config.compressionLevel = options.compressionLevel;
+  config.compressedBundleVersion = options.compressedFormatVersion;
+  if (auto problem = checkTargets(options.targets, /*unbundle=*/false, config))
+    return Error{problem->message};
+  OperationReport report;
+  return fromStatus(bundleFiles(config, report));
+}
+
+Outcome unbundle(const UnbundleOptions &options) {
+  if (options.checkInputArchive && options.type != "a")
+    return Error{"-check-input-archive can only be used for unbundling "
+                 "archives (-type=a)"};
+  if (options.outputs.size() != options.targets.size())
+    return Error{"number of output files and targets should match in "
+                 "unbundling mode"};
+  BundlerConfig config;
+  config.filesType = options.type;
+  config.inputFileNames = {options.input};
+  config.outputFileNames = options.outputs;
+  config.allowMissingBundles = options.allowMissingBundles;
+  config.hipOpenmpCompatible = options.hipOpenmpCompatible;
+  config.checkInputArchive = options.checkInputArchive;
+  config.verifyHash = options.verifyHash;
+  if (auto problem = checkTargets(options.targets, /*unbundle=*/true, config))
+    return Error{problem->message};
+  OperationReport report;
+  return fromStatus(options.type == "a" ? unbundleArchive(config, report)
+                                        : unbundleFiles(config, report));
+}
+
+} // namespace offbundle::api

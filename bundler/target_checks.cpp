@@ -1,0 +1,77 @@
+#include "bundler/target_checks.h"
+
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "targets/offload_target.h"
+#include "targets/target_id.h"
+
+namespace offbundle {
+
+std::optional<TargetProblem>
+checkTargets(const std::vector<std::string> &targets, bool unbundle,
+             BundlerConfig &config) {
+  std::unordered_set<std::string> seen;
+  std::set<std::string> seenNormalized;
+  std::map<std::string, std::set<std::string>> targetIdsByKindAndTriple;
+  unsigned hostCount = 0;
+  bool hipOnly = true;
+  std::vector<std::string> normalized;
+  for (size_t index = 0; index < targets.size(); ++index) {
+    const std::string &target = targets[index];
+    if (!seen.insert(target).second)
+      return "Duplicate targets are not allowed";
+    if (!isWellFormedBundleId(target))
+      return "Targets need to follow the format '<offload kind>-<target "
+             "triple>', where '<target triple>' follows the format "
+             "'<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target "
+             "features]]'.";
+    OffloadTarget parsed = OffloadTarget::parse(target);
+    bool kindValid = parsed.isOffloadKindValid();
+    bool tripleValid = parsed.isTripleValid();
+    if (!kindValid || !tripleValid) {
+      std::string message = "invalid target '" + target + "'";
+      if (!kindValid)
+        message += ", unknown offloading kind '" + parsed.offloadKind + "'";
+      if (!tripleValid)
+        message += ", unknown target triple '" + parsed.triple.str() + "'";
+      return message;
+    }
+    if (parsed.triple.normalizationIsFatal())
+      return TargetProblem("LLVM ERROR: Unsupported Shader Model version",
+                           /*fatal=*/true);
+    // Two spellings of one target would be written as one entry ID twice;
+    // LLVM then writes a corrupt bundle or drops an output.
+    std::string entryId = parsed.str();
+    if (!seenNormalized.insert(entryId).second)
+      return "Duplicate targets are not allowed";
+    normalized.push_back(entryId);
+    targetIdsByKindAndTriple[parsed.offloadKind + "-" + parsed.triple.str()]
+        .insert(parsed.targetId);
+    if (parsed.hasHostKind()) {
+      ++hostCount;
+      config.hostInputIndex = static_cast<unsigned>(index);
+    }
+    if (parsed.offloadKind != "hip" && parsed.offloadKind != "hipv4")
+      hipOnly = false;
+  }
+  config.targetNames = normalized;
+
+  for (const auto &[kindAndTriple, targetIds] : targetIdsByKindAndTriple) {
+    if (auto conflict = conflictingTargetIds(targetIds))
+      return "Cannot bundle inputs with conflicting targets: '" +
+             kindAndTriple + "-" + conflict->first + "' and '" + kindAndTriple +
+             "-" + conflict->second + "'";
+  }
+
+  // HIP bundles device code for several GPUs with no host entry.
+  config.allowNoHost = hipOnly;
+  if ((unbundle && hostCount > 1) ||
+      (!unbundle && hostCount != 1 && !config.allowNoHost))
+    return "expecting exactly one host target but got " +
+           std::to_string(hostCount);
+  return std::nullopt;
+}
+
+} // namespace offbundle

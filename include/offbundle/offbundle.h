@@ -1,0 +1,186 @@
+// offbundle's public C++ API: reading, bundling and unbundling clang offload
+// bundles from another program, with the rules and messages of the tools.
+//
+// What it covers:
+//   - Input::open reads any input the tools read: a binary or text bundle, a
+//     compressed bundle (CCOB), a fat object, an ELF executable or shared
+//     library (.hip_fatbin and .llvm.offloading sections), an ar archive of
+//     any of these, an offload binary (0x10FF10AD);
+//   - Input::bundles walks every bundle it holds and every entry of each:
+//     the ID as stored, the parsed target, sizes and offsets, the
+//     compression header;
+//   - Input::payload reads an entry's bytes, decompressed;
+//   - bundle() writes a set of entries into any container type, and
+//     unbundle() takes out what each target can use, by the compatibility
+//     rules of clang-offload-bundler, both on files, exactly as the tool;
+//   - listEntryIds() gives what `clang-offload-bundler -list` prints.
+//
+// Rules: every failure is a value (Error, one line as the tool would print
+// after "error: "); nothing exits the process, prints, or keeps global
+// state; objects may be used from several threads as long as each Input is
+// used by one thread at a time.
+//
+// Link with the CMake target offbundle::offbundle (find_package(offbundle))
+// or `pkg-config --cflags --libs offbundle`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace offbundle::api {
+
+// Why an operation failed: one line, without the "error: " prefix.
+struct Error {
+  std::string message;
+};
+
+// A value or the Error that prevented it. (The library's own Result type
+// is not part of the installed headers, which stand alone.)
+template <typename T> class Expected {
+public:
+  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  Expected(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
+
+  bool ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  // Require ok().
+  T &value() { return std::get<0>(state_); }
+  const T &value() const { return std::get<0>(state_); }
+  T &operator*() { return value(); }
+  const T &operator*() const { return value(); }
+  T *operator->() { return &value(); }
+  const T *operator->() const { return &value(); }
+  // Requires !ok().
+  const Error &error() const { return std::get<1>(state_); }
+
+private:
+  std::variant<T, Error> state_;
+};
+
+// The result of an operation that produces files rather than a value.
+using Outcome = Expected<std::monostate>;
+
+// A bundle entry's target: "<kind>-<triple>[-<target id>]".
+struct Target {
+  std::string offloadKind; // host, hip, hipv4, openmp, ...
+  std::string triple;      // as the bundler spells it, e.g. amdgcn-amd-amdhsa-
+  std::string targetId;    // e.g. gfx90a:xnack+; empty when there is none
+};
+
+// Parses an entry ID as read from a bundle; IDs with the three-field triples
+// of earlier releases ("host-x86_64-unknown-linux") are normalised to four
+// fields, as the tool matches them. An Error for an ID that is not one.
+Expected<Target> parseEntryId(std::string_view id);
+
+// Whether an entry of target `entry` may serve the requested target, by
+// clang-offload-bundler's rules (kinds, triples, target ID features).
+bool isCompatible(const Target &entry, const Target &requested,
+                  bool hipOpenmpCompatible = false);
+
+// The header of a compressed bundle (CCOB).
+struct Compression {
+  uint16_t version = 0;
+  std::string method; // "zlib" or "zstd"
+  // Header plus compressed data, as the header records it (version 2 and
+  // later).
+  std::optional<uint64_t> totalSize;
+  uint64_t uncompressedSize = 0;
+  uint64_t hash = 0; // the MD5-derived hash the header stores
+};
+
+enum class ContainerFormat {
+  BinaryBundle,
+  TextBundle,
+  FatObject,
+  OffloadBinary
+};
+
+struct Entry {
+  std::string id;               // as stored
+  std::optional<Target> target; // parsed; nullopt when the ID is not one
+  // Where the payload lies in the (decompressed) bundle, and its size.
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  // Where it lies in the input file; nullopt inside compressed bundles
+  // and thin archive members.
+  std::optional<uint64_t> fileOffset;
+};
+
+struct Bundle {
+  std::string member;  // the archive member holding it; "" outside archives
+  std::string section; // the ELF section holding it; "" for the file itself
+  ContainerFormat format = ContainerFormat::BinaryBundle;
+  // Where its bytes (compressed, if it is) lie in the input file.
+  std::optional<uint64_t> fileOffset;
+  uint64_t fileSize = 0;
+  std::optional<Compression> compression;
+  // In file order, repeated IDs included.
+  std::vector<Entry> entries;
+};
+
+// An opened input and every bundle it holds.
+class Input {
+public:
+  // `type` is the bundler's -type of the input ("o" for objects and
+  // binaries, "bc", "i", ...); it decides how text bundles are read.
+  // Compressed bundles are decompressed and their hashes checked.
+  static Expected<Input> open(const std::string &path,
+                              const std::string &type = "o");
+
+  Input(Input &&) noexcept;
+  Input &operator=(Input &&) noexcept;
+  ~Input();
+
+  const std::string &path() const;
+  const std::vector<Bundle> &bundles() const;
+  // The bytes of entry `entry` of bundle `bundle` (indices into bundles()
+  // and its entries): for fat objects, the device object as the tool
+  // writes it.
+  Expected<std::string> payload(size_t bundle, size_t entry) const;
+
+private:
+  struct State;
+  explicit Input(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// What `clang-offload-bundler -type=<type> -list -input=<path>` prints, one
+// ID per line, in the same order.
+Expected<std::vector<std::string>> listEntryIds(const std::string &path,
+                                                const std::string &type);
+
+// clang-offload-bundler -type=<type> -targets=... -input=... -output=...
+struct BundleOptions {
+  std::string type;
+  std::vector<std::string> targets; // one per input, as on the command line
+  std::vector<std::string> inputs;
+  std::string output;
+  uint64_t alignment = 1;
+  bool compress = false;
+  int compressionLevel = 3;
+  uint16_t compressedFormatVersion = 3; // 2 or 3
+};
+Outcome bundle(const BundleOptions &options);
+
+// clang-offload-bundler -unbundle -type=<type> -targets=... -input=...
+// -output=... (type "a" splits an archive into device archives).
+struct UnbundleOptions {
+  std::string type;
+  std::vector<std::string> targets; // one per output
+  std::string input;
+  std::vector<std::string> outputs;
+  bool allowMissingBundles = false;
+  bool hipOpenmpCompatible = false;
+  bool checkInputArchive = false; // type "a" only
+  bool verifyHash = true;
+};
+Outcome unbundle(const UnbundleOptions &options);
+
+} // namespace offbundle::api

@@ -1,0 +1,680 @@
+#include "support/file_io.h"
+#include "support/memory_limit.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <new>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace offbundle {
+namespace {
+
+// Copies shorter than this come from the input's mapping, in memory; longer
+// ones are read with pread (no page faults on the mapping).
+constexpr size_t kSmallCopy = 1 << 16;
+// The size of the blocks outputs are written in (see OutputFile::gather_).
+// Measured on ext4: 2 MiB blocks were as fast as 8 or 32 MiB ones, and
+// several outputs being written at once stay within a few MiB each.
+constexpr size_t kGatherCapacity = 2 << 20;
+// Pieces up to this size, copied into an output that has written no block
+// yet, are copied by the kernel (see OutputFile::copyFrom).
+constexpr uint64_t kInKernelCopyLimit = uint64_t{4} << 20;
+
+Status writeAll(int fd, const char *data, size_t size,
+                const std::string &path) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path, errnoMessage(errno));
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::success();
+}
+
+std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  if (slash == 0)
+    return "/";
+  return path.substr(0, slash);
+}
+
+std::string baseNameOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Error outOfMemory(const std::string &path) {
+  return fileError(path, "not enough memory to write the output");
+}
+
+// Six letters or digits for a temporary's name, random so that names are
+// hard to predict and rarely collide.
+std::string randomSuffix() {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[6] = {};
+  if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) !=
+      static_cast<ssize_t>(sizeof bytes)) {
+    // No entropy yet (early boot): the clock and the process ID still make
+    // names that O_EXCL keeps from clashing.
+    uint64_t seed = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+                    static_cast<uint64_t>(::time(nullptr)) ^
+                    reinterpret_cast<uintptr_t>(&seed);
+    for (unsigned char &byte : bytes) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      byte = static_cast<unsigned char>(seed >> 56);
+    }
+  }
+  std::string suffix;
+  for (unsigned char byte : bytes)
+    suffix += kAlphabet[byte % (sizeof kAlphabet - 1)];
+  return suffix;
+}
+
+std::optional<FileIdentity> identityOf(const struct stat &info) {
+  return FileIdentity{static_cast<uint64_t>(info.st_dev),
+                      static_cast<uint64_t>(info.st_ino),
+                      static_cast<unsigned>(info.st_mode & S_IFMT)};
+}
+
+// What is at `path` now (not following a final symbolic link).
+std::optional<FileIdentity> identityAt(const std::string &path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0)
+    return std::nullopt;
+  return identityOf(info);
+}
+
+int systemRename(const char *from, const char *to, unsigned flags) {
+  return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
+} // namespace
+
+std::string errnoMessage(int error) { return std::strerror(error); }
+
+Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = path;
+  int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    return fileError(path, errnoMessage(errno));
+  input->fd_ = fd;
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return fileError(path, errnoMessage(errno));
+  if (S_ISDIR(info.st_mode))
+    return fileError(path, errnoMessage(EISDIR));
+
+  if (S_ISREG(info.st_mode)) {
+    input->size_ = static_cast<uint64_t>(info.st_size);
+    if (input->size_ > 0) {
+      void *map = ::mmap(nullptr, input->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (map == MAP_FAILED)
+        return fileError(path, errnoMessage(errno));
+      input->data_ = map;
+      input->mapBase_ = map;
+      input->mapSize_ = input->size_;
+      input->mappingRegistration_ = registerMapping(map, input->size_, path);
+    }
+    return input;
+  }
+
+  // Pipes, terminals and devices: read what they give us into memory. Such
+  // inputs have no usable file offsets, so the descriptor is not offered.
+  // A stream that never ends (/dev/zero) must not exhaust memory: refuse
+  // what could not be held alongside its own output.
+  const uint64_t limit = inMemoryInputLimit();
+  std::string buffer;
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path, errnoMessage(errno));
+    }
+    if (n == 0)
+      break;
+    if (buffer.size() + static_cast<uint64_t>(n) > limit)
+      return fileError(path, "input does not end within " +
+                                 std::to_string(limit) +
+                                 " bytes; give a regular file instead");
+    try {
+      buffer.append(chunk, static_cast<size_t>(n));
+    } catch (const std::bad_alloc &) {
+      return fileError(path, "not enough memory to read the input");
+    }
+  }
+  input->buffer_ = std::move(buffer);
+  input->data_ = input->buffer_.data();
+  input->size_ = input->buffer_.size();
+  ::close(fd);
+  input->fd_ = -1;
+  return input;
+}
+
+std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
+                                                 std::string bytes) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = path;
+  input->buffer_ = std::move(bytes);
+  input->data_ = input->buffer_.data();
+  input->size_ = input->buffer_.size();
+  return input;
+}
+
+std::unique_ptr<InputFile> InputFile::slice(const InputFile &parent,
+                                            uint64_t offset, uint64_t size) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = parent.path_;
+  input->data_ = parent.contents().data() + offset;
+  input->size_ = size;
+  input->fd_ = parent.fd_;
+  input->ownsFd_ = false;
+  input->fileOffset_ = parent.fileOffset_ + offset;
+  return input;
+}
+
+void InputFile::narrow(uint64_t offset, uint64_t size,
+                       std::string displayPath) {
+  data_ = static_cast<const char *>(data_) + offset;
+  size_ = size;
+  fileOffset_ += offset;
+  path_ = std::move(displayPath);
+}
+
+InputFile::~InputFile() {
+  mappingRegistration_.release();
+  if (mapBase_ != nullptr)
+    ::munmap(const_cast<void *>(mapBase_), mapSize_);
+  if (fd_ >= 0 && ownsFd_)
+    ::close(fd_);
+}
+
+Status OutputFile::flush() {
+  if (gathered_ == 0)
+    return Status::success();
+  Status status = writeAll(fd_, gather_.get(), gathered_, path_);
+  gathered_ = 0;
+  return status;
+}
+
+Status OutputFile::gather(std::string_view bytes) {
+  if (!gather_)
+    gather_.reset(new (std::nothrow) char[kGatherCapacity]);
+  if (!gather_)
+    return outOfMemory(path_);
+  if (bytes.size() > kGatherCapacity - gathered_) {
+    if (Status status = flush(); !status.ok())
+      return status;
+    if (bytes.size() >= kGatherCapacity)
+      return writeAll(fd_, bytes.data(), bytes.size(), path_);
+  }
+  std::memcpy(gather_.get() + gathered_, bytes.data(), bytes.size());
+  gathered_ += bytes.size();
+  return Status::success();
+}
+
+Status OutputFile::write(std::string_view bytes) {
+  if (inMemory_) {
+    try {
+      memoryBytes_.append(bytes);
+    } catch (const std::exception &) {
+      return outOfMemory(path_);
+    }
+    written_ += bytes.size();
+    return Status::success();
+  }
+  written_ += bytes.size();
+  return gather(bytes);
+}
+
+Status OutputFile::reserveMemory(uint64_t bytes) {
+  if (!inMemory_)
+    return Status::success();
+  const uint64_t limit = inMemoryInputLimit();
+  if (bytes > limit)
+    return makeError("the bundle to assemble in memory, up to " +
+                     std::to_string(bytes) + " bytes, exceeds the limit of " +
+                     std::to_string(limit) + " bytes (" +
+                     inMemoryLimitDescription() + ")");
+  try {
+    memoryBytes_.reserve(static_cast<size_t>(bytes));
+  } catch (const std::exception &) {
+    return outOfMemory(path_);
+  }
+  return Status::success();
+}
+
+Status OutputFile::overwrite(uint64_t offset, std::string_view bytes) {
+  if (offset > written_ || bytes.size() > written_ - offset)
+    return fileError(path_, "internal error: overwrite past the end");
+  if (inMemory_) {
+    memoryBytes_.replace(offset, bytes.size(), bytes);
+    return Status::success();
+  }
+  if (Status status = flush(); !status.ok())
+    return status;
+  while (!bytes.empty()) {
+    ssize_t n =
+        ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path_, errnoMessage(errno));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::success();
+}
+
+Status OutputFile::writeZeros(uint64_t count) {
+  // Into a fresh temporary file, long runs of zeros are skipped over: the
+  // gap reads back as zeros and costs neither time nor disk (a large
+  // -bundle-align would otherwise write gigabytes).
+  constexpr uint64_t kSkipThreshold = 1 << 16;
+  if (!inMemory_ && !tempPath_.empty() && count >= kSkipThreshold) {
+    if (Status status = flush(); !status.ok())
+      return status;
+    if (::lseek(fd_, static_cast<off_t>(count), SEEK_CUR) < 0)
+      return fileError(path_, errnoMessage(errno));
+    written_ += count;
+    return Status::success();
+  }
+  static constexpr char kZeros[4096] = {};
+  while (count > 0) {
+    uint64_t step = count < sizeof kZeros ? count : sizeof kZeros;
+    if (Status status = write(std::string_view(kZeros, step)); !status.ok())
+      return status;
+    count -= step;
+  }
+  return Status::success();
+}
+
+Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
+                            uint64_t length) {
+  if (length == 0)
+    return Status::success();
+  if (inMemory_ && input.fd() >= 0) {
+    // Read straight into the buffer rather than through the input's
+    // mapping, whose pages would otherwise count as a second copy.
+    size_t start = memoryBytes_.size();
+    try {
+      memoryBytes_.resize(start + length);
+    } catch (const std::exception &) {
+      return outOfMemory(path_);
+    }
+    uint64_t done = 0;
+    while (done < length) {
+      ssize_t n =
+          ::pread(input.fd(), &memoryBytes_[start + done], length - done,
+                  static_cast<off_t>(input.fileOffset() + offset + done));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        memoryBytes_.resize(start);
+        return fileError(input.path(), n < 0 ? errnoMessage(errno)
+                                             : "file shrank while reading");
+      }
+      done += static_cast<uint64_t>(n);
+    }
+    written_ += length;
+    return Status::success();
+  }
+  // Small pieces and in-memory inputs go through the ordinary write path.
+  if (inMemory_ || input.fd() < 0 || length < kSmallCopy)
+    return write(input.contents().substr(offset, length));
+  if (!gather_ && length <= kInKernelCopyLimit && gathered_ == 0) {
+    // A few megabytes for an output that has no block yet (a HIP object's
+    // entries): a fresh block would cost more in page faults than copying
+    // in the kernel, page cache to page cache, costs in speed.
+    while (length > 0) {
+      loff_t from = static_cast<loff_t>(input.fileOffset() + offset);
+      ssize_t n = ::copy_file_range(input.fd(), &from, fd_, nullptr,
+                                    static_cast<size_t>(length), 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      // Not for this pair of files (a device, another file system that
+      // refuses): the rest goes through memory.
+      if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+                    errno == EOPNOTSUPP || errno == EBADF))
+        break;
+      if (n < 0)
+        return fileError(path_, errnoMessage(errno));
+      if (n == 0)
+        return fileError(input.path(), "file shrank while reading");
+      offset += static_cast<uint64_t>(n);
+      length -= static_cast<uint64_t>(n);
+      written_ += static_cast<uint64_t>(n);
+    }
+    if (length == 0)
+      return Status::success();
+  }
+  if (!gather_)
+    gather_.reset(new (std::nothrow) char[kGatherCapacity]);
+  if (!gather_)
+    return outOfMemory(path_);
+  uint64_t done = 0;
+  while (done < length) {
+    if (gathered_ == kGatherCapacity)
+      if (Status status = flush(); !status.ok())
+        return status;
+    size_t room = kGatherCapacity - gathered_;
+    size_t step =
+        length - done < room ? static_cast<size_t>(length - done) : room;
+    ssize_t n = ::pread(input.fd(), gather_.get() + gathered_, step,
+                        static_cast<off_t>(input.fileOffset() + offset + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return fileError(input.path(), n < 0 ? errnoMessage(errno)
+                                           : "file shrank while reading");
+    gathered_ += static_cast<size_t>(n);
+    done += static_cast<uint64_t>(n);
+  }
+  written_ += length;
+  return Status::success();
+}
+
+OutputTransaction::OutputTransaction()
+    : rename_(systemRename),
+      chmod_([](int fd, unsigned mode) { return ::fchmod(fd, mode); }) {}
+
+OutputTransaction::~OutputTransaction() {
+  for (auto &output : outputs_) {
+    if (output->fd_ >= 0)
+      ::close(output->fd_);
+    if (!committed_ && !output->tempPath_.empty())
+      ::unlink(output->tempPath_.c_str());
+    output->temporaryRegistration_.release();
+  }
+}
+
+OutputFile *OutputTransaction::createInMemory() {
+  auto output = std::make_unique<OutputFile>();
+  output->path_ = "<memory>";
+  output->inMemory_ = true;
+  output->memoryOnly_ = true;
+  outputs_.push_back(std::move(output));
+  return outputs_.back().get();
+}
+
+Result<OutputFile *> OutputTransaction::create(const std::string &path) {
+  if (path == "-") {
+    auto output = std::make_unique<OutputFile>();
+    output->path_ = path;
+    output->inMemory_ = true;
+    outputs_.push_back(std::move(output));
+    return outputs_.back().get();
+  }
+  return createFile(path);
+}
+
+Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
+  auto output = std::make_unique<OutputFile>();
+  output->path_ = path;
+  std::string destination = path;
+  struct stat info;
+  bool exists = ::stat(path.c_str(), &info) == 0;
+  if (exists && S_ISDIR(info.st_mode))
+    return fileError(path, errnoMessage(EISDIR));
+  if (exists && !S_ISREG(info.st_mode)) {
+    // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a rename;
+    // write to them directly, as they hold no bytes to protect.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+      return fileError(path, errnoMessage(errno));
+    output->fd_ = fd;
+    outputs_.push_back(std::move(output));
+    return outputs_.back().get();
+  }
+  unsigned replacedMode = 0;
+  if (exists) {
+    // Write through symbolic links, as opening the path would.
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved) != nullptr)
+      destination = resolved;
+    if (::access(path.c_str(), W_OK) != 0)
+      return fileError(path, errnoMessage(errno));
+    replacedMode = info.st_mode & 07777;
+    output->replaced_ = identityAt(destination);
+    if (!output->replaced_)
+      return fileError(path, errnoMessage(errno));
+  } else {
+    // A symbolic link to nowhere is replaced, as a rename would.
+    output->replaced_ = identityAt(destination);
+  }
+
+  // The temporary is created and registered with termination signals
+  // blocked, so that a signal either finds it registered or finds no file.
+  TerminationSignalBlock block;
+  const std::string prefix =
+      directoryOf(destination) + "/." + baseNameOf(destination) + ".";
+  int fd = -1;
+  std::string temporary;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    temporary = prefix + randomSuffix();
+    // A new output gets the mode open(O_CREAT, 0666) would give it, umask
+    // and default ACLs applied by the kernel.
+    fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+                exists ? 0600 : 0666);
+    // A folder we cannot create files in fails here with the same reason
+    // opening the destination itself would give.
+    if (fd < 0 && (errno != EEXIST || attempt == 100))
+      return fileError(path, errnoMessage(errno));
+  }
+  output->fd_ = fd;
+  output->tempPath_ = temporary;
+  output->temporaryRegistration_ = registerTemporary(temporary);
+  output->destination_ = destination;
+  outputs_.push_back(std::move(output));
+  OutputFile *created = outputs_.back().get();
+  struct stat temporaryInfo;
+  if (::fstat(fd, &temporaryInfo) != 0)
+    return fileError(path, errnoMessage(errno));
+  created->temporaryIdentity_ = identityOf(temporaryInfo);
+  // A replaced output keeps the permissions of the file it replaces.
+  if (exists && chmod_(fd, replacedMode) != 0)
+    return fileError(path, "cannot give the output the permissions of the "
+                           "file it replaces: " +
+                               errnoMessage(errno));
+  return created;
+}
+
+// Bytes below which copies run on one thread (see runCopies).
+constexpr uint64_t kParallelCopyThreshold = uint64_t{32} << 20;
+
+Status runCopies(const InputFile &input,
+                 const std::vector<PendingCopy> &copies) {
+  std::vector<Status> results(copies.size());
+  std::atomic<size_t> nextCopy{0};
+  auto worker = [&] {
+    for (size_t index = nextCopy++; index < copies.size(); index = nextCopy++) {
+      const PendingCopy &copy = copies[index];
+      try {
+        results[index] = copy.output->copyFrom(input, copy.offset, copy.size);
+      } catch (const std::exception &) {
+        results[index] = outOfMemory(copy.output->path());
+      }
+    }
+  };
+  // Termination signals are handled on the main thread only (see
+  // interrupt_cleanup.h).
+  auto helper = [&worker] {
+    TerminationSignalBlock block;
+    worker();
+  };
+  // Two workers: the machines we target have two cores, and copies between
+  // page-cached files are limited by one core's memory copying speed. Only
+  // for large totals: starting a thread and sharing the page cache's locks
+  // cost more than they save on a HIP object's few megabytes.
+  uint64_t totalBytes = 0;
+  for (const PendingCopy &copy : copies)
+    totalBytes += copy.size;
+  unsigned workers = totalBytes < kParallelCopyThreshold
+                         ? 1
+                         : std::min<size_t>(copies.size(), 2);
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < workers; ++i)
+    threads.emplace_back(helper);
+  worker();
+  for (std::thread &thread : threads)
+    thread.join();
+  for (Status &result : results)
+    if (!result.ok())
+      return result;
+  return Status::success();
+}
+
+Status OutputTransaction::finish(OutputFile &output) {
+  if (output.inMemory_ || output.fd_ < 0)
+    return Status::success();
+  if (Status status = output.flush(); !status.ok())
+    return status;
+  // Padding may have been skipped over rather than written (see
+  // writeZeros); setting the length materialises it as a hole.
+  if (!output.tempPath_.empty() &&
+      ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  output.gather_.reset();
+  int fd = output.fd_;
+  output.fd_ = -1;
+  if (::close(fd) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  return Status::success();
+}
+
+Status OutputTransaction::commit() {
+  for (auto &output : outputs_)
+    if (Status status = finish(*output); !status.ok())
+      return status;
+
+  // Renames cannot happen all at once. An existing destination is therefore
+  // swapped with its temporary, which keeps the old bytes under the
+  // temporary's name until every output is in place; if a later step fails,
+  // the earlier ones are swapped back and every output is as it was. A
+  // signal must not stop this half-way: termination signals wait until it
+  // is over.
+  TerminationSignalBlock block;
+  enum class Placement { Swapped, Created, Overwritten };
+  struct Placed {
+    OutputFile *output;
+    Placement how;
+  };
+  std::vector<Placed> placed;
+  auto undo = [&] {
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
+      const char *destination = it->output->destination_.c_str();
+      const char *temporary = it->output->tempPath_.c_str();
+      if (it->how == Placement::Swapped)
+        rename_(temporary, destination, RENAME_EXCHANGE);
+      else if (it->how == Placement::Created &&
+               identityAt(it->output->destination_) ==
+                   it->output->temporaryIdentity_)
+        ::unlink(destination);
+    }
+  };
+  auto changedUnderUs = [](const OutputFile &output) {
+    return fileError(output.path_,
+                     "the output path changed while the tool ran (something "
+                     "else was put there); it was left as it is");
+  };
+  for (auto &output : outputs_) {
+    if (output->inMemory_ || output->tempPath_.empty())
+      continue;
+    const char *temporary = output->tempPath_.c_str();
+    const char *destination = output->destination_.c_str();
+    // Tells why this output cannot be placed, after putting back the
+    // others.
+    auto fail = [&](Error error) {
+      undo();
+      return Status(std::move(error));
+    };
+    if (output->replaced_) {
+      if (rename_(temporary, destination, RENAME_EXCHANGE) == 0) {
+        // What was swapped out must be the file that was there when the
+        // output was created: anything else (a folder made meanwhile, a
+        // file put in its place) goes straight back.
+        if (identityAt(output->tempPath_) != output->replaced_) {
+          rename_(temporary, destination, RENAME_EXCHANGE);
+          return fail(changedUnderUs(*output));
+        }
+        placed.push_back({output.get(), Placement::Swapped});
+        continue;
+      }
+      if (errno == EINVAL || errno == ENOSYS) {
+        // A file system that cannot swap: check, then rename over the old
+        // file (which then cannot be undone).
+        if (identityAt(output->destination_) != output->replaced_)
+          return fail(changedUnderUs(*output));
+        if (rename_(temporary, destination, 0) != 0)
+          return fail(fileError(output->path_, errnoMessage(errno)));
+        placed.push_back({output.get(), Placement::Overwritten});
+        continue;
+      }
+      if (errno != ENOENT)
+        return fail(fileError(output->path_, errnoMessage(errno)));
+      // The old file was removed meanwhile: create the output as new.
+    }
+    if (rename_(temporary, destination, RENAME_NOREPLACE) == 0) {
+      placed.push_back({output.get(), Placement::Created});
+      continue;
+    }
+    if (errno == EEXIST)
+      return fail(changedUnderUs(*output));
+    if (errno != EINVAL && errno != ENOSYS)
+      return fail(fileError(output->path_, errnoMessage(errno)));
+    // A file system without RENAME_NOREPLACE: a hard link is just as
+    // careful not to replace anything.
+    if (::link(temporary, destination) != 0)
+      return fail(errno == EEXIST
+                      ? changedUnderUs(*output)
+                      : fileError(output->path_, errnoMessage(errno)));
+    placed.push_back({output.get(), Placement::Created});
+    if (::unlink(temporary) != 0)
+      return fail(fileError(output->path_, errnoMessage(errno)));
+  }
+  // Every output is in place; what remains under a swapped temporary's name
+  // is the old contents, checked above to be the file that was replaced.
+  Status status = Status::success();
+  for (const Placed &entry : placed) {
+    if (entry.how == Placement::Swapped &&
+        ::unlink(entry.output->tempPath_.c_str()) != 0 && status.ok())
+      status = fileError(entry.output->tempPath_,
+                         "cannot remove the replaced output's old contents: " +
+                             errnoMessage(errno));
+    entry.output->tempPath_.clear();
+    entry.output->temporaryRegistration_.release();
+  }
+  committed_ = true;
+  if (!status.ok())
+    return status;
+
+  // Standard output cannot be taken back, so it comes last.
+  for (auto &output : outputs_) {
+    if (!output->inMemory_ || output->memoryOnly_)
+      continue;
+    if (Status written = writeAll(STDOUT_FILENO, output->memoryBytes_.data(),
+                                  output->memoryBytes_.size(), "-");
+        !written.ok())
+      return written;
+  }
+  return Status::success();
+}
+
+} // namespace offbundle

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Installing offbundle and using what was installed, as a user would.
+
+On a fresh prefix:
+  1. `cmake --install` puts the three tools, the public header, the static
+     libraries, the CMake package, the pkg-config file and the man pages in
+     their GNUInstallDirs places;
+  2. examples/ builds against the installed package with find_package
+     (another CMake project's view), and its list_entries prints, for a
+     bundle made by the installed tool from tests/data/sample and for a HIP
+     fat object (-fgpu-rdc), exactly what the installed
+     `clang-offload-bundler -type=o -list` and LLVM 22's print; for a missing file it fails with exit 1 and the tool's message;
+  3. the same example builds with `pkg-config --cflags --libs offbundle`
+     alone, and prints the same;
+  4. `cpack -G DEB` makes a .deb that depends on libc6 only, installs under
+     /usr, holds no path that an installed package (LLVM 22's included)
+     owns, and installs with `dpkg --root` into a throwaway root (or, without
+     root, unpacks with dpkg-deb -x); every installed tool prints the
+     --version of the built one;
+  5. `clang++ -B<prefix>/bin` compiles HIP for two GPUs through the
+     installed bundler (clang's -### shows it is the one run), and the
+     object lists what LLVM 22 lists.
+
+Usage: install.py --source DIR --build DIR --reference-bin FOLDER
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import (Tally, finish, require_executables,  # noqa: E402
+                           skip_suite)
+
+TOOLS = ["clang-offload-bundler", "llvm-offload-binary",
+         "clang-offload-packager"]
+LIBRARIES = ["api", "bundler", "formats", "archive", "bitcode", "targets",
+             "compression", "support"]
+SAMPLE_TARGETS = ["host-x86_64-unknown-linux-gnu",
+                  "hip-amdgcn-amd-amdhsa--gfx906",
+                  "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
+                  "hip-amdgcn-amd-amdhsa--gfx1100"]
+SAMPLE_FILES = ["host.bin", "device-gfx906.bin", "device-gfx90a_xnack+.bin",
+                "device-gfx1100.bin"]
+
+
+def run(command, cwd=None, env=None):
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+class Suite(Tally):
+    def __init__(self, args, work):
+        super().__init__()
+        self.source = os.path.abspath(args.source)
+        self.build = os.path.abspath(args.build)
+        self.reference = os.path.join(args.reference_bin,
+                                      "clang-offload-bundler")
+        self.clang = os.path.join(args.reference_bin, "clang++")
+        self.work = work
+        self.prefix = os.path.join(work, "prefix")
+
+    def must(self, what, done):
+        """Skips the suite when a step it builds on failed to run."""
+        if done.returncode != 0:
+            self.check(what, False, (done.stdout + done.stderr)[-1500:])
+            sys.exit(finish(self.passed, self.failed))
+
+    def installed(self):
+        self.must("cmake --install", run(
+            ["cmake", "--install", self.build, "--prefix", self.prefix]))
+        expected = [f"bin/{tool}" for tool in TOOLS]
+        expected += ["include/offbundle/offbundle.h",
+                     "lib/cmake/offbundle/offbundleConfig.cmake",
+                     "lib/cmake/offbundle/offbundleConfigVersion.cmake",
+                     "lib/cmake/offbundle/offbundleTargets.cmake",
+                     "lib/pkgconfig/offbundle.pc"]
+        expected += [f"lib/liboffbundle_{name}.a" for name in LIBRARIES]
+        expected += [f"share/man/man1/{tool}.1" for tool in TOOLS]
+        for path in expected:
+            self.check(f"installed {path}",
+                       os.path.isfile(os.path.join(self.prefix, path)))
+        for tool in TOOLS:
+            self.check(f"installed {tool} runs",
+                       run([os.path.join(self.prefix, "bin", tool),
+                            "--version"]).returncode == 0)
+
+    def sample_bundle(self):
+        """A bundle of tests/data/sample made by the installed tool."""
+        sample = os.path.join(self.source, "tests", "data", "sample")
+        bundle = os.path.join(self.work, "sample.bundle")
+        self.must("bundling the sample with the installed tool", run(
+            [os.path.join(self.prefix, "bin", "clang-offload-bundler"),
+             "-type=o", "-targets=" + ",".join(SAMPLE_TARGETS),
+             f"-output={bundle}"] +
+            [f"-input={os.path.join(sample, name)}" for name in SAMPLE_FILES]))
+        return bundle
+
+    def hip_object(self):
+        """A HIP object for two GPUs, compiled by clang 22 through the
+        installed bundler."""
+        source = os.path.join(self.work, "kernel.hip")
+        with open(source, "w") as handle:
+            # Without HIP's headers (-nogpuinc): what a kernel launch needs.
+            handle.write("struct dim3 { unsigned x, y, z; };\n"
+                         "typedef struct ihipStream_t *hipStream_t;\n"
+                         "extern \"C\" int hipLaunchKernel(const void *, dim3, "
+                         "dim3, void **, unsigned long, hipStream_t);\n"
+                         "__attribute__((global)) void kernel(int *out) "
+                         "{ *out = 42; }\n")
+        hip_object = os.path.join(self.work, "kernel.o")
+        # -fgpu-rdc: a fat object (bundle sections), which LLVM 22's -list
+        # reads too (without it the bundle sits in .hip_fatbin, where only
+        # offbundle looks).
+        command = [self.clang, "-x", "hip", "--offload-arch=gfx906",
+                   "--offload-arch=gfx90a", "-fgpu-rdc", "-nogpulib",
+                   "-nogpuinc", "-c",
+                   source, "-o", hip_object, f"-B{self.prefix}/bin"]
+        shown = run(command + ["-###"])
+        bundler = os.path.join(self.prefix, "bin", "clang-offload-bundler")
+        self.check("clang -B<prefix>/bin runs the installed bundler",
+                   f'"{bundler}"' in shown.stderr, shown.stderr[-800:])
+        done = run(command)
+        if done.returncode != 0:
+            skip_suite(f"clang 22 could not compile HIP: {done.stderr[-300:]}")
+        return hip_object
+
+    def lists_as_llvm(self, label, program, inputs):
+        installed = os.path.join(self.prefix, "bin", "clang-offload-bundler")
+        for path in inputs:
+            ours = run([program, path])
+            for name, tool in (("the installed tool", installed),
+                               ("LLVM 22", self.reference)):
+                theirs = run([tool, "-type=o", "-list", f"-input={path}"])
+                self.check(f"{label}: lists {os.path.basename(path)} as "
+                           f"{name}",
+                           ours.returncode == theirs.returncode == 0 and
+                           ours.stdout == theirs.stdout and ours.stdout,
+                           f"{ours.stdout!r} {ours.stderr!r} vs "
+                           f"{theirs.stdout!r}")
+        missing = os.path.join(self.work, "missing.o")
+        ours = run([program, missing])
+        theirs = run([self.reference, "-type=o", "-list",
+                      f"-input={missing}"])
+        message = theirs.stderr.split(": error: ", 1)[-1]
+        self.check(f"{label}: a missing file fails with the tool's message",
+                   ours.returncode == 1 and ours.stderr.count("\n") == 1 and
+                   ours.stderr.endswith(": error: " + message),
+                   f"{ours.stderr!r} vs {theirs.stderr!r}")
+
+    def example_with_cmake(self, inputs):
+        build = os.path.join(self.work, "examples-cmake")
+        self.must("configuring examples/ with find_package(offbundle)", run(
+            ["cmake", "-S", os.path.join(self.source, "examples"), "-B",
+             build, f"-DCMAKE_PREFIX_PATH={self.prefix}"]))
+        self.must("building examples/", run(["cmake", "--build", build]))
+        self.lists_as_llvm("example (CMake package)",
+                           os.path.join(build, "list_entries"), inputs)
+
+    def example_with_pkg_config(self, inputs):
+        env = dict(os.environ,
+                   PKG_CONFIG_PATH=os.path.join(self.prefix, "lib",
+                                                "pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "offbundle"],
+                    env=env)
+        self.must("pkg-config --cflags --libs offbundle", flags)
+        program = os.path.join(self.work, "list_entries_pc")
+        self.must("building the example with pkg-config's flags", run(
+            ["g++", "-std=c++17",
+             os.path.join(self.source, "examples", "list_entries.cpp"),
+             "-o", program] + flags.stdout.split()))
+        self.lists_as_llvm("example (pkg-config)", program, inputs)
+
+    def debian_package(self):
+        packages = os.path.join(self.work, "packages")
+        self.must("cpack -G DEB", run(
+            ["cpack", "-G", "DEB", "-B", packages, "--config",
+             os.path.join(self.build, "CPackConfig.cmake")]))
+        debs = [name for name in os.listdir(packages)
+                if name.endswith(".deb")]
+        self.check("cpack made one .deb", len(debs) == 1, str(debs))
+        if len(debs) != 1:
+            return
+        deb = os.path.join(packages, debs[0])
+        depends = run(["dpkg-deb", "-f", deb, "Depends"]).stdout.strip()
+        self.check("the .deb depends on libc6 only",
+                   depends.startswith("libc6 (>=") and "," not in depends,
+                   depends)
+        listing = run(["dpkg-deb", "-c", deb]).stdout.splitlines()
+        paths = [line.split()[-1].lstrip(".") for line in listing
+                 if not line.startswith("d")]
+        self.check("the .deb installs under /usr",
+                   paths and all(p.startswith("/usr/") for p in paths),
+                   str(paths[:5]))
+        owned = [p for p in paths if run(["dpkg", "-S", p]).returncode == 0]
+        self.check("no installed package owns a path of the .deb",
+                   not owned, str(owned))
+        root = os.path.join(self.work, "root")
+        if os.geteuid() == 0:
+            database = os.path.join(root, "var", "lib", "dpkg")
+            os.makedirs(os.path.join(database, "info"))
+            os.makedirs(os.path.join(database, "updates"))
+            open(os.path.join(database, "status"), "w").close()
+            # The throwaway root has no libc6 package: only that dependency
+            # is forced.
+            self.must("dpkg --root -i", run(
+                ["dpkg", f"--root={root}", "--force-depends",
+                 "--force-script-chrootless", "--log=/dev/null", "-i",
+                 deb]))
+        else:
+            self.must("dpkg-deb -x", run(["dpkg-deb", "-x", deb, root]))
+        for tool in TOOLS:
+            installed = run([os.path.join(root, "usr", "bin", tool),
+                             "--version"])
+            built = run([os.path.join(self.build, "bin", tool), "--version"])
+            self.check(f".deb's {tool} --version",
+                       installed.returncode == 0 and
+                       installed.stdout == built.stdout and built.stdout,
+                       installed.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--reference-bin", required=True)
+    args = parser.parse_args()
+    require_executables(os.path.join(args.reference_bin,
+                                     "clang-offload-bundler"),
+                        os.path.join(args.reference_bin, "clang++"),
+                        shutil.which("cpack") or "cpack",
+                        shutil.which("pkg-config") or "pkg-config",
+                        shutil.which("dpkg-deb") or "dpkg-deb")
+    work = tempfile.mkdtemp(prefix="offbundle-install.")
+    try:
+        suite = Suite(args, work)
+        suite.installed()
+        inputs = [suite.sample_bundle(), suite.hip_object()]
+        suite.example_with_cmake(inputs)
+        suite.example_with_pkg_config(inputs)
+        suite.debian_package()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return finish(suite.passed, suite.failed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

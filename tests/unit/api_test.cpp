@@ -1,0 +1,227 @@
+// The public API (include/offbundle/offbundle.h) on the sample of
+// tests/data/sample: bundling into binary, compressed and text bundles,
+// walking what Input::open finds, reading payloads, unbundling by the
+// compatibility rules, listing, and the errors the tool gives.
+#include <offbundle/offbundle.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "test_files.h"
+
+namespace offbundle::api {
+namespace {
+
+namespace fs = std::filesystem;
+using test_files::dataDirectory;
+using test_files::readFile;
+
+const std::vector<std::string> kTargets = {
+    "host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
+    "hip-amdgcn-amd-amdhsa--gfx90a:xnack+", "hip-amdgcn-amd-amdhsa--gfx1100"};
+const std::vector<std::string> kSampleFiles = {"host.bin", "device-gfx906.bin",
+                                               "device-gfx90a_xnack+.bin",
+                                               "device-gfx1100.bin"};
+
+BundleOptions bitcodeBundle() {
+  BundleOptions options;
+  options.type = "bc";
+  return options;
+}
+
+class PublicApi : public ::testing::Test {
+protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() /
+              ("offbundle-api-" + std::to_string(getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(folder_);
+    for (const std::string &name : kSampleFiles)
+      inputs_.push_back((dataDirectory("sample") / name).string());
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string path(const std::string &name) const {
+    return (folder_ / name).string();
+  }
+
+  // The sample bundled with these options; the output's path.
+  std::string bundleSample(BundleOptions options, const std::string &name) {
+    options.targets = kTargets;
+    options.inputs = inputs_;
+    options.output = path(name);
+    Outcome done = bundle(options);
+    EXPECT_TRUE(done.ok()) << (done.ok() ? "" : done.error().message);
+    return options.output;
+  }
+
+  fs::path folder_;
+  std::vector<std::string> inputs_;
+};
+
+TEST_F(PublicApi, WalksABinaryBundleAndReadsEveryPayload) {
+  BundleOptions options;
+  options.type = "bc";
+  options.alignment = 4096;
+  std::string file = bundleSample(options, "sample.bundle");
+  Expected<Input> input = Input::open(file, "bc");
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  ASSERT_EQ(input->bundles().size(), 1u);
+  const Bundle &found = input->bundles()[0];
+  EXPECT_EQ(found.format, ContainerFormat::BinaryBundle);
+  EXPECT_FALSE(found.compression);
+  EXPECT_EQ(found.fileOffset, uint64_t{0});
+  ASSERT_EQ(found.entries.size(), kTargets.size());
+  const std::string bytes = readFile(file);
+  for (size_t index = 0; index < kTargets.size(); ++index) {
+    const Entry &entry = found.entries[index];
+    // The bundler writes the host triple with its empty fifth field.
+    EXPECT_EQ(entry.id.substr(0, kTargets[index].size()), kTargets[index]);
+    const std::string expected = readFile(inputs_[index]);
+    EXPECT_EQ(entry.size, expected.size());
+    ASSERT_TRUE(entry.fileOffset);
+    EXPECT_EQ(bytes.substr(*entry.fileOffset, entry.size), expected);
+    EXPECT_EQ(*entry.fileOffset % 4096, 0u);
+    Expected<std::string> payload = input->payload(0, index);
+    ASSERT_TRUE(payload.ok()) << payload.error().message;
+    EXPECT_EQ(*payload, expected);
+  }
+  ASSERT_TRUE(found.entries[2].target);
+  EXPECT_EQ(found.entries[2].target->offloadKind, "hip");
+  EXPECT_EQ(found.entries[2].target->triple, "amdgcn-amd-amdhsa-");
+  EXPECT_EQ(found.entries[2].target->targetId, "gfx90a:xnack+");
+}
+
+TEST_F(PublicApi, CompressedBundlesReportTheirHeaderAndDecompress) {
+  BundleOptions options;
+  options.type = "o";
+  options.compress = true;
+  options.compressedFormatVersion = 2;
+  std::string file = bundleSample(options, "sample.ccob");
+  Expected<Input> input = Input::open(file);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  ASSERT_EQ(input->bundles().size(), 1u);
+  const Bundle &found = input->bundles()[0];
+  ASSERT_TRUE(found.compression);
+  EXPECT_EQ(found.compression->version, 2);
+  EXPECT_EQ(found.compression->method, "zstd");
+  EXPECT_EQ(found.compression->totalSize, fs::file_size(file));
+  uint64_t payloads = 0;
+  for (size_t index = 0; index < found.entries.size(); ++index) {
+    EXPECT_FALSE(found.entries[index].fileOffset);
+    payloads += found.entries[index].size;
+    Expected<std::string> payload = input->payload(0, index);
+    ASSERT_TRUE(payload.ok()) << payload.error().message;
+    EXPECT_EQ(*payload, readFile(inputs_[index]));
+  }
+  EXPECT_GT(found.compression->uncompressedSize, payloads);
+}
+
+TEST_F(PublicApi, TextBundlesAreReadByTheirType) {
+  BundleOptions options;
+  options.type = "ll";
+  std::string file = bundleSample(options, "sample.ll");
+  Expected<Input> input = Input::open(file, "ll");
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  ASSERT_EQ(input->bundles().size(), 1u);
+  EXPECT_EQ(input->bundles()[0].format, ContainerFormat::TextBundle);
+  ASSERT_EQ(input->bundles()[0].entries.size(), kTargets.size());
+  Expected<std::string> payload = input->payload(0, 1);
+  ASSERT_TRUE(payload.ok()) << payload.error().message;
+  EXPECT_EQ(*payload, readFile(inputs_[1]));
+}
+
+TEST_F(PublicApi, ListsAsTheToolAndUnbundlesCompatibleTargets) {
+  std::string file = bundleSample(bitcodeBundle(), "s.bc");
+  Expected<std::vector<std::string>> ids = listEntryIds(file, "bc");
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  std::vector<std::string> sortedIds = *ids;
+  std::sort(sortedIds.begin(), sortedIds.end());
+  EXPECT_EQ(sortedIds,
+            (std::vector<std::string>{"hip-amdgcn-amd-amdhsa--gfx1100",
+                                      "hip-amdgcn-amd-amdhsa--gfx906",
+                                      "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
+                                      "host-x86_64-unknown-linux-gnu-"}));
+
+  // gfx90a with both features on is served by the xnack+ image.
+  UnbundleOptions options;
+  options.type = "bc";
+  options.input = file;
+  options.targets = {"hip-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+"};
+  options.outputs = {path("picked.bin")};
+  Outcome done = unbundle(options);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_EQ(readFile(path("picked.bin")), readFile(inputs_[2]));
+
+  // xnack- cannot use it.
+  options.targets = {"hip-amdgcn-amd-amdhsa--gfx90a:xnack-"};
+  options.outputs = {path("none.bin")};
+  done = unbundle(options);
+  ASSERT_FALSE(done.ok());
+  EXPECT_EQ(done.error().message,
+            "Can't find bundles for hip-amdgcn-amd-amdhsa--gfx90a:xnack-");
+  EXPECT_FALSE(fs::exists(path("none.bin")));
+}
+
+TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
+  Expected<Input> missing = Input::open(path("missing.o"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("No such file or directory"),
+            std::string::npos)
+      << missing.error().message;
+
+  BundleOptions twice;
+  twice.type = "bc";
+  twice.targets = {kTargets[0], kTargets[0]};
+  twice.inputs = {inputs_[0], inputs_[0]};
+  twice.output = path("twice.bc");
+  Outcome done = bundle(twice);
+  ASSERT_FALSE(done.ok());
+  EXPECT_EQ(done.error().message, "Duplicate targets are not allowed");
+  EXPECT_FALSE(fs::exists(path("twice.bc")));
+
+  UnbundleOptions uneven;
+  uneven.type = "bc";
+  uneven.input = inputs_[0];
+  uneven.targets = {kTargets[1]};
+  done = unbundle(uneven);
+  ASSERT_FALSE(done.ok());
+  EXPECT_EQ(done.error().message,
+            "number of output files and targets should match in unbundling "
+            "mode");
+
+  std::string file = bundleSample(bitcodeBundle(), "s.bc");
+  Expected<Input> input = Input::open(file, "bc");
+  ASSERT_TRUE(input.ok());
+  EXPECT_FALSE(input->payload(0, kTargets.size()).ok());
+  EXPECT_FALSE(input->payload(1, 0).ok());
+}
+
+TEST_F(PublicApi, EntryIdsAndCompatibility) {
+  Expected<Target> old = parseEntryId("host-x86_64-unknown-linux");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->offloadKind, "host");
+  EXPECT_EQ(old->triple, "x86_64-unknown-linux-unknown");
+  EXPECT_FALSE(parseEntryId("not an id").ok());
+
+  Expected<Target> image =
+      parseEntryId("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+");
+  Expected<Target> wanted =
+      parseEntryId("hip-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+");
+  Expected<Target> other = parseEntryId("hip-amdgcn-amd-amdhsa--gfx906");
+  ASSERT_TRUE(image.ok() && wanted.ok() && other.ok());
+  EXPECT_TRUE(isCompatible(*image, *wanted));
+  EXPECT_FALSE(isCompatible(*image, *other));
+  Expected<Target> openmp =
+      parseEntryId("openmp-amdgcn-amd-amdhsa--gfx90a:xnack+");
+  ASSERT_TRUE(openmp.ok());
+  EXPECT_FALSE(isCompatible(*image, *openmp));
+  EXPECT_TRUE(isCompatible(*image, *openmp, /*hipOpenmpCompatible=*/true));
+}
+
+} // namespace
+} // namespace offbundle::api
