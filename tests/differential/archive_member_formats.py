@@ -567,6 +567,233 @@ __attribute__((visibility("hidden"))) int a_function_with_a_long_name(void)
 """
 
 
+# XCOFF storage classes, csect types and symbol type bits (visibility in the
+# top nibble) used by the generated XCOFF members.
+C_EXT, C_HIDEXT, C_WEAKEXT, C_STAT, C_FILE, C_DWARF, C_GSYM, C_BLOCK = (
+    2, 107, 111, 3, 103, 112, 0x80, 100)
+XTY_ER, XTY_SD, XTY_LD, XTY_CM = 0, 1, 2, 3
+SYM_V_INTERNAL, SYM_V_HIDDEN, SYM_V_PROTECTED, SYM_V_EXPORTED = (
+    0x1000, 0x2000, 0x3000, 0x4000)
+AUX_CSECT, AUX_FILE, AUX_FCN, AUX_SECT = 251, 252, 254, 250
+# Section types: one of each LLVM names.
+XCOFF_SECTIONS = [(b".pad", 0x8), (b".dwinfo", 0x10 | 0x10000),
+                  (b".text", 0x20), (b".data", 0x40), (b".bss", 0x80),
+                  (b".except", 0x100), (b".info", 0x200), (b".tdata", 0x400),
+                  (b".tbss", 0x800), (b".loader", 0x1000),
+                  (b".debug", 0x2000), (b".typchk", 0x4000),
+                  (b".ovrflo", 0x8000)]
+
+
+def xcoff_aux(bits, kind=AUX_CSECT, csect_type=XTY_SD, mapping=0):
+    """An 18-byte auxiliary entry: a csect one (csect type in the low bits
+    of byte 10, mapping class at 11) or, in 64-bit files, another type."""
+    entry = bytearray(18)
+    if kind == AUX_CSECT:
+        entry[10] = csect_type | 0x28  # alignment bits above the type
+        entry[11] = mapping
+    elif kind == AUX_FILE:
+        entry[0:8] = b"file.c\0\0"
+    if bits == 64:
+        entry[17] = kind
+    return bytes(entry)
+
+
+def xcoff_symbol(name, sclass=C_EXT, section=1, csect_type=XTY_SD,
+                 sym_type=0, aux=None):
+    """A symbol for xcoff_object(): its auxiliary entries are `aux` (a list
+    of (kind, csect type) pairs, or raw 18-byte entries), by default one
+    csect entry of `csect_type` for csect classes and none for others."""
+    if aux is None:
+        aux = ([(AUX_CSECT, csect_type)]
+               if sclass in (C_EXT, C_HIDEXT, C_WEAKEXT) else [])
+    return dict(name=name, sclass=sclass, section=section, sym_type=sym_type,
+                aux=aux)
+
+
+def xcoff_object(bits=32, symbols=(), flags=0, aux_header=b"",
+                 sections=(), symbol_count=None, symbol_offset=None,
+                 strings_size=None, strings_end=b"", truncate=None):
+    """An XCOFF file laid out as the format describes: file header, optional
+    header, section headers (each with 16 bytes of data unless it is .bss
+    or .tbss), symbol table, string table (its size field `strings_size` if
+    given, then names, then `strings_end`)."""
+    header_size = 20 if bits == 32 else 24
+    section_header_size = 40 if bits == 32 else 72
+    data_offset = header_size + len(aux_header) + \
+        section_header_size * len(sections)
+    headers, data = b"", b""
+    for index, (name, section_flags) in enumerate(sections):
+        virtual = section_flags & 0xffff in (0x80, 0x800)
+        offset = 0 if virtual else data_offset + len(data)
+        fields = [0x100 * index, 0x100 * index, 16, offset, 0, 0]
+        if bits == 32:
+            headers += name.ljust(8, b"\0") + struct.pack(
+                ">6I2HI", *fields, 0, 0, section_flags)
+        else:
+            headers += name.ljust(8, b"\0") + struct.pack(
+                ">6Q2I2I", *fields, 0, 0, section_flags, 0)
+        if not virtual:
+            data += bytes(range(index, index + 16))
+    table, strings = b"", b""
+    for symbol in symbols:
+        name = symbol["name"].encode()
+        if bits == 32 and len(name) <= 8:
+            name_field = name.ljust(8, b"\0")
+        else:
+            name_field = struct.pack(">II", 0, 4 + len(strings))
+            strings += name + b"\0"
+        fixed = struct.pack(">hHBB", symbol["section"], symbol["sym_type"],
+                            symbol["sclass"], len(symbol["aux"]))
+        if bits == 32:
+            table += name_field + struct.pack(">I", 0x40) + fixed
+        else:
+            table += struct.pack(">QI", 0x40, 4 + len(strings) - len(name) - 1
+                                 if len(name) else 0) + fixed
+        for entry in symbol["aux"]:
+            table += entry if isinstance(entry, bytes) else xcoff_aux(
+                bits, *entry)
+    count = len(table) // 18 if symbol_count is None else symbol_count
+    offset = data_offset + len(data) if symbol_offset is None else \
+        symbol_offset
+    if bits == 32:
+        header = struct.pack(">HHIIiHH", 0x01df, len(sections), 0, offset,
+                             count, len(aux_header), flags)
+    else:
+        header = struct.pack(">HHIQHHI", 0x01f7, len(sections), 0, offset,
+                             len(aux_header), flags, count)
+    size = 4 + len(strings) + len(strings_end) if strings_size is None \
+        else strings_size
+    blob = (header + aux_header + headers + data + table +
+            struct.pack(">I", size) + strings + strings_end)
+    return blob if truncate is None else blob[:truncate]
+
+
+def xcoff_aux_header(bits, version):
+    """An optional (auxiliary) header as an AIX linker writes one for a
+    loadable file: magic 0x010b, the version (2 in files whose symbols
+    carry visibility), then sizes, entry point and section numbers."""
+    if bits == 32:
+        return struct.pack(">HH7I8H2I4s2I", 0x010b, version, 16, 16, 0,
+                           0x10, 0, 0x100, 0, 3, 4, 5, 7, 10, 5, 0, 0, 0, 0,
+                           b"\0\0\0\0", 0, 0)
+    return struct.pack(">HHI3Q8H4s8QH2s", 0x010b, version, 0, 0, 0x100,
+                       0x200, 3, 4, 5, 7, 10, 5, 0, 0, b"\0\0\0\0", 16, 16, 0,
+                       0x10, 0, 0, 0, 0, 0, b"\0\0")
+
+
+# Symbols of every storage class, csect type and visibility; LLVM lists the
+# defined C_EXT and C_WEAKEXT ones.
+XCOFF_ALL_SYMBOLS = [
+    xcoff_symbol(".file", C_FILE, -2, aux=[(AUX_FILE,)]),
+    xcoff_symbol("static_function", C_STAT, 1),
+    xcoff_symbol("hidden_csect", C_HIDEXT, 3, XTY_SD),
+    xcoff_symbol("defined_sd", C_EXT, 3, XTY_SD),
+    xcoff_symbol(".label_ld", C_EXT, 3, XTY_LD),
+    xcoff_symbol("common_cm", C_EXT, 5, XTY_CM),
+    xcoff_symbol("thread_local", C_EXT, 8, XTY_SD),
+    xcoff_symbol("thread_bss", C_EXT, 9, XTY_CM),
+    xcoff_symbol("undefined_er", C_EXT, 0, XTY_ER),
+    xcoff_symbol("undefined_common", C_EXT, 0, XTY_CM),
+    xcoff_symbol("weak_sd", C_WEAKEXT, 4, XTY_SD),
+    xcoff_symbol("weak_undefined", C_WEAKEXT, 0, XTY_ER),
+    xcoff_symbol("absolute", C_EXT, -1, XTY_SD),
+    xcoff_symbol("debug_section", C_EXT, -2, XTY_SD),
+    xcoff_symbol("section_past_the_table", C_EXT, 40, XTY_SD),
+    xcoff_symbol("hidden_vis", C_EXT, 4, XTY_SD, SYM_V_HIDDEN),
+    xcoff_symbol("internal_vis", C_EXT, 4, XTY_SD, SYM_V_INTERNAL),
+    xcoff_symbol("protected_vis", C_WEAKEXT, 4, XTY_SD, SYM_V_PROTECTED),
+    xcoff_symbol("exported_vis", C_EXT, 4, XTY_SD, SYM_V_EXPORTED | 0x20),
+    xcoff_symbol("dwinfo", C_DWARF, 2, aux=[bytes(18)]),
+    xcoff_symbol("global_stab:G1", C_GSYM, -2),
+    xcoff_symbol("block", C_BLOCK, 3, aux=[bytes(18)]),
+    xcoff_symbol("a_symbol_name_of_more_than_eight_bytes", C_EXT, 4),
+    xcoff_symbol("exactly8", C_EXT, 4),
+    xcoff_symbol("", C_EXT, 4),
+]
+
+
+def xcoff_generated():
+    """Hand-made XCOFF files LLVM 22 reads without a fatal error: objects,
+    executables and shared objects with optional headers and sections of
+    every type, symbols of every kind, and damaged headers and tables."""
+    out = {}
+    for bits in (32, 64):
+        def obj(**options):
+            options.setdefault("symbols", XCOFF_ALL_SYMBOLS)
+            return xcoff_object(bits, **options)
+        out[f"xcoff-gen{bits}-object.o"] = obj(sections=XCOFF_SECTIONS)
+        out[f"xcoff-gen{bits}-exec.o"] = obj(
+            flags=0x1002, aux_header=xcoff_aux_header(bits, 1),
+            sections=XCOFF_SECTIONS)
+        out[f"xcoff-gen{bits}-shared.o"] = obj(
+            flags=0x3002, aux_header=xcoff_aux_header(bits, 2),
+            sections=XCOFF_SECTIONS)
+        out[f"xcoff-gen{bits}-short-aux-header.o"] = obj(
+            aux_header=xcoff_aux_header(bits, 2)[:28])
+        out[f"xcoff-gen{bits}-no-symbols.o"] = obj(symbols=[])
+        # Several auxiliary entries: in 64-bit files the last csect one
+        # counts, in 32-bit files the last one.
+        out[f"xcoff-gen{bits}-aux-entries.o"] = obj(symbols=[
+            xcoff_symbol("function", C_EXT, 1, aux=[
+                (AUX_FCN,), (AUX_CSECT, XTY_LD), (AUX_SECT,)]
+                if bits == 64 else [(AUX_FCN,), (AUX_CSECT, XTY_LD)]),
+            xcoff_symbol("common", C_EXT, 1, aux=[(AUX_CSECT, XTY_CM),
+                                                  (AUX_CSECT, XTY_SD)])])
+        # No string table, or one of no strings, with only short names.
+        short = [xcoff_symbol("short", C_EXT, 1)] if bits == 32 else []
+        out[f"xcoff-gen{bits}-no-string-table.o"] = obj(
+            symbols=short, truncate=len(obj(symbols=short)) - 4)
+        out[f"xcoff-gen{bits}-empty-string-table.o"] = obj(
+            symbols=short, strings_size=2)
+        # Damaged: LLVM's messages.
+        whole = obj(sections=XCOFF_SECTIONS)
+        header = 20 if bits == 32 else 24
+        out[f"xcoff-gen{bits}-header-cut.o"] = whole[:header - 1]
+        out[f"xcoff-gen{bits}-aux-header-past-end.o"] = obj(
+            symbols=[], aux_header=xcoff_aux_header(bits, 1),
+            truncate=header + 20)
+        out[f"xcoff-gen{bits}-section-headers-past-end.o"] = obj(
+            symbols=[], sections=XCOFF_SECTIONS, truncate=header + 100)
+        out[f"xcoff-gen{bits}-symbols-past-end.o"] = obj(
+            symbol_count=1000)
+        out[f"xcoff-gen{bits}-symbol-offset-past-end.o"] = obj(
+            symbol_offset=0xfffffff0)
+        out[f"xcoff-gen{bits}-strings-past-end.o"] = obj(
+            strings_size=100000)
+        out[f"xcoff-gen{bits}-strings-without-nul.o"] = obj(
+            strings_end=b"x")
+        # A string table size field cut short: no string table.
+        out[f"xcoff-gen{bits}-strings-size-cut.o"] = xcoff_object(
+            bits, symbols=short, truncate=len(obj(symbols=short)) - 2)
+    # A negative 32-bit symbol count is no symbol table to LLVM.
+    out["xcoff-gen32-negative-count.o"] = xcoff_object(
+        32, symbols=XCOFF_ALL_SYMBOLS, symbol_count=-5)
+    return out
+
+
+def xcoff_refused():
+    """XCOFF files LLVM 22 stops on with a fatal error (or reads past the
+    symbol table for): ours must refuse each."""
+    out = {}
+    for bits in (32, 64):
+        name = "long_name_in_the_string_table"
+        out[f"xcoff-fatal{bits}-no-aux.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol(name, C_EXT, 1, aux=[])])
+        # A string table of the first name only: the second is past its end.
+        out[f"xcoff-fatal{bits}-name-past-strings.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol("first_long_name", C_STAT, 1, aux=[]),
+                           xcoff_symbol(name, C_HIDEXT, 1)],
+            strings_size=4 + len("first_long_name") + 1)
+        out[f"xcoff-fatal{bits}-no-strings.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol(name, C_EXT, 1)], strings_size=4)
+        out[f"xcoff-fatal{bits}-aux-past-table.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol("s", C_STAT, 1, aux=[bytes(18)])],
+            symbol_count=1)
+    out["xcoff-fatal64-no-csect-aux.o"] = xcoff_object(
+        64, symbols=[xcoff_symbol("f", C_EXT, 1, aux=[(AUX_FCN,)])])
+    return out
+
+
 def goff_members():
     """LLVM 22 recognises GOFF but opens no GOFF file as a symbolic file."""
     record = b"\x03\xf0\x00" + bytes(77)
@@ -837,6 +1064,7 @@ class Suite:
             everything.update(wasm_generated())
         xcoff = self.xcoff_members(work)
         everything.update(xcoff)
+        everything.update(xcoff_generated())
         generated = {name: data for name, data in everything.items()
                      if name.startswith(self.only)}
         kinds = ["openmp", "hip", "cuda", "sycl", "none"]
@@ -887,10 +1115,19 @@ class Suite:
                                             data, WASM_REFUSAL)
         # Damaged XCOFF objects: as for Mach-O.
         if "xcoff".startswith(self.only) or self.only.startswith("xcoff"):
-            for seed, name in ((3, "xcoff-clang32.o"), (4, "xcoff-clang64.o")):
-                for index, data in enumerate(mutated(xcoff[name], seed, 60)):
+            for seed, data in ((3, xcoff["xcoff-clang32.o"]),
+                               (4, xcoff["xcoff-clang64.o"]),
+                               (5, everything["xcoff-gen32-exec.o"]),
+                               (6, everything["xcoff-gen64-shared.o"])):
+                for index, changed in enumerate(mutated(data, seed, 60)):
                     self.compare_or_refused(f"mutated XCOFF {seed}.{index}",
-                                            data, XCOFF_REFUSAL)
+                                            changed, XCOFF_REFUSAL)
+            # Where LLVM stops with a fatal error, ours must refuse.
+            for name, data in sorted(xcoff_refused().items()):
+                before = self.failed
+                self.compare_or_refused(name, data, XCOFF_REFUSAL)
+                if self.failed != before:
+                    print(f"  ({name} must be refused)")
         # Both outcomes must have been seen, or the suite tests less than it
         # says.
         # (A run of some members only, with --only, may see one.)

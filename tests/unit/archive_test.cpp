@@ -1668,30 +1668,65 @@ TEST(XcoffArchiveSymbols, GlobalDefinedAndCommonSymbolsInOrder) {
   }
 }
 
-TEST(XcoffArchiveSymbols, Refusals) {
+TEST(XcoffArchiveSymbols, LlvmMessagesAndRefusals) {
   auto messageFor = [](std::string_view bytes) {
     Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
     return symbols.ok() ? std::string("no error") : symbols.error().message;
   };
+  // XCOFF is big-endian.
+  auto writeBig32 = [](std::string &bytes, size_t at, uint32_t value) {
+    for (size_t i = 0; i < 4; ++i)
+      bytes[at + i] = static_cast<char>(value >> (8 * (3 - i)));
+  };
+  const std::string endOfFile =
+      "The end of the file was unexpectedly encountered";
   const std::string refusal =
       "archive symbol tables for this XCOFF member are not supported: ";
   const std::string object = xcoffObject(true, {{"f", 2, 1, 1}});
-  EXPECT_EQ(messageFor(object.substr(0, 10)),
-            refusal + "its file header is cut short");
+  EXPECT_EQ(messageFor(object.substr(0, 10)), endOfFile);
   EXPECT_EQ(messageFor(object.substr(0, 30)),
-            refusal + "its symbol table extends past the end of the file");
+            endOfFile + ": symbol table with offset 0x18 and size 0x24 goes "
+                        "past the end of the file");
   std::string changed = object;
+  writeBig32(changed, 24 + 36, 100); // the string table's size
+  EXPECT_EQ(messageFor(changed),
+            endOfFile + ": string table with offset 0x3c and size 0x64 goes "
+                        "past the end of the file");
+  changed = object;
+  changed.back() = 'x';
+  EXPECT_EQ(messageFor(changed),
+            "String table must end with a null terminator");
+  changed = object;
+  changed[2] = 0;
+  changed[3] = 1; // one section header, past the end of the file
+  EXPECT_EQ(messageFor(changed), endOfFile + ": section headers with offset "
+                                             "0x18 and size 0x48 go past the "
+                                             "end of the file");
+  changed = object;
   changed[24 + 17] = 0; // no auxiliary entry
-  EXPECT_EQ(messageFor(changed), refusal + "symbol 0 has no csect auxiliary "
-                                           "entry");
+  EXPECT_EQ(messageFor(changed),
+            refusal + "csect symbol \"f\" with index 0 contains no auxiliary "
+                      "entry");
+  changed = object;
+  changed[24 + 18 + 17] = 254; // an auxiliary entry of another type
+  EXPECT_EQ(messageFor(changed),
+            refusal + "a csect auxiliary entry has not been found for symbol "
+                      "\"f\" with index 0");
   changed = object;
   changed[24 + 17] = 2; // two auxiliary entries, one past the table
   EXPECT_EQ(messageFor(changed), refusal + "the auxiliary entries of symbol "
                                            "0 extend past the symbol table");
   changed = object;
-  write32(changed, 24 + 8, 100); // a name past the string table
+  writeBig32(changed, 24 + 8, 100); // a name past the string table
   EXPECT_EQ(messageFor(changed),
-            refusal + "the name of symbol 0 is outside the string table");
+            refusal + "entry with offset 0x64 in a string table with size 0x6 "
+                      "is invalid");
+  // A negative 32-bit symbol count: no symbols, as in LLVM.
+  std::string negative = xcoffObject(false, {{"f", 2, 1, 1}});
+  writeBig32(negative, 12, 0xfffffff0u);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(negative);
+  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+  EXPECT_TRUE(symbols->names.empty());
 }
 
 TEST(XcoffArchiveSymbols, EveryTruncationAndByteChange) {
