@@ -15,6 +15,9 @@ constexpr uint8_t kAuxiliaryCsect = 251;        // AUX_CSECT
 constexpr uint8_t kCsectCommon = 3;             // XTY_CM
 constexpr int16_t kSectionUndefined = 0;        // N_UNDEF
 
+// Offsets from here up are negative in LLVM's pointer arithmetic.
+constexpr uint64_t kBeforeTheFile = uint64_t{1} << 63;
+
 // LLVM's message for a structure that does not fit in the file.
 constexpr const char *kEndOfFile =
     "The end of the file was unexpectedly encountered";
@@ -72,31 +75,15 @@ public:
       return Status::success();
     const uint64_t symbolsSize = symbolCount_ * kEntrySize;
     if (symbolOffset_ > bytes_.size() ||
-        symbolsSize > bytes_.size() - symbolOffset_)
+        symbolsSize > bytes_.size() - symbolOffset_) {
+      if (symbolOffset_ >= kBeforeTheFile)
+        return symbolTableBeforeTheFile(symbolsSize);
       return makeError(std::string(kEndOfFile) +
                        ": symbol table with offset 0x" + hex(symbolOffset_) +
                        " and size 0x" + hex(symbolsSize) +
                        " goes past the end of the file");
-    const uint64_t strings = symbolOffset_ + symbolsSize;
-    // No room for the size field: no string table, which LLVM allows.
-    if (bytes_.size() - strings < 4)
-      return Status::success();
-    const uint64_t size = read32(strings);
-    // A size up to 4 means a table of no strings, whose names are all
-    // outside it (LLVM's message then gives the size as 4).
-    stringTableSize_ = 4;
-    if (size <= 4)
-      return Status::success();
-    if (size > bytes_.size() - strings)
-      return makeError(std::string(kEndOfFile) +
-                       ": string table with offset 0x" + hex(strings) +
-                       " and size 0x" + hex(size) +
-                       " goes past the end of the file");
-    if (bytes_[strings + size - 1] != '\0')
-      return makeError("String table must end with a null terminator");
-    stringTable_ = bytes_.substr(strings, size);
-    stringTableSize_ = size;
-    return Status::success();
+    }
+    return readStringTable(symbolOffset_ + symbolsSize);
   }
 
   Result<std::vector<std::string>> archiveSymbols() const {
@@ -138,6 +125,46 @@ public:
   }
 
 private:
+  // A 64-bit symbol table offset of 2^63 or more lies before the file in
+  // LLVM's pointer arithmetic, and its bounds check (compiled on the
+  // assumption that pointers do not wrap) only asks whether the table ends
+  // inside the file: such a table passes when its end wraps into the file,
+  // LLVM reads the string table there, and then symbols from before the
+  // member. Its string table's errors come first; otherwise refused.
+  Status symbolTableBeforeTheFile(uint64_t symbolsSize) {
+    const uint64_t end = symbolOffset_ + symbolsSize; // wraps modulo 2^64
+    if (end < symbolOffset_ && end <= bytes_.size()) {
+      if (Status strings = readStringTable(end); !strings.ok())
+        return strings;
+    }
+    return refuse("its symbol table offset 0x" + hex(symbolOffset_) +
+                  " lies before the start of the file");
+  }
+
+  // Reads the string table at `offset` (just after the symbol table) as
+  // XCOFFObjectFile::parseStringTable() does.
+  Status readStringTable(uint64_t offset) {
+    // No room for the size field: no string table, which LLVM allows.
+    if (bytes_.size() - offset < 4)
+      return Status::success();
+    const uint64_t size = read32(offset);
+    // A size up to 4 means a table of no strings, whose names are all
+    // outside it (LLVM's message then gives the size as 4).
+    stringTableSize_ = 4;
+    if (size <= 4)
+      return Status::success();
+    if (size > bytes_.size() - offset)
+      return makeError(std::string(kEndOfFile) +
+                       ": string table with offset 0x" + hex(offset) +
+                       " and size 0x" + hex(size) +
+                       " goes past the end of the file");
+    if (bytes_[offset + size - 1] != '\0')
+      return makeError("String table must end with a null terminator");
+    stringTable_ = bytes_.substr(offset, size);
+    stringTableSize_ = size;
+    return Status::success();
+  }
+
   uint8_t byteAt(uint64_t offset) const {
     return static_cast<uint8_t>(bytes_[offset]);
   }

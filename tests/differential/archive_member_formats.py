@@ -765,6 +765,12 @@ def xcoff_generated():
         # A string table size field cut short: no string table.
         out[f"xcoff-gen{bits}-strings-size-cut.o"] = xcoff_object(
             bits, symbols=short, truncate=len(obj(symbols=short)) - 2)
+    # A 64-bit symbol table offset of 2^63 or more is before the file to
+    # LLVM; when the table's end wraps into the file, LLVM reads the string
+    # table there first (here one past the end).
+    before = bytearray(xcoff_object(64, symbols=XCOFF_ALL_SYMBOLS))
+    before[8:16] = struct.pack(">Q", 2**64 - 0x100)
+    out["xcoff-gen64-symbols-before-file.o"] = bytes(before)
     # A negative 32-bit symbol count is no symbol table to LLVM.
     out["xcoff-gen32-negative-count.o"] = xcoff_object(
         32, symbols=XCOFF_ALL_SYMBOLS, symbol_count=-5)
@@ -789,6 +795,14 @@ def xcoff_refused():
         out[f"xcoff-fatal{bits}-aux-past-table.o"] = xcoff_object(
             bits, symbols=[xcoff_symbol("s", C_STAT, 1, aux=[bytes(18)])],
             symbol_count=1)
+    # Symbol tables before the file (see xcoff_generated()), ending inside
+    # it before a valid string table, or not reaching it.
+    for name, offset in (("wrapping", 2**64 - 0x100),
+                         ("far", 2**64 - 0x1000), ("top", 2**63)):
+        before = bytearray(xcoff_object(64, symbols=XCOFF_ALL_SYMBOLS))
+        before[8:16] = struct.pack(">Q", offset)
+        before[0x260:0x264] = struct.pack(">I", 4)
+        out[f"xcoff-fatal64-symbols-before-file-{name}.o"] = bytes(before)
     out["xcoff-fatal64-no-csect-aux.o"] = xcoff_object(
         64, symbols=[xcoff_symbol("f", C_EXT, 1, aux=[(AUX_FCN,)])])
     return out

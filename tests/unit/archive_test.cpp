@@ -1721,6 +1721,18 @@ TEST(XcoffArchiveSymbols, LlvmMessagesAndRefusals) {
   EXPECT_EQ(messageFor(changed),
             refusal + "entry with offset 0x64 in a string table with size 0x6 "
                       "is invalid");
+  // A symbol table offset LLVM takes for one before the file.
+  changed = object;
+  changed[8] = '\x80';
+  EXPECT_EQ(messageFor(changed),
+            refusal + "its symbol table offset 0x8000000000000018 lies before "
+                      "the start of the file");
+  // Its end wraps into the file: the string table there is read first.
+  for (size_t at = 8; at < 16; ++at)
+    changed[at] = '\xff';
+  EXPECT_EQ(messageFor(changed),
+            endOfFile + ": string table with offset 0x23 and size 0x4000100 "
+                        "goes past the end of the file");
   // A negative 32-bit symbol count: no symbols, as in LLVM.
   std::string negative = xcoffObject(false, {{"f", 2, 1, 1}});
   writeBig32(negative, 12, 0xfffffff0u);
