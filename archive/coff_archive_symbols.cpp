@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <span>
 
 namespace offbundle {
 namespace {
@@ -30,10 +31,16 @@ constexpr uint32_t kDelayImportTable = 13;
 constexpr uint32_t kDebugDirectoryEntrySize = 28;
 constexpr uint32_t kTlsDirectory32Size = 24;
 constexpr uint32_t kTlsDirectory64Size = 40;
-// How far a load configuration may reach (its first field, a u32, says)
-// and still end before the dynamic relocation table's address.
-constexpr uint32_t kLoadConfig32PlainSize = 120;
-constexpr uint32_t kLoadConfig64PlainSize = 192;
+// The load configuration fields LLVM follows when the configuration's size
+// (its first field, a u32) covers them: the hybrid (CHPE) metadata address
+// (PE32+ only) and the section of the dynamic relocation table. Found by
+// setting each field of a configuration in turn before LLVM 22.
+struct LoadConfigField {
+  uint32_t offset;
+  uint32_t width;
+};
+constexpr LoadConfigField kLoadConfig32Followed[] = {{0x8c, 2}};
+constexpr LoadConfigField kLoadConfig64Followed[] = {{0xc8, 8}, {0xe4, 2}};
 constexpr uint64_t kBigObjectHeaderSize = 56;
 constexpr uint64_t kSectionHeaderSize = 40;
 constexpr uint64_t kSymbolSize = 18;
@@ -371,18 +378,29 @@ private:
   }
 
   // LLVM reads the load configuration's own size field, unchecked, and
-  // follows the hybrid (CHPE) metadata and dynamic relocation fields it
-  // covers; a configuration that ends before them is accepted as it is.
+  // follows the hybrid (CHPE) metadata and dynamic relocation table that
+  // the fields it covers name; fields it covers that are zero name none.
   Status checkLoadConfig(uint64_t config) const {
     if (!fits(bytes_, config, 4))
       return makeError("the load configuration of the image is truncated");
     const uint32_t size = readLe(bytes_, config, 4);
-    if (size <=
-        (is64BitImage_ ? kLoadConfig64PlainSize : kLoadConfig32PlainSize))
-      return Status::success();
-    return makeError("archive symbol tables for PE images whose load "
-                     "configuration reaches its hybrid metadata or dynamic "
-                     "relocation fields are not supported");
+    const auto followed =
+        is64BitImage_ ? std::span<const LoadConfigField>(kLoadConfig64Followed)
+                      : std::span<const LoadConfigField>(kLoadConfig32Followed);
+    for (const LoadConfigField &field : followed) {
+      if (size < field.offset + field.width)
+        continue;
+      if (!fits(bytes_, config + field.offset, field.width))
+        return makeError("the load configuration of the image is truncated");
+      // Any non-zero byte names something (readLe keeps only 32 bits).
+      const std::string_view value =
+          bytes_.substr(config + field.offset, field.width);
+      if (value.find_first_not_of('\0') != std::string_view::npos)
+        return makeError("archive symbol tables for PE images whose load "
+                         "configuration names hybrid metadata or a dynamic "
+                         "relocation table are not supported");
+    }
+    return Status::success();
   }
 
   std::string_view bytes_;

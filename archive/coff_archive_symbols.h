@@ -44,10 +44,11 @@
 //   directories that have an address: a section must hold the address
 //   ("RVA 0x... for <table> not found") and the file the table ("end of the
 //   file"); an address in the part of a section the file leaves out is
-//   ignored. A load configuration whose own size field (u32) reaches past
-//   the fields before the dynamic relocation table (120 bytes in PE32, 192
-//   in PE32+), which LLVM follows into hybrid metadata and dynamic
-//   relocations, is refused with an error of ours.
+//   ignored. LLVM reads the load configuration's own size field (u32) and
+//   follows the fields it covers: in PE32+ the hybrid (CHPE) metadata
+//   address (u64 at 0xc8), and the section of the dynamic relocation table
+//   (u16 at 0x8c in PE32, 0xe4 in PE32+). A covered field that is not zero
+//   is refused with an error of ours; zero ones name nothing.
 //
 // COFF short import library member
 //   header, 20 bytes:       0 (u16), 0xffff (u16), version, machine (u16),

@@ -317,6 +317,32 @@ def load_config(size, length):
     return struct.pack("<I", size) + bytes(length - 4)
 
 
+def load_config_with(size, fields):
+    """load_config(size, 0x100) with `fields` {offset: (width, value)}."""
+    config = bytearray(load_config(size, 0x100))
+    for offset, (width, value) in fields.items():
+        config[offset:offset + width] = value.to_bytes(width, "little")
+    return bytes(config)
+
+
+def pe_load_config_refused():
+    """Images whose load configuration names hybrid metadata or a dynamic
+    relocation table (LLVM follows them; ours refuses), or is cut before a
+    field its size covers."""
+    out = {}
+    for plus, offset, width in ((False, 0x8c, 2), (True, 0xc8, 8),
+                                (True, 0xe4, 2)):
+        for value in (1, 2, 0x1301, 0xff00ff00 & ((1 << 8 * width) - 1)):
+            out[f"pe{64 if plus else 32}-config-{offset:x}-{value:x}.dll"] = \
+                pe_image(plus=plus, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+                         sections=TWO_SECTIONS,
+                         tail=load_config_with(0x100, {offset: (width, value)}))
+    out["pe64-config-cut.dll"] = pe_image(
+        plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+        sections=TWO_SECTIONS, tail=load_config(0x100, 0x40))
+    return out
+
+
 # A section at address 0x1300 whose data (0x100 bytes at file offset 0x300)
 # is a pe_image() tail.
 TWO_SECTIONS = [(0x1000, 0x100, 0x100, 0x200), (0x1300, 0x100, 0x100, 0x300)]
@@ -345,6 +371,16 @@ def pe_members():
         "pe-load-config64.dll": pe_image(
             plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
             sections=TWO_SECTIONS, tail=load_config(192, 0x100)),
+        # Configurations covering the fields LLVM follows (in PE32+ the
+        # hybrid metadata address, in both the dynamic relocation table's
+        # section) with those fields zero, and PE32 fields LLVM leaves
+        # alone: the table's offset without its section, the CHPE address.
+        "pe-load-config32-covered.dll": pe_image(
+            directories={LOAD_CONFIG_DIR: (0x1300, 0x40)}, sections=TWO_SECTIONS,
+            tail=load_config_with(0x100, {0x88: (4, 0x1300), 0x78: (4, 0xff00ff)})),
+        "pe-load-config64-covered.dll": pe_image(
+            plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+            sections=TWO_SECTIONS, tail=load_config_with(0x100, {0xe0: (4, 0x10)})),
         "pe-load-config-past-end.dll": pe_image(
             directories={LOAD_CONFIG_DIR: (0x1300, 0x200)},
             sections=TWO_SECTIONS, tail=load_config(64, 0x100)),
@@ -550,6 +586,9 @@ def wasm_generated():
         "wasm-section-too-large.o": header + b"\x01\x05\x01\x60\x00",
     }
 
+
+# The refusals of PE images whose load configuration LLVM follows further.
+PE_LOAD_CONFIG_REFUSAL = b"load configuration"
 
 # The refusal of XCOFF members this reader does not take (see the README's
 # differences table): where ours says so, LLVM may succeed or fail.
@@ -1142,6 +1181,9 @@ class Suite:
                 self.compare_or_refused(name, data, XCOFF_REFUSAL)
                 if self.failed != before:
                     print(f"  ({name} must be refused)")
+        if "pe".startswith(self.only) or self.only.startswith("pe"):
+            for name, data in sorted(pe_load_config_refused().items()):
+                self.compare_or_refused(name, data, PE_LOAD_CONFIG_REFUSAL)
         # Both outcomes must have been seen, or the suite tests less than it
         # says.
         # (A run of some members only, with --only, may see one.)

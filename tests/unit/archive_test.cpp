@@ -1387,21 +1387,44 @@ TEST(PeArchiveSymbols, Messages) {
             "the PE32+ header of the image is truncated");
   // A load configuration: LLVM reads its size field whatever the
   // directory's size says, and follows the fields it covers.
-  std::string config;
-  appendLe(config, 120, 4);
-  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)), "no error");
-  config.clear();
-  appendLe(config, 121, 4);
-  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)),
-            "archive symbol tables for PE images whose load configuration "
-            "reaches its hybrid metadata or dynamic relocation fields are "
-            "not supported");
-  config.clear();
-  appendLe(config, 192, 4);
-  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
-  config.clear();
-  appendLe(config, 193, 4);
-  EXPECT_NE(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
+  // A configuration covering the fields LLVM follows, all zero: accepted;
+  // the same with one of them set: refused.
+  const std::string followed =
+      "archive symbol tables for PE images whose load configuration names "
+      "hybrid metadata or a dynamic relocation table are not supported";
+  auto configOf = [](uint32_t size, uint32_t setAt, unsigned width) {
+    std::string config;
+    appendLe(config, size, 4);
+    config += std::string(0x100 - 4, '\0');
+    if (width != 0)
+      config[setAt + width - 1] = 1; // the field's top byte
+    return config;
+  };
+  for (bool plus : {false, true}) {
+    EXPECT_EQ(messageFor(peImage(plus, {{10, 0x1000}}, configOf(0x100, 0, 0))),
+              "no error");
+  }
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, configOf(0x8e, 0x8c, 2))),
+            followed);
+  // A size that stops short of the field: LLVM does not read it.
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, configOf(0x8d, 0x8c, 2))),
+            "no error");
+  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, configOf(0xd0, 0xc8, 8))),
+            followed);
+  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, configOf(0xe6, 0xe4, 2))),
+            followed);
+  // The PE32 CHPE field is not followed.
+  EXPECT_EQ(
+      messageFor(peImage(false, {{10, 0x1000}}, configOf(0x100, 0x78, 4))),
+      "no error");
+  // A covered field past the end of the file.
+  // A covered field past the end of the file (the directory says the
+  // configuration has no bytes).
+  std::string shortConfig = peImage(true, {{10, 0x11f0}});
+  write32(shortConfig, 64 + 4 + 20 + 112 + 10 * 8 + 4, 0);
+  write32(shortConfig, 0x3f0, 0x100);
+  EXPECT_EQ(messageFor(shortConfig.substr(0, 0x400)),
+            "the load configuration of the image is truncated");
   // A load configuration whose size field is past the end of the file
   // (its directory says it has no bytes).
   image = peImage(false, {{10, 0x11fe}});
