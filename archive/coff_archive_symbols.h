@@ -45,10 +45,15 @@
 //   ("RVA 0x... for <table> not found") and the file the table ("end of the
 //   file"); an address in the part of a section the file leaves out is
 //   ignored. LLVM reads the load configuration's own size field (u32) and
-//   follows the fields it covers: in PE32+ the hybrid (CHPE) metadata
-//   address (u64 at 0xc8), and the section of the dynamic relocation table
-//   (u16 at 0x8c in PE32, 0xe4 in PE32+). A covered field that is not zero
-//   is refused with an error of ours; zero ones name nothing.
+//   follows the fields it covers. In PE32+, the hybrid (CHPE) metadata
+//   address (u64 at 0xc8, less the image base, kept to 32 bits): the
+//   metadata (92 bytes) must be in a section and the file, as must its code
+//   map (address and count at 4 and 8, 8-byte entries), entry point ranges
+//   (12 and 48, 12 bytes) and redirection metadata (16 and 52, 8 bytes)
+//   when their counts are not 0, in that order; an address in the part of
+//   a section the file leaves out ends the checks without error. Then the
+//   section of the dynamic relocation table (u16 at 0x8c in PE32, 0xe4 in
+//   PE32+): when not zero, refused with an error of ours.
 //
 // COFF short import library member
 //   header, 20 bytes:       0 (u16), 0xffff (u16), version, machine (u16),
@@ -65,7 +70,8 @@
 // Where LLVM 22 reads past the member (an import header cut short, an
 // import name without its NUL, a weak external's auxiliary record past the
 // end of the file, a PE32+ header cut inside its last 16 bytes, a load
-// configuration's size field past the end) these readers give an error
+// configuration's size field, or a field it covers, past the end) these
+// readers give an error
 // instead.
 #pragma once
 

@@ -325,6 +325,61 @@ def load_config_with(size, fields):
     return bytes(config)
 
 
+# Three sections: the second holds a load configuration at 0x1300 and
+# hybrid metadata at 0x1400; the file leaves out the third's second half.
+HYBRID_SECTIONS = [(0x1000, 0x100, 0x100, 0x200), (0x1300, 0x200, 0x200, 0x300),
+                   (0x2000, 0x200, 0x100, 0x500)]
+
+
+def pe_hybrid_image(address, metadata=(), image_base=0, section=0):
+    """A PE32+ image whose load configuration names hybrid metadata at
+    `address` (the image base added), the metadata (92 bytes) at 0x1400
+    holding `metadata` {field offset: u32}, and the dynamic relocation
+    table's section."""
+    fields = {0xc8: (8, address), 0xe4: (2, section)}
+    tail = bytearray(load_config_with(0x100, fields) + bytes(0x200))
+    for offset, value in dict(metadata).items():
+        struct.pack_into("<I", tail, 0x100 + offset, value)
+    image = bytearray(pe_image(plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+                               sections=HYBRID_SECTIONS, tail=bytes(tail)))
+    struct.pack_into("<Q", image, 64 + 4 + 20 + 24, image_base)
+    return bytes(image)
+
+
+def pe_hybrid_members():
+    """Hybrid (CHPE) metadata LLVM checks: its address and its code map,
+    entry point range and redirection tables (address at 4, 12, 16; entry
+    count at 8, 48, 52) must be in sections and in the file; an address in
+    the part of a section the file leaves out ends the checks."""
+    code_map, entries, redirections = (4, 8), (12, 48), (16, 52)
+    out = {"pe-hybrid-empty.dll": pe_hybrid_image(0x1400),
+           "pe-hybrid-image-base.dll": pe_hybrid_image(0x11400, image_base=0x10000),
+           "pe-hybrid-below-image-base.dll": pe_hybrid_image(0x1400, image_base=0x10000),
+           "pe-hybrid-not-found.dll": pe_hybrid_image(0x9999),
+           "pe-hybrid-high-bits.dll": pe_hybrid_image(0x1400 << 32),
+           "pe-hybrid-stripped.dll": pe_hybrid_image(0x2150, section=9),
+           "pe-hybrid-past-end.dll": pe_hybrid_image(0x2100 - 88),
+           "pe-hybrid-at-end.dll": pe_hybrid_image(0x2100 - 92)}
+    for name, (address, count), entry_size in (
+            ("code-map", code_map, 8), ("entry-points", entries, 12),
+            ("redirections", redirections, 8)):
+        fits = 0x300 // entry_size  # from 0x1300 (file 0x300) to the end
+        for label, metadata in (
+                ("fits", {address: 0x1300, count: fits}),
+                ("past-end", {address: 0x1300, count: fits + 1}),
+                ("huge", {address: 0x1300, count: 0xffffffff}),
+                ("not-found", {address: 0x9999, count: 1}),
+                ("stripped", {address: 0x2150, count: 1}),
+                ("no-count", {address: 0x9999})):
+            out[f"pe-hybrid-{name}-{label}.dll"] = pe_hybrid_image(0x1400, metadata)
+    # The first failing table decides, in LLVM's order.
+    out["pe-hybrid-all-not-found.dll"] = pe_hybrid_image(0x1400, {
+        4: 0x9999, 8: 1, 12: 0x8888, 48: 1, 16: 0x7777, 52: 1})
+    out["pe-hybrid-later-not-found.dll"] = pe_hybrid_image(0x1400, {
+        12: 0x8888, 48: 1, 16: 0x7777, 52: 1})
+    return out
+
+
 def pe_load_config_refused():
     """Images whose load configuration names hybrid metadata or a dynamic
     relocation table (LLVM follows them; ours refuses), or is cut before a
@@ -337,6 +392,9 @@ def pe_load_config_refused():
                 pe_image(plus=plus, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
                          sections=TWO_SECTIONS,
                          tail=load_config_with(0x100, {offset: (width, value)}))
+    # Hybrid metadata that passes, then a dynamic relocation table.
+    out["pe64-config-hybrid-and-dynamic.dll"] = pe_hybrid_image(0x1400, section=2)
+    out["pe64-config-hybrid-and-bad-section.dll"] = pe_hybrid_image(0x1400, section=9)
     out["pe64-config-cut.dll"] = pe_image(
         plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
         sections=TWO_SECTIONS, tail=load_config(0x100, 0x40))
@@ -422,6 +480,7 @@ def pe_members():
     tiny[0:8] = b"MZ\0\0PE\0\0"
     struct.pack_into("<I", tiny, 0x3c, 4)
     out["pe-tiny.dll"] = bytes(tiny)
+    out.update(pe_hybrid_members())
     return out
 
 
