@@ -71,8 +71,7 @@
 // import name without its NUL, a weak external's auxiliary record past the
 // end of the file, a PE32+ header cut inside its last 16 bytes, a load
 // configuration's size field, or a field it covers, past the end) these
-// readers give an error
-// instead.
+// readers give an error instead.
 #pragma once
 
 #include <string>

@@ -1444,6 +1444,22 @@ TEST(PeArchiveSymbols, EveryTruncationAndByteChange) {
                 config)
             .substr(0, 0x240));
   }
+  // A configuration covering the hybrid metadata and dynamic relocation
+  // fields, the metadata (inside it) naming a code map.
+  std::string hybrid;
+  appendLe(hybrid, 0x100, 4);
+  hybrid += std::string(0x100 - 4, '\0');
+  hybrid[0xc8] = 0x10;
+  hybrid[0xc9] = 0x10;     // metadata at 0x1010
+  hybrid[0x10 + 4] = 0x10; // code map at 0x1010
+  hybrid[0x10 + 5] = 0x10;
+  hybrid[0x10 + 8] = 2; // two entries
+  const std::string image = peImage(true, {{10, 0x1000}}, hybrid);
+  EXPECT_TRUE(archiveSymbolsOf(image).ok());
+  std::string noCodeMap = image;
+  noCodeMap[0x200 + 0x10 + 5] = 0x70; // the code map at 0x7010, in no section
+  EXPECT_FALSE(archiveSymbolsOf(noCodeMap).ok());
+  expectEveryDamageHandled(image);
 }
 
 TEST(GoffArchiveSymbols, RecognisedButNeverOpened) {
