@@ -30,10 +30,29 @@ constexpr uint32_t kDelayImportTable = 13;
 constexpr uint32_t kDebugDirectoryEntrySize = 28;
 constexpr uint32_t kTlsDirectory32Size = 24;
 constexpr uint32_t kTlsDirectory64Size = 40;
-// How far a load configuration may reach (its first field, a u32, says)
-// and still end before the dynamic relocation table's address.
-constexpr uint32_t kLoadConfig32PlainSize = 120;
-constexpr uint32_t kLoadConfig64PlainSize = 192;
+// In a PE32+ load configuration, the address (u64, with the image base
+// added) of the hybrid (CHPE) metadata, which LLVM checks when the
+// configuration's size (its first field, a u32) covers it.
+constexpr uint32_t kHybridMetadataField = 0xc8;
+// The section number (u16) of the dynamic relocation table, which LLVM
+// follows when it is covered and not zero. Found, as the CHPE field, by
+// setting each field of a configuration in turn before LLVM 22.
+constexpr uint32_t kDynamicRelocationSection32 = 0x8c;
+constexpr uint32_t kDynamicRelocationSection64 = 0xe4;
+// The hybrid metadata (92 bytes) and the tables it points to, each an
+// address and an entry count (u32 each) at these offsets.
+constexpr uint64_t kHybridMetadataSize = 92;
+struct HybridMetadataTable {
+  uint32_t addressField;
+  uint32_t countField;
+  uint32_t entrySize;
+  const char *what;
+};
+constexpr HybridMetadataTable kHybridMetadataTables[] = {
+    {4, 8, 8, "CHPE code map"},
+    {12, 48, 12, "CHPE entry point ranges"},
+    {16, 52, 8, "CHPE redirection metadata"},
+};
 constexpr uint64_t kBigObjectHeaderSize = 56;
 constexpr uint64_t kSectionHeaderSize = 40;
 constexpr uint64_t kSymbolSize = 18;
@@ -275,6 +294,8 @@ private:
         return makeError("the PE32+ header of the image is truncated");
       headerSize = kPe32PlusHeaderSize;
       is64BitImage_ = true;
+      imageBase_ = readLe(bytes_, position + 24, 4) |
+                   uint64_t{readLe(bytes_, position + 28, 4)} << 32;
     } else {
       return makeError("incorrect PE magic");
     }
@@ -371,18 +392,69 @@ private:
   }
 
   // LLVM reads the load configuration's own size field, unchecked, and
-  // follows the hybrid (CHPE) metadata and dynamic relocation fields it
-  // covers; a configuration that ends before them is accepted as it is.
+  // follows the hybrid (CHPE) metadata and dynamic relocation table that
+  // the fields it covers name; fields it covers that are zero name none.
   Status checkLoadConfig(uint64_t config) const {
     if (!fits(bytes_, config, 4))
       return makeError("the load configuration of the image is truncated");
     const uint32_t size = readLe(bytes_, config, 4);
-    if (size <=
-        (is64BitImage_ ? kLoadConfig64PlainSize : kLoadConfig32PlainSize))
+    if (is64BitImage_) {
+      Result<bool> goOn = checkHybridMetadata(config, size);
+      if (!goOn)
+        return goOn.takeError();
+      if (!*goOn)
+        return Status::success();
+    }
+    const uint32_t field = is64BitImage_ ? kDynamicRelocationSection64
+                                         : kDynamicRelocationSection32;
+    if (size < field + 2)
       return Status::success();
-    return makeError("archive symbol tables for PE images whose load "
-                     "configuration reaches its hybrid metadata or dynamic "
-                     "relocation fields are not supported");
+    if (!fits(bytes_, config + field, 2))
+      return makeError("the load configuration of the image is truncated");
+    if (readLe(bytes_, config + field, 2) != 0)
+      return makeError("archive symbol tables for PE images whose load "
+                       "configuration names a dynamic relocation table are "
+                       "not supported");
+    return Status::success();
+  }
+
+  // The hybrid metadata checks of a PE32+ load configuration: its address
+  // and the tables it names must be in sections and in the file. False
+  // when LLVM stops checking the configuration there without an error
+  // (an address in the part of a section the file leaves out).
+  Result<bool> checkHybridMetadata(uint64_t config, uint32_t size) const {
+    if (size < kHybridMetadataField + 8)
+      return true;
+    if (!fits(bytes_, config + kHybridMetadataField, 8))
+      return makeError("the load configuration of the image is truncated");
+    const uint64_t address =
+        readLe(bytes_, config + kHybridMetadataField, 4) |
+        uint64_t{readLe(bytes_, config + kHybridMetadataField + 4, 4)} << 32;
+    if (address == 0)
+      return true;
+    // LLVM takes the image base off and keeps 32 bits.
+    Result<std::optional<uint64_t>> metadata = fileOffsetOf(
+        static_cast<uint32_t>(address - imageBase_), "CHPE metadata");
+    if (!metadata)
+      return metadata.takeError();
+    if (!*metadata)
+      return false;
+    if (!fits(bytes_, **metadata, kHybridMetadataSize))
+      return makeError(kUnexpectedEnd);
+    for (const HybridMetadataTable &table : kHybridMetadataTables) {
+      const uint32_t count = readLe(bytes_, **metadata + table.countField, 4);
+      if (count == 0)
+        continue;
+      Result<std::optional<uint64_t>> entries = fileOffsetOf(
+          readLe(bytes_, **metadata + table.addressField, 4), table.what);
+      if (!entries)
+        return entries.takeError();
+      if (!*entries)
+        return false;
+      if (!fits(bytes_, **entries, uint64_t{count} * table.entrySize))
+        return makeError(kUnexpectedEnd);
+    }
+    return true;
   }
 
   std::string_view bytes_;
@@ -392,6 +464,7 @@ private:
   uint64_t dataDirectories_ = 0;
   uint64_t dataDirectoryCount_ = 0;
   bool is64BitImage_ = false;
+  uint64_t imageBase_ = 0; // of a PE32+ image
 };
 
 bool startsWith(std::string_view text, std::string_view prefix) {

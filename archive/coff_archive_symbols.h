@@ -44,10 +44,16 @@
 //   directories that have an address: a section must hold the address
 //   ("RVA 0x... for <table> not found") and the file the table ("end of the
 //   file"); an address in the part of a section the file leaves out is
-//   ignored. A load configuration whose own size field (u32) reaches past
-//   the fields before the dynamic relocation table (120 bytes in PE32, 192
-//   in PE32+), which LLVM follows into hybrid metadata and dynamic
-//   relocations, is refused with an error of ours.
+//   ignored. LLVM reads the load configuration's own size field (u32) and
+//   follows the fields it covers. In PE32+, the hybrid (CHPE) metadata
+//   address (u64 at 0xc8, less the image base, kept to 32 bits): the
+//   metadata (92 bytes) must be in a section and the file, as must its code
+//   map (address and count at 4 and 8, 8-byte entries), entry point ranges
+//   (12 and 48, 12 bytes) and redirection metadata (16 and 52, 8 bytes)
+//   when their counts are not 0, in that order; an address in the part of
+//   a section the file leaves out ends the checks without error. Then the
+//   section of the dynamic relocation table (u16 at 0x8c in PE32, 0xe4 in
+//   PE32+): when not zero, refused with an error of ours.
 //
 // COFF short import library member
 //   header, 20 bytes:       0 (u16), 0xffff (u16), version, machine (u16),
@@ -64,8 +70,8 @@
 // Where LLVM 22 reads past the member (an import header cut short, an
 // import name without its NUL, a weak external's auxiliary record past the
 // end of the file, a PE32+ header cut inside its last 16 bytes, a load
-// configuration's size field past the end) these readers give an error
-// instead.
+// configuration's size field, or a field it covers, past the end) these
+// readers give an error instead.
 #pragma once
 
 #include <string>

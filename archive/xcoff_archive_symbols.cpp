@@ -15,6 +15,25 @@ constexpr uint8_t kAuxiliaryCsect = 251;        // AUX_CSECT
 constexpr uint8_t kCsectCommon = 3;             // XTY_CM
 constexpr int16_t kSectionUndefined = 0;        // N_UNDEF
 
+// Offsets from here up are negative in LLVM's pointer arithmetic.
+constexpr uint64_t kBeforeTheFile = uint64_t{1} << 63;
+
+// LLVM's message for a structure that does not fit in the file.
+constexpr const char *kEndOfFile =
+    "The end of the file was unexpectedly encountered";
+
+std::string hex(uint64_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), kDigits[value & 0xf]);
+    value >>= 4;
+  } while (value != 0);
+  return digits;
+}
+
+// A member LLVM 22 stops on with a fatal error (its symbol flags fail) is
+// refused, the reason quoting LLVM's message.
 Error refuse(const std::string &reason) {
   return makeError(
       "archive symbol tables for this XCOFF member are not supported: " +
@@ -26,10 +45,12 @@ public:
   XcoffSymbolReader(std::string_view bytes, bool is64Bit)
       : bytes_(bytes), is64Bit_(is64Bit) {}
 
+  // Checks the file as XCOFFObjectFile::create() does, failing with its
+  // messages.
   Status open() {
     const uint64_t headerSize = is64Bit_ ? 24 : 20;
     if (bytes_.size() < headerSize)
-      return refuse("its file header is cut short");
+      return makeError(kEndOfFile);
     const uint64_t sectionCount = read16(2);
     const uint64_t optionalHeaderSize = read16(16);
     if (is64Bit_) {
@@ -37,33 +58,32 @@ public:
       symbolCount_ = read32(20);
     } else {
       symbolOffset_ = read32(8);
+      // LLVM reads a negative count as no symbol table at all.
       const uint32_t count = read32(12);
-      if (count >= 0x80000000u)
-        return refuse("its symbol count is negative");
-      symbolCount_ = count;
+      symbolCount_ = count >= 0x80000000u ? 0 : count;
     }
-    const uint64_t sectionHeaders =
-        sectionCount * (is64Bit_ ? 72 : 40) + headerSize + optionalHeaderSize;
-    if (sectionHeaders > bytes_.size())
-      return refuse("its headers extend past the end of the file");
+    if (optionalHeaderSize > bytes_.size() - headerSize)
+      return makeError(kEndOfFile);
+    const uint64_t sectionsOffset = headerSize + optionalHeaderSize;
+    const uint64_t sectionsSize = sectionCount * (is64Bit_ ? 72 : 40);
+    if (sectionsSize > bytes_.size() - sectionsOffset)
+      return makeError(std::string(kEndOfFile) +
+                       ": section headers with offset 0x" +
+                       hex(sectionsOffset) + " and size 0x" +
+                       hex(sectionsSize) + " go past the end of the file");
     if (symbolCount_ == 0)
       return Status::success();
+    const uint64_t symbolsSize = symbolCount_ * kEntrySize;
     if (symbolOffset_ > bytes_.size() ||
-        symbolCount_ * kEntrySize > bytes_.size() - symbolOffset_)
-      return refuse("its symbol table extends past the end of the file");
-    const uint64_t strings = symbolOffset_ + symbolCount_ * kEntrySize;
-    // No room for the size field: no string table, which LLVM allows.
-    if (bytes_.size() - strings < 4)
-      return Status::success();
-    const uint64_t size = read32(strings);
-    if (size <= 4)
-      return Status::success();
-    if (size > bytes_.size() - strings)
-      return refuse("its string table extends past the end of the file");
-    if (bytes_[strings + size - 1] != '\0')
-      return refuse("its string table does not end with a NUL");
-    stringTable_ = bytes_.substr(strings, size);
-    return Status::success();
+        symbolsSize > bytes_.size() - symbolOffset_) {
+      if (symbolOffset_ >= kBeforeTheFile)
+        return symbolTableBeforeTheFile(symbolsSize);
+      return makeError(std::string(kEndOfFile) +
+                       ": symbol table with offset 0x" + hex(symbolOffset_) +
+                       " and size 0x" + hex(symbolsSize) +
+                       " goes past the end of the file");
+    }
+    return readStringTable(symbolOffset_ + symbolsSize);
   }
 
   Result<std::vector<std::string>> archiveSymbols() const {
@@ -73,6 +93,7 @@ public:
       const uint64_t entry = symbolOffset_ + index * kEntrySize;
       const uint8_t storageClass = byteAt(entry + 16);
       const uint8_t auxiliaryCount = byteAt(entry + 17);
+      // LLVM would step past the end of the table and read on.
       if (auxiliaryCount > symbolCount_ - index - 1)
         return refuse("the auxiliary entries of symbol " +
                       std::to_string(index) + " extend past the symbol table");
@@ -81,13 +102,16 @@ public:
       if (global || storageClass == kStorageHiddenExternal) {
         // LLVM reads every csect symbol's name and csect entry for its
         // flags, whether or not the symbol is listed.
-        Result<std::string> name = symbolName(index, entry);
+        Result<std::string> name = symbolName(entry);
         if (!name)
           return name.takeError();
-        const uint64_t csect = csectEntry(entry, auxiliaryCount);
-        if (csect == 0)
-          return refuse("symbol " + std::to_string(index) +
-                        " has no csect auxiliary entry");
+        if (auxiliaryCount == 0)
+          return refuse("csect symbol \"" + *name + "\" with index " +
+                        std::to_string(index) + " contains no auxiliary entry");
+        if (csectEntry(entry, auxiliaryCount) == 0)
+          return refuse(
+              "a csect auxiliary entry has not been found for symbol \"" +
+              *name + "\" with index " + std::to_string(index));
         // An undefined symbol is not listed even when common (XTY_CM):
         // LLVM's flags then say both, and its writer skips undefined ones.
         const bool undefined =
@@ -101,6 +125,46 @@ public:
   }
 
 private:
+  // A 64-bit symbol table offset of 2^63 or more lies before the file in
+  // LLVM's pointer arithmetic, and its bounds check (compiled on the
+  // assumption that pointers do not wrap) only asks whether the table ends
+  // inside the file: such a table passes when its end wraps into the file,
+  // LLVM reads the string table there, and then symbols from before the
+  // member. Its string table's errors come first; otherwise refused.
+  Status symbolTableBeforeTheFile(uint64_t symbolsSize) {
+    const uint64_t end = symbolOffset_ + symbolsSize; // wraps modulo 2^64
+    if (end < symbolOffset_ && end <= bytes_.size()) {
+      if (Status strings = readStringTable(end); !strings.ok())
+        return strings;
+    }
+    return refuse("its symbol table offset 0x" + hex(symbolOffset_) +
+                  " lies before the start of the file");
+  }
+
+  // Reads the string table at `offset` (just after the symbol table) as
+  // XCOFFObjectFile::parseStringTable() does.
+  Status readStringTable(uint64_t offset) {
+    // No room for the size field: no string table, which LLVM allows.
+    if (bytes_.size() - offset < 4)
+      return Status::success();
+    const uint64_t size = read32(offset);
+    // A size up to 4 means a table of no strings, whose names are all
+    // outside it (LLVM's message then gives the size as 4).
+    stringTableSize_ = 4;
+    if (size <= 4)
+      return Status::success();
+    if (size > bytes_.size() - offset)
+      return makeError(std::string(kEndOfFile) +
+                       ": string table with offset 0x" + hex(offset) +
+                       " and size 0x" + hex(size) +
+                       " goes past the end of the file");
+    if (bytes_[offset + size - 1] != '\0')
+      return makeError("String table must end with a null terminator");
+    stringTable_ = bytes_.substr(offset, size);
+    stringTableSize_ = size;
+    return Status::success();
+  }
+
   uint8_t byteAt(uint64_t offset) const {
     return static_cast<uint8_t>(bytes_[offset]);
   }
@@ -129,7 +193,7 @@ private:
     return 0;
   }
 
-  Result<std::string> symbolName(uint64_t index, uint64_t entry) const {
+  Result<std::string> symbolName(uint64_t entry) const {
     uint32_t offset = 0;
     if (is64Bit_) {
       offset = read32(entry + 8);
@@ -143,8 +207,9 @@ private:
     if (offset < 4)
       return std::string();
     if (offset >= stringTable_.size())
-      return refuse("the name of symbol " + std::to_string(index) +
-                    " is outside the string table");
+      return refuse("entry with offset 0x" + hex(offset) +
+                    " in a string table with size 0x" + hex(stringTableSize_) +
+                    " is invalid");
     const std::string_view rest = stringTable_.substr(offset);
     return std::string(rest.substr(0, rest.find('\0')));
   }
@@ -154,6 +219,8 @@ private:
   uint64_t symbolOffset_ = 0;
   uint64_t symbolCount_ = 0;
   std::string_view stringTable_;
+  // The size LLVM records: 0 without a table, 4 for one without strings.
+  uint64_t stringTableSize_ = 0;
 };
 
 } // namespace

@@ -39,12 +39,20 @@
 //   function both as its entry point (".f", a label in .text) and as its
 //   descriptor ("f", in .data), and LLVM takes both.
 //
-// This reader takes only files LLVM opens and reads without error: the
-// headers, the symbol table and the string table (ending in a NUL) inside
-// the file, a 32-bit symbol count that is not negative, auxiliary entries
-// inside the symbol table, every csect symbol with its csect auxiliary
-// entry and a name inside the string table.
-// Any other member is refused with an error of ours naming what it has.
+//   Nothing else matters to LLVM here: auxiliary (optional) headers, section
+//   types and flags (.tdata, .tbss, DWARF, .except, .info, .loader,
+//   .typchk, .ovrflo, ...), executables and shared objects, symbols of
+//   other storage classes (C_STAT, C_FILE, C_DWARF, C_GSYM, debug classes)
+//   and visibility bits are read the same way.
+//
+// A file XCOFFObjectFile::create() fails on fails with LLVM's message: a
+// file header, optional header, section headers, symbol table or string
+// table past the end of the file, a string table without its final NUL. A
+// negative 32-bit symbol count means no symbol table, as in LLVM.
+// Refused with an error of ours (where LLVM 22 stops with a fatal error or
+// reads past the symbol table): auxiliary entries past the symbol table, a
+// csect symbol without a csect auxiliary entry or whose name is outside the
+// string table; the refusal quotes LLVM's message where it has one.
 #pragma once
 
 #include <string>

@@ -317,6 +317,90 @@ def load_config(size, length):
     return struct.pack("<I", size) + bytes(length - 4)
 
 
+def load_config_with(size, fields):
+    """load_config(size, 0x100) with `fields` {offset: (width, value)}."""
+    config = bytearray(load_config(size, 0x100))
+    for offset, (width, value) in fields.items():
+        config[offset:offset + width] = value.to_bytes(width, "little")
+    return bytes(config)
+
+
+# Three sections: the second holds a load configuration at 0x1300 and
+# hybrid metadata at 0x1400; the file leaves out the third's second half.
+HYBRID_SECTIONS = [(0x1000, 0x100, 0x100, 0x200), (0x1300, 0x200, 0x200, 0x300),
+                   (0x2000, 0x200, 0x100, 0x500)]
+
+
+def pe_hybrid_image(address, metadata=(), image_base=0, section=0):
+    """A PE32+ image whose load configuration names hybrid metadata at
+    `address` (the image base added), the metadata (92 bytes) at 0x1400
+    holding `metadata` {field offset: u32}, and the dynamic relocation
+    table's section."""
+    fields = {0xc8: (8, address), 0xe4: (2, section)}
+    tail = bytearray(load_config_with(0x100, fields) + bytes(0x200))
+    for offset, value in dict(metadata).items():
+        struct.pack_into("<I", tail, 0x100 + offset, value)
+    image = bytearray(pe_image(plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+                               sections=HYBRID_SECTIONS, tail=bytes(tail)))
+    struct.pack_into("<Q", image, 64 + 4 + 20 + 24, image_base)
+    return bytes(image)
+
+
+def pe_hybrid_members():
+    """Hybrid (CHPE) metadata LLVM checks: its address and its code map,
+    entry point range and redirection tables (address at 4, 12, 16; entry
+    count at 8, 48, 52) must be in sections and in the file; an address in
+    the part of a section the file leaves out ends the checks."""
+    code_map, entries, redirections = (4, 8), (12, 48), (16, 52)
+    out = {"pe-hybrid-empty.dll": pe_hybrid_image(0x1400),
+           "pe-hybrid-image-base.dll": pe_hybrid_image(0x11400, image_base=0x10000),
+           "pe-hybrid-below-image-base.dll": pe_hybrid_image(0x1400, image_base=0x10000),
+           "pe-hybrid-not-found.dll": pe_hybrid_image(0x9999),
+           "pe-hybrid-high-bits.dll": pe_hybrid_image(0x1400 << 32),
+           "pe-hybrid-stripped.dll": pe_hybrid_image(0x2150, section=9),
+           "pe-hybrid-past-end.dll": pe_hybrid_image(0x2100 - 88),
+           "pe-hybrid-at-end.dll": pe_hybrid_image(0x2100 - 92)}
+    for name, (address, count), entry_size in (
+            ("code-map", code_map, 8), ("entry-points", entries, 12),
+            ("redirections", redirections, 8)):
+        fits = 0x300 // entry_size  # from 0x1300 (file 0x300) to the end
+        for label, metadata in (
+                ("fits", {address: 0x1300, count: fits}),
+                ("past-end", {address: 0x1300, count: fits + 1}),
+                ("huge", {address: 0x1300, count: 0xffffffff}),
+                ("not-found", {address: 0x9999, count: 1}),
+                ("stripped", {address: 0x2150, count: 1}),
+                ("no-count", {address: 0x9999})):
+            out[f"pe-hybrid-{name}-{label}.dll"] = pe_hybrid_image(0x1400, metadata)
+    # The first failing table decides, in LLVM's order.
+    out["pe-hybrid-all-not-found.dll"] = pe_hybrid_image(0x1400, {
+        4: 0x9999, 8: 1, 12: 0x8888, 48: 1, 16: 0x7777, 52: 1})
+    out["pe-hybrid-later-not-found.dll"] = pe_hybrid_image(0x1400, {
+        12: 0x8888, 48: 1, 16: 0x7777, 52: 1})
+    return out
+
+
+def pe_load_config_refused():
+    """Images whose load configuration names hybrid metadata or a dynamic
+    relocation table (LLVM follows them; ours refuses), or is cut before a
+    field its size covers."""
+    out = {}
+    for plus, offset, width in ((False, 0x8c, 2), (True, 0xc8, 8),
+                                (True, 0xe4, 2)):
+        for value in (1, 2, 0x1301, 0xff00ff00 & ((1 << 8 * width) - 1)):
+            out[f"pe{64 if plus else 32}-config-{offset:x}-{value:x}.dll"] = \
+                pe_image(plus=plus, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+                         sections=TWO_SECTIONS,
+                         tail=load_config_with(0x100, {offset: (width, value)}))
+    # Hybrid metadata that passes, then a dynamic relocation table.
+    out["pe64-config-hybrid-and-dynamic.dll"] = pe_hybrid_image(0x1400, section=2)
+    out["pe64-config-hybrid-and-bad-section.dll"] = pe_hybrid_image(0x1400, section=9)
+    out["pe64-config-cut.dll"] = pe_image(
+        plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+        sections=TWO_SECTIONS, tail=load_config(0x100, 0x40))
+    return out
+
+
 # A section at address 0x1300 whose data (0x100 bytes at file offset 0x300)
 # is a pe_image() tail.
 TWO_SECTIONS = [(0x1000, 0x100, 0x100, 0x200), (0x1300, 0x100, 0x100, 0x300)]
@@ -345,6 +429,16 @@ def pe_members():
         "pe-load-config64.dll": pe_image(
             plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
             sections=TWO_SECTIONS, tail=load_config(192, 0x100)),
+        # Configurations covering the fields LLVM follows (in PE32+ the
+        # hybrid metadata address, in both the dynamic relocation table's
+        # section) with those fields zero, and PE32 fields LLVM leaves
+        # alone: the table's offset without its section, the CHPE address.
+        "pe-load-config32-covered.dll": pe_image(
+            directories={LOAD_CONFIG_DIR: (0x1300, 0x40)}, sections=TWO_SECTIONS,
+            tail=load_config_with(0x100, {0x88: (4, 0x1300), 0x78: (4, 0xff00ff)})),
+        "pe-load-config64-covered.dll": pe_image(
+            plus=True, directories={LOAD_CONFIG_DIR: (0x1300, 0x10)},
+            sections=TWO_SECTIONS, tail=load_config_with(0x100, {0xe0: (4, 0x10)})),
         "pe-load-config-past-end.dll": pe_image(
             directories={LOAD_CONFIG_DIR: (0x1300, 0x200)},
             sections=TWO_SECTIONS, tail=load_config(64, 0x100)),
@@ -386,6 +480,7 @@ def pe_members():
     tiny[0:8] = b"MZ\0\0PE\0\0"
     struct.pack_into("<I", tiny, 0x3c, 4)
     out["pe-tiny.dll"] = bytes(tiny)
+    out.update(pe_hybrid_members())
     return out
 
 
@@ -691,6 +786,9 @@ def wasm_linked_generated():
     }
 
 
+# The refusals of PE images whose load configuration LLVM follows further.
+PE_LOAD_CONFIG_REFUSAL = b"load configuration"
+
 # The refusal of XCOFF members this reader does not take (see the README's
 # differences table): where ours says so, LLVM may succeed or fail.
 XCOFF_REFUSAL = b"archive symbol tables for this XCOFF member are not supported"
@@ -705,6 +803,247 @@ __attribute__((weak)) int wf(void) { return sf(); }
 __attribute__((visibility("hidden"))) int a_function_with_a_long_name(void)
 { return 2; }
 """
+
+
+# XCOFF storage classes, csect types and symbol type bits (visibility in the
+# top nibble) used by the generated XCOFF members.
+C_EXT, C_HIDEXT, C_WEAKEXT, C_STAT, C_FILE, C_DWARF, C_GSYM, C_BLOCK = (
+    2, 107, 111, 3, 103, 112, 0x80, 100)
+XTY_ER, XTY_SD, XTY_LD, XTY_CM = 0, 1, 2, 3
+SYM_V_INTERNAL, SYM_V_HIDDEN, SYM_V_PROTECTED, SYM_V_EXPORTED = (
+    0x1000, 0x2000, 0x3000, 0x4000)
+AUX_CSECT, AUX_FILE, AUX_FCN, AUX_SECT = 251, 252, 254, 250
+# Section types: one of each LLVM names.
+XCOFF_SECTIONS = [(b".pad", 0x8), (b".dwinfo", 0x10 | 0x10000),
+                  (b".text", 0x20), (b".data", 0x40), (b".bss", 0x80),
+                  (b".except", 0x100), (b".info", 0x200), (b".tdata", 0x400),
+                  (b".tbss", 0x800), (b".loader", 0x1000),
+                  (b".debug", 0x2000), (b".typchk", 0x4000),
+                  (b".ovrflo", 0x8000)]
+
+
+def xcoff_aux(bits, kind=AUX_CSECT, csect_type=XTY_SD, mapping=0):
+    """An 18-byte auxiliary entry: a csect one (csect type in the low bits
+    of byte 10, mapping class at 11) or, in 64-bit files, another type."""
+    entry = bytearray(18)
+    if kind == AUX_CSECT:
+        entry[10] = csect_type | 0x28  # alignment bits above the type
+        entry[11] = mapping
+    elif kind == AUX_FILE:
+        entry[0:8] = b"file.c\0\0"
+    if bits == 64:
+        entry[17] = kind
+    return bytes(entry)
+
+
+def xcoff_symbol(name, sclass=C_EXT, section=1, csect_type=XTY_SD,
+                 sym_type=0, aux=None):
+    """A symbol for xcoff_object(): its auxiliary entries are `aux` (a list
+    of (kind, csect type) pairs, or raw 18-byte entries), by default one
+    csect entry of `csect_type` for csect classes and none for others."""
+    if aux is None:
+        aux = ([(AUX_CSECT, csect_type)]
+               if sclass in (C_EXT, C_HIDEXT, C_WEAKEXT) else [])
+    return dict(name=name, sclass=sclass, section=section, sym_type=sym_type,
+                aux=aux)
+
+
+def xcoff_object(bits=32, symbols=(), flags=0, aux_header=b"",
+                 sections=(), symbol_count=None, symbol_offset=None,
+                 strings_size=None, strings_end=b"", truncate=None):
+    """An XCOFF file laid out as the format describes: file header, optional
+    header, section headers (each with 16 bytes of data unless it is .bss
+    or .tbss), symbol table, string table (its size field `strings_size` if
+    given, then names, then `strings_end`)."""
+    header_size = 20 if bits == 32 else 24
+    section_header_size = 40 if bits == 32 else 72
+    data_offset = header_size + len(aux_header) + \
+        section_header_size * len(sections)
+    headers, data = b"", b""
+    for index, (name, section_flags) in enumerate(sections):
+        virtual = section_flags & 0xffff in (0x80, 0x800)
+        offset = 0 if virtual else data_offset + len(data)
+        fields = [0x100 * index, 0x100 * index, 16, offset, 0, 0]
+        if bits == 32:
+            headers += name.ljust(8, b"\0") + struct.pack(
+                ">6I2HI", *fields, 0, 0, section_flags)
+        else:
+            headers += name.ljust(8, b"\0") + struct.pack(
+                ">6Q2I2I", *fields, 0, 0, section_flags, 0)
+        if not virtual:
+            data += bytes(range(index, index + 16))
+    table, strings = b"", b""
+    for symbol in symbols:
+        name = symbol["name"].encode()
+        if bits == 32 and len(name) <= 8:
+            name_field = name.ljust(8, b"\0")
+        else:
+            name_field = struct.pack(">II", 0, 4 + len(strings))
+            strings += name + b"\0"
+        fixed = struct.pack(">hHBB", symbol["section"], symbol["sym_type"],
+                            symbol["sclass"], len(symbol["aux"]))
+        if bits == 32:
+            table += name_field + struct.pack(">I", 0x40) + fixed
+        else:
+            table += struct.pack(">QI", 0x40, 4 + len(strings) - len(name) - 1
+                                 if len(name) else 0) + fixed
+        for entry in symbol["aux"]:
+            table += entry if isinstance(entry, bytes) else xcoff_aux(
+                bits, *entry)
+    count = len(table) // 18 if symbol_count is None else symbol_count
+    offset = data_offset + len(data) if symbol_offset is None else \
+        symbol_offset
+    if bits == 32:
+        header = struct.pack(">HHIIiHH", 0x01df, len(sections), 0, offset,
+                             count, len(aux_header), flags)
+    else:
+        header = struct.pack(">HHIQHHI", 0x01f7, len(sections), 0, offset,
+                             len(aux_header), flags, count)
+    size = 4 + len(strings) + len(strings_end) if strings_size is None \
+        else strings_size
+    blob = (header + aux_header + headers + data + table +
+            struct.pack(">I", size) + strings + strings_end)
+    return blob if truncate is None else blob[:truncate]
+
+
+def xcoff_aux_header(bits, version):
+    """An optional (auxiliary) header as an AIX linker writes one for a
+    loadable file: magic 0x010b, the version (2 in files whose symbols
+    carry visibility), then sizes, entry point and section numbers."""
+    if bits == 32:
+        return struct.pack(">HH7I8H2I4s2I", 0x010b, version, 16, 16, 0,
+                           0x10, 0, 0x100, 0, 3, 4, 5, 7, 10, 5, 0, 0, 0, 0,
+                           b"\0\0\0\0", 0, 0)
+    return struct.pack(">HHI3Q8H4s8QH2s", 0x010b, version, 0, 0, 0x100,
+                       0x200, 3, 4, 5, 7, 10, 5, 0, 0, b"\0\0\0\0", 16, 16, 0,
+                       0x10, 0, 0, 0, 0, 0, b"\0\0")
+
+
+# Symbols of every storage class, csect type and visibility; LLVM lists the
+# defined C_EXT and C_WEAKEXT ones.
+XCOFF_ALL_SYMBOLS = [
+    xcoff_symbol(".file", C_FILE, -2, aux=[(AUX_FILE,)]),
+    xcoff_symbol("static_function", C_STAT, 1),
+    xcoff_symbol("hidden_csect", C_HIDEXT, 3, XTY_SD),
+    xcoff_symbol("defined_sd", C_EXT, 3, XTY_SD),
+    xcoff_symbol(".label_ld", C_EXT, 3, XTY_LD),
+    xcoff_symbol("common_cm", C_EXT, 5, XTY_CM),
+    xcoff_symbol("thread_local", C_EXT, 8, XTY_SD),
+    xcoff_symbol("thread_bss", C_EXT, 9, XTY_CM),
+    xcoff_symbol("undefined_er", C_EXT, 0, XTY_ER),
+    xcoff_symbol("undefined_common", C_EXT, 0, XTY_CM),
+    xcoff_symbol("weak_sd", C_WEAKEXT, 4, XTY_SD),
+    xcoff_symbol("weak_undefined", C_WEAKEXT, 0, XTY_ER),
+    xcoff_symbol("absolute", C_EXT, -1, XTY_SD),
+    xcoff_symbol("debug_section", C_EXT, -2, XTY_SD),
+    xcoff_symbol("section_past_the_table", C_EXT, 40, XTY_SD),
+    xcoff_symbol("hidden_vis", C_EXT, 4, XTY_SD, SYM_V_HIDDEN),
+    xcoff_symbol("internal_vis", C_EXT, 4, XTY_SD, SYM_V_INTERNAL),
+    xcoff_symbol("protected_vis", C_WEAKEXT, 4, XTY_SD, SYM_V_PROTECTED),
+    xcoff_symbol("exported_vis", C_EXT, 4, XTY_SD, SYM_V_EXPORTED | 0x20),
+    xcoff_symbol("dwinfo", C_DWARF, 2, aux=[bytes(18)]),
+    xcoff_symbol("global_stab:G1", C_GSYM, -2),
+    xcoff_symbol("block", C_BLOCK, 3, aux=[bytes(18)]),
+    xcoff_symbol("a_symbol_name_of_more_than_eight_bytes", C_EXT, 4),
+    xcoff_symbol("exactly8", C_EXT, 4),
+    xcoff_symbol("", C_EXT, 4),
+]
+
+
+def xcoff_generated():
+    """Hand-made XCOFF files LLVM 22 reads without a fatal error: objects,
+    executables and shared objects with optional headers and sections of
+    every type, symbols of every kind, and damaged headers and tables."""
+    out = {}
+    for bits in (32, 64):
+        def obj(**options):
+            options.setdefault("symbols", XCOFF_ALL_SYMBOLS)
+            return xcoff_object(bits, **options)
+        out[f"xcoff-gen{bits}-object.o"] = obj(sections=XCOFF_SECTIONS)
+        out[f"xcoff-gen{bits}-exec.o"] = obj(
+            flags=0x1002, aux_header=xcoff_aux_header(bits, 1),
+            sections=XCOFF_SECTIONS)
+        out[f"xcoff-gen{bits}-shared.o"] = obj(
+            flags=0x3002, aux_header=xcoff_aux_header(bits, 2),
+            sections=XCOFF_SECTIONS)
+        out[f"xcoff-gen{bits}-short-aux-header.o"] = obj(
+            aux_header=xcoff_aux_header(bits, 2)[:28])
+        out[f"xcoff-gen{bits}-no-symbols.o"] = obj(symbols=[])
+        # Several auxiliary entries: in 64-bit files the last csect one
+        # counts, in 32-bit files the last one.
+        out[f"xcoff-gen{bits}-aux-entries.o"] = obj(symbols=[
+            xcoff_symbol("function", C_EXT, 1, aux=[
+                (AUX_FCN,), (AUX_CSECT, XTY_LD), (AUX_SECT,)]
+                if bits == 64 else [(AUX_FCN,), (AUX_CSECT, XTY_LD)]),
+            xcoff_symbol("common", C_EXT, 1, aux=[(AUX_CSECT, XTY_CM),
+                                                  (AUX_CSECT, XTY_SD)])])
+        # No string table, or one of no strings, with only short names.
+        short = [xcoff_symbol("short", C_EXT, 1)] if bits == 32 else []
+        out[f"xcoff-gen{bits}-no-string-table.o"] = obj(
+            symbols=short, truncate=len(obj(symbols=short)) - 4)
+        out[f"xcoff-gen{bits}-empty-string-table.o"] = obj(
+            symbols=short, strings_size=2)
+        # Damaged: LLVM's messages.
+        whole = obj(sections=XCOFF_SECTIONS)
+        header = 20 if bits == 32 else 24
+        out[f"xcoff-gen{bits}-header-cut.o"] = whole[:header - 1]
+        out[f"xcoff-gen{bits}-aux-header-past-end.o"] = obj(
+            symbols=[], aux_header=xcoff_aux_header(bits, 1),
+            truncate=header + 20)
+        out[f"xcoff-gen{bits}-section-headers-past-end.o"] = obj(
+            symbols=[], sections=XCOFF_SECTIONS, truncate=header + 100)
+        out[f"xcoff-gen{bits}-symbols-past-end.o"] = obj(
+            symbol_count=1000)
+        out[f"xcoff-gen{bits}-symbol-offset-past-end.o"] = obj(
+            symbol_offset=0xfffffff0)
+        out[f"xcoff-gen{bits}-strings-past-end.o"] = obj(
+            strings_size=100000)
+        out[f"xcoff-gen{bits}-strings-without-nul.o"] = obj(
+            strings_end=b"x")
+        # A string table size field cut short: no string table.
+        out[f"xcoff-gen{bits}-strings-size-cut.o"] = xcoff_object(
+            bits, symbols=short, truncate=len(obj(symbols=short)) - 2)
+    # A 64-bit symbol table offset of 2^63 or more is before the file to
+    # LLVM; when the table's end wraps into the file, LLVM reads the string
+    # table there first (here one past the end).
+    before = bytearray(xcoff_object(64, symbols=XCOFF_ALL_SYMBOLS))
+    before[8:16] = struct.pack(">Q", 2**64 - 0x100)
+    out["xcoff-gen64-symbols-before-file.o"] = bytes(before)
+    # A negative 32-bit symbol count is no symbol table to LLVM.
+    out["xcoff-gen32-negative-count.o"] = xcoff_object(
+        32, symbols=XCOFF_ALL_SYMBOLS, symbol_count=-5)
+    return out
+
+
+def xcoff_refused():
+    """XCOFF files LLVM 22 stops on with a fatal error (or reads past the
+    symbol table for): ours must refuse each."""
+    out = {}
+    for bits in (32, 64):
+        name = "long_name_in_the_string_table"
+        out[f"xcoff-fatal{bits}-no-aux.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol(name, C_EXT, 1, aux=[])])
+        # A string table of the first name only: the second is past its end.
+        out[f"xcoff-fatal{bits}-name-past-strings.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol("first_long_name", C_STAT, 1, aux=[]),
+                           xcoff_symbol(name, C_HIDEXT, 1)],
+            strings_size=4 + len("first_long_name") + 1)
+        out[f"xcoff-fatal{bits}-no-strings.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol(name, C_EXT, 1)], strings_size=4)
+        out[f"xcoff-fatal{bits}-aux-past-table.o"] = xcoff_object(
+            bits, symbols=[xcoff_symbol("s", C_STAT, 1, aux=[bytes(18)])],
+            symbol_count=1)
+    # Symbol tables before the file (see xcoff_generated()), ending inside
+    # it before a valid string table, or not reaching it.
+    for name, offset in (("wrapping", 2**64 - 0x100),
+                         ("far", 2**64 - 0x1000), ("top", 2**63)):
+        before = bytearray(xcoff_object(64, symbols=XCOFF_ALL_SYMBOLS))
+        before[8:16] = struct.pack(">Q", offset)
+        before[0x260:0x264] = struct.pack(">I", 4)
+        out[f"xcoff-fatal64-symbols-before-file-{name}.o"] = bytes(before)
+    out["xcoff-fatal64-no-csect-aux.o"] = xcoff_object(
+        64, symbols=[xcoff_symbol("f", C_EXT, 1, aux=[(AUX_FCN,)])])
+    return out
 
 
 def goff_members():
@@ -1034,6 +1373,7 @@ class Suite:
             everything.update(wasm_generated())
         xcoff = self.xcoff_members(work)
         everything.update(xcoff)
+        everything.update(xcoff_generated())
         generated = {name: data for name, data in everything.items()
                      if name.startswith(self.only)}
         kinds = ["openmp", "hip", "cuda", "sycl", "none"]
@@ -1089,10 +1429,22 @@ class Suite:
                                             data, WASM_REFUSAL)
         # Damaged XCOFF objects: as for Mach-O.
         if "xcoff".startswith(self.only) or self.only.startswith("xcoff"):
-            for seed, name in ((3, "xcoff-clang32.o"), (4, "xcoff-clang64.o")):
-                for index, data in enumerate(mutated(xcoff[name], seed, 60)):
+            for seed, data in ((3, xcoff["xcoff-clang32.o"]),
+                               (4, xcoff["xcoff-clang64.o"]),
+                               (5, everything["xcoff-gen32-exec.o"]),
+                               (6, everything["xcoff-gen64-shared.o"])):
+                for index, changed in enumerate(mutated(data, seed, 60)):
                     self.compare_or_refused(f"mutated XCOFF {seed}.{index}",
-                                            data, XCOFF_REFUSAL)
+                                            changed, XCOFF_REFUSAL)
+            # Where LLVM stops with a fatal error, ours must refuse.
+            for name, data in sorted(xcoff_refused().items()):
+                before = self.failed
+                self.compare_or_refused(name, data, XCOFF_REFUSAL)
+                if self.failed != before:
+                    print(f"  ({name} must be refused)")
+        if "pe".startswith(self.only) or self.only.startswith("pe"):
+            for name, data in sorted(pe_load_config_refused().items()):
+                self.compare_or_refused(name, data, PE_LOAD_CONFIG_REFUSAL)
         # Both outcomes must have been seen, or the suite tests less than it
         # says.
         # (A run of some members only, with --only, may see one.)

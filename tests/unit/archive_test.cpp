@@ -1386,21 +1386,46 @@ TEST(PeArchiveSymbols, Messages) {
             "the PE32+ header of the image is truncated");
   // A load configuration: LLVM reads its size field whatever the
   // directory's size says, and follows the fields it covers.
-  std::string config;
-  appendLe(config, 120, 4);
-  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)), "no error");
-  config.clear();
-  appendLe(config, 121, 4);
-  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, config)),
-            "archive symbol tables for PE images whose load configuration "
-            "reaches its hybrid metadata or dynamic relocation fields are "
-            "not supported");
-  config.clear();
-  appendLe(config, 192, 4);
-  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
-  config.clear();
-  appendLe(config, 193, 4);
-  EXPECT_NE(messageFor(peImage(true, {{10, 0x1000}}, config)), "no error");
+  // A configuration covering the fields LLVM follows, all zero: accepted;
+  // the same with one of them set: refused.
+  const std::string followed =
+      "archive symbol tables for PE images whose load configuration names a "
+      "dynamic relocation table are not supported";
+  auto configOf = [](uint32_t size, uint32_t setAt, unsigned width) {
+    std::string config;
+    appendLe(config, size, 4);
+    config += std::string(0x100 - 4, '\0');
+    if (width != 0)
+      config[setAt + width - 1] = 1; // the field's top byte
+    return config;
+  };
+  for (bool plus : {false, true}) {
+    EXPECT_EQ(messageFor(peImage(plus, {{10, 0x1000}}, configOf(0x100, 0, 0))),
+              "no error");
+  }
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, configOf(0x8e, 0x8c, 2))),
+            followed);
+  // A size that stops short of the field: LLVM does not read it.
+  EXPECT_EQ(messageFor(peImage(false, {{10, 0x1000}}, configOf(0x8d, 0x8c, 2))),
+            "no error");
+  // Hybrid metadata whose address, less the image base, LLVM keeps to 32
+  // bits: here 0, in no section.
+  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, configOf(0xd0, 0xc8, 8))),
+            "RVA 0x0 for CHPE metadata not found");
+  EXPECT_EQ(messageFor(peImage(true, {{10, 0x1000}}, configOf(0xe6, 0xe4, 2))),
+            followed);
+  // The PE32 CHPE field is not followed.
+  EXPECT_EQ(
+      messageFor(peImage(false, {{10, 0x1000}}, configOf(0x100, 0x78, 4))),
+      "no error");
+  // A covered field past the end of the file.
+  // A covered field past the end of the file (the directory says the
+  // configuration has no bytes).
+  std::string shortConfig = peImage(true, {{10, 0x11f0}});
+  write32(shortConfig, 64 + 4 + 20 + 112 + 10 * 8 + 4, 0);
+  write32(shortConfig, 0x3f0, 0x100);
+  EXPECT_EQ(messageFor(shortConfig.substr(0, 0x400)),
+            "the load configuration of the image is truncated");
   // A load configuration whose size field is past the end of the file
   // (its directory says it has no bytes).
   image = peImage(false, {{10, 0x11fe}});
@@ -1418,6 +1443,22 @@ TEST(PeArchiveSymbols, EveryTruncationAndByteChange) {
                 config)
             .substr(0, 0x240));
   }
+  // A configuration covering the hybrid metadata and dynamic relocation
+  // fields, the metadata (inside it) naming a code map.
+  std::string hybrid;
+  appendLe(hybrid, 0x100, 4);
+  hybrid += std::string(0x100 - 4, '\0');
+  hybrid[0xc8] = 0x10;
+  hybrid[0xc9] = 0x10;     // metadata at 0x1010
+  hybrid[0x10 + 4] = 0x10; // code map at 0x1010
+  hybrid[0x10 + 5] = 0x10;
+  hybrid[0x10 + 8] = 2; // two entries
+  const std::string image = peImage(true, {{10, 0x1000}}, hybrid);
+  EXPECT_TRUE(archiveSymbolsOf(image).ok());
+  std::string noCodeMap = image;
+  noCodeMap[0x200 + 0x10 + 5] = 0x70; // the code map at 0x7010, in no section
+  EXPECT_FALSE(archiveSymbolsOf(noCodeMap).ok());
+  expectEveryDamageHandled(image);
 }
 
 TEST(GoffArchiveSymbols, RecognisedButNeverOpened) {
@@ -1731,30 +1772,77 @@ TEST(XcoffArchiveSymbols, GlobalDefinedAndCommonSymbolsInOrder) {
   }
 }
 
-TEST(XcoffArchiveSymbols, Refusals) {
+TEST(XcoffArchiveSymbols, LlvmMessagesAndRefusals) {
   auto messageFor = [](std::string_view bytes) {
     Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(bytes);
     return symbols.ok() ? std::string("no error") : symbols.error().message;
   };
+  // XCOFF is big-endian.
+  auto writeBig32 = [](std::string &bytes, size_t at, uint32_t value) {
+    for (size_t i = 0; i < 4; ++i)
+      bytes[at + i] = static_cast<char>(value >> (8 * (3 - i)));
+  };
+  const std::string endOfFile =
+      "The end of the file was unexpectedly encountered";
   const std::string refusal =
       "archive symbol tables for this XCOFF member are not supported: ";
   const std::string object = xcoffObject(true, {{"f", 2, 1, 1}});
-  EXPECT_EQ(messageFor(object.substr(0, 10)),
-            refusal + "its file header is cut short");
+  EXPECT_EQ(messageFor(object.substr(0, 10)), endOfFile);
   EXPECT_EQ(messageFor(object.substr(0, 30)),
-            refusal + "its symbol table extends past the end of the file");
+            endOfFile + ": symbol table with offset 0x18 and size 0x24 goes "
+                        "past the end of the file");
   std::string changed = object;
+  writeBig32(changed, 24 + 36, 100); // the string table's size
+  EXPECT_EQ(messageFor(changed),
+            endOfFile + ": string table with offset 0x3c and size 0x64 goes "
+                        "past the end of the file");
+  changed = object;
+  changed.back() = 'x';
+  EXPECT_EQ(messageFor(changed),
+            "String table must end with a null terminator");
+  changed = object;
+  changed[2] = 0;
+  changed[3] = 1; // one section header, past the end of the file
+  EXPECT_EQ(messageFor(changed), endOfFile + ": section headers with offset "
+                                             "0x18 and size 0x48 go past the "
+                                             "end of the file");
+  changed = object;
   changed[24 + 17] = 0; // no auxiliary entry
-  EXPECT_EQ(messageFor(changed), refusal + "symbol 0 has no csect auxiliary "
-                                           "entry");
+  EXPECT_EQ(messageFor(changed),
+            refusal + "csect symbol \"f\" with index 0 contains no auxiliary "
+                      "entry");
+  changed = object;
+  changed[24 + 18 + 17] = 254; // an auxiliary entry of another type
+  EXPECT_EQ(messageFor(changed),
+            refusal + "a csect auxiliary entry has not been found for symbol "
+                      "\"f\" with index 0");
   changed = object;
   changed[24 + 17] = 2; // two auxiliary entries, one past the table
   EXPECT_EQ(messageFor(changed), refusal + "the auxiliary entries of symbol "
                                            "0 extend past the symbol table");
   changed = object;
-  write32(changed, 24 + 8, 100); // a name past the string table
+  writeBig32(changed, 24 + 8, 100); // a name past the string table
   EXPECT_EQ(messageFor(changed),
-            refusal + "the name of symbol 0 is outside the string table");
+            refusal + "entry with offset 0x64 in a string table with size 0x6 "
+                      "is invalid");
+  // A symbol table offset LLVM takes for one before the file.
+  changed = object;
+  changed[8] = '\x80';
+  EXPECT_EQ(messageFor(changed),
+            refusal + "its symbol table offset 0x8000000000000018 lies before "
+                      "the start of the file");
+  // Its end wraps into the file: the string table there is read first.
+  for (size_t at = 8; at < 16; ++at)
+    changed[at] = '\xff';
+  EXPECT_EQ(messageFor(changed),
+            endOfFile + ": string table with offset 0x23 and size 0x4000100 "
+                        "goes past the end of the file");
+  // A negative 32-bit symbol count: no symbols, as in LLVM.
+  std::string negative = xcoffObject(false, {{"f", 2, 1, 1}});
+  writeBig32(negative, 12, 0xfffffff0u);
+  Result<ArchiveMemberSymbols> symbols = archiveSymbolsOf(negative);
+  ASSERT_TRUE(symbols.ok()) << symbols.error().message;
+  EXPECT_TRUE(symbols->names.empty());
 }
 
 TEST(XcoffArchiveSymbols, EveryTruncationAndByteChange) {
