@@ -12,7 +12,6 @@ constexpr uint8_t kStorageExternal = 2;         // C_EXT
 constexpr uint8_t kStorageHiddenExternal = 107; // C_HIDEXT
 constexpr uint8_t kStorageWeakExternal = 111;   // C_WEAKEXT
 constexpr uint8_t kAuxiliaryCsect = 251;        // AUX_CSECT
-constexpr uint8_t kCsectCommon = 3;             // XTY_CM
 constexpr int16_t kSectionUndefined = 0;        // N_UNDEF
 
 // Offsets from here up are negative in LLVM's pointer arithmetic.
