@@ -3,6 +3,7 @@
 // reader must accept and refuse exactly what LLVM's COFFObjectFile does when
 // the archive writer lists symbols.
 #include "archive/coff_archive_symbols.h"
+#include "support/byte_range.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -87,10 +88,6 @@ uint32_t readLe(std::string_view bytes, uint64_t at, unsigned width) {
   return value;
 }
 
-bool fits(std::string_view bytes, uint64_t offset, uint64_t size) {
-  return offset <= bytes.size() && size <= bytes.size() - offset;
-}
-
 struct SymbolTable {
   uint64_t offset = 0;     // where the first record starts
   uint64_t end = 0;        // where the string table starts
@@ -114,12 +111,12 @@ public:
         bytes_.size() >= kDosHeaderSize + 4 && bytes_.substr(0, 2) == "MZ";
     if (isImage) {
       const uint64_t signature = readLe(bytes_, kDosNewHeaderField, 4);
-      if (!fits(bytes_, signature, 4) ||
+      if (!rangeFits(signature, 4, bytes_.size()) ||
           bytes_.substr(signature, 4) != std::string_view("PE\0\0", 4))
         return makeError("incorrect PE magic");
       header = signature + 4;
     }
-    if (!fits(bytes_, header, kFileHeaderSize))
+    if (!rangeFits(header, kFileHeaderSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
     uint64_t sectionCount = readLe(bytes_, header + 2, 2);
     uint32_t symbolTableOffset = readLe(bytes_, header + 8, 4);
@@ -141,7 +138,7 @@ public:
           return status;
       position += readLe(bytes_, header + 16, 2);
     }
-    if (!fits(bytes_, position, sectionCount * kSectionHeaderSize))
+    if (!rangeFits(position, sectionCount * kSectionHeaderSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
     sectionTable_ = position;
     sectionCount_ = sectionCount;
@@ -194,14 +191,14 @@ private:
   std::optional<SymbolTable> findSymbolTable(uint32_t offset, uint32_t count,
                                              uint64_t recordSize) const {
     const uint64_t tableSize = uint64_t{count} * recordSize;
-    if (!fits(bytes_, offset, tableSize))
+    if (!rangeFits(offset, tableSize, bytes_.size()))
       return std::nullopt;
     // LLVM keeps the string table's offset in 32 bits.
     const uint32_t stringsOffset = static_cast<uint32_t>(offset + tableSize);
-    if (!fits(bytes_, stringsOffset, 4))
+    if (!rangeFits(stringsOffset, 4, bytes_.size()))
       return std::nullopt;
     uint64_t stringsSize = readLe(bytes_, stringsOffset, 4);
-    if (!fits(bytes_, stringsOffset, stringsSize))
+    if (!rangeFits(stringsOffset, stringsSize, bytes_.size()))
       return std::nullopt;
     // Some writers put 0 for an empty table; LLVM reads it as 4.
     if (stringsSize < 4)
@@ -244,7 +241,7 @@ private:
     if (weakExternal && auxiliaryCount != 0) {
       // The characteristics field of the auxiliary record that follows.
       const uint64_t characteristics = record + size + 4;
-      if (!fits(bytes_, characteristics, 4))
+      if (!rangeFits(characteristics, 4, bytes_.size()))
         return makeError("the auxiliary record of weak external symbol " +
                          std::to_string((record - symbols_->offset) / size) +
                          " runs past the end of the file");
@@ -281,7 +278,7 @@ private:
   // The PE32 or PE32+ optional header that starts at `position`, and the
   // data directories after it.
   Status readImageHeader(uint64_t position) {
-    if (!fits(bytes_, position, kPe32HeaderSize))
+    if (!rangeFits(position, kPe32HeaderSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
     const uint16_t magic = static_cast<uint16_t>(readLe(bytes_, position, 2));
     uint64_t headerSize = 0;
@@ -290,7 +287,7 @@ private:
     } else if (magic == kPe32PlusMagic) {
       // LLVM reads the longer PE32+ header having checked only that a PE32
       // one fits.
-      if (!fits(bytes_, position, kPe32PlusHeaderSize))
+      if (!rangeFits(position, kPe32PlusHeaderSize, bytes_.size()))
         return makeError("the PE32+ header of the image is truncated");
       headerSize = kPe32PlusHeaderSize;
       is64BitImage_ = true;
@@ -300,7 +297,8 @@ private:
       return makeError("incorrect PE magic");
     }
     const uint64_t count = readLe(bytes_, position + headerSize - 4, 4);
-    if (!fits(bytes_, position + headerSize, count * kDataDirectorySize))
+    if (!rangeFits(position + headerSize, count * kDataDirectorySize,
+                   bytes_.size()))
       return makeError(kUnexpectedEnd);
     dataDirectories_ = position + headerSize;
     dataDirectoryCount_ = count;
@@ -339,7 +337,7 @@ private:
     Result<std::optional<uint64_t>> offset = fileOffsetOf(address, what);
     if (!offset)
       return offset.takeError();
-    if (*offset && !fits(bytes_, **offset, size))
+    if (*offset && !rangeFits(**offset, size, bytes_.size()))
       return makeError(kUnexpectedEnd);
     return offset;
   }
@@ -395,7 +393,7 @@ private:
   // follows the hybrid (CHPE) metadata and dynamic relocation table that
   // the fields it covers name; fields it covers that are zero name none.
   Status checkLoadConfig(uint64_t config) const {
-    if (!fits(bytes_, config, 4))
+    if (!rangeFits(config, 4, bytes_.size()))
       return makeError("the load configuration of the image is truncated");
     const uint32_t size = readLe(bytes_, config, 4);
     if (is64BitImage_) {
@@ -409,7 +407,7 @@ private:
                                          : kDynamicRelocationSection32;
     if (size < field + 2)
       return Status::success();
-    if (!fits(bytes_, config + field, 2))
+    if (!rangeFits(config + field, 2, bytes_.size()))
       return makeError("the load configuration of the image is truncated");
     if (readLe(bytes_, config + field, 2) != 0)
       return makeError("archive symbol tables for PE images whose load "
@@ -425,7 +423,7 @@ private:
   Result<bool> checkHybridMetadata(uint64_t config, uint32_t size) const {
     if (size < kHybridMetadataField + 8)
       return true;
-    if (!fits(bytes_, config + kHybridMetadataField, 8))
+    if (!rangeFits(config + kHybridMetadataField, 8, bytes_.size()))
       return makeError("the load configuration of the image is truncated");
     const uint64_t address =
         readLe(bytes_, config + kHybridMetadataField, 4) |
@@ -439,7 +437,7 @@ private:
       return metadata.takeError();
     if (!*metadata)
       return false;
-    if (!fits(bytes_, **metadata, kHybridMetadataSize))
+    if (!rangeFits(**metadata, kHybridMetadataSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
     for (const HybridMetadataTable &table : kHybridMetadataTables) {
       const uint32_t count = readLe(bytes_, **metadata + table.countField, 4);
@@ -451,7 +449,8 @@ private:
         return entries.takeError();
       if (!*entries)
         return false;
-      if (!fits(bytes_, **entries, uint64_t{count} * table.entrySize))
+      if (!rangeFits(**entries, uint64_t{count} * table.entrySize,
+                     bytes_.size()))
         return makeError(kUnexpectedEnd);
     }
     return true;

@@ -5,6 +5,8 @@
 
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
+#include "support/byte_range.h"
+#include "support/little_endian.h"
 
 namespace offbundle {
 namespace {
@@ -505,15 +507,9 @@ findEmbeddedOffloadingObjects(std::string_view bitcode) {
   if (bitcode.substr(0, 4) == "\xDE\xC0\x17\x0B") {
     if (bitcode.size() < 20)
       return malformed("invalid bitcode wrapper header");
-    auto field = [&](size_t at) {
-      uint32_t value = 0;
-      for (int i = 3; i >= 0; --i)
-        value = value << 8 | static_cast<uint8_t>(bitcode[at + i]);
-      return uint64_t{value};
-    };
-    const uint64_t offset = field(8);
-    const uint64_t size = field(12);
-    if (offset > bitcode.size() || size > bitcode.size() - offset)
+    const uint64_t offset = loadLittle32(bitcode, 8);
+    const uint64_t size = loadLittle32(bitcode, 12);
+    if (!rangeFits(offset, size, bitcode.size()))
       return malformed("invalid bitcode wrapper header");
     bitcode = bitcode.substr(offset, size);
   }

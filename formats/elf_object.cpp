@@ -20,6 +20,7 @@
 #include "formats/elf_object.h"
 
 #include "formats/tail_merged_string_table.h"
+#include "support/byte_range.h"
 
 #include <algorithm>
 #include <cstring>
@@ -170,12 +171,6 @@ std::string hex(uint64_t value) {
   return "0x" + digits;
 }
 
-// Whether [offset, offset + size) lies within a file of fileSize bytes,
-// without overflowing.
-bool fitsInFile(uint64_t offset, uint64_t size, uint64_t fileSize) {
-  return offset <= fileSize && size <= fileSize - offset;
-}
-
 // Rounding up the way LLVM's alignTo does it, wrapping on overflow; the
 // callers check the results against limits that make wrapping impossible.
 uint64_t alignUp(uint64_t value, uint64_t alignment) {
@@ -274,7 +269,7 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
                    std::to_string(shape.programHeaderSize));
   const uint64_t programHeaderTableSize =
       uint64_t(header.programHeaderCount) * shape.programHeaderSize;
-  if (!fitsInFile(header.programHeaderOffset, programHeaderTableSize, fileSize))
+  if (!rangeFits(header.programHeaderOffset, programHeaderTableSize, fileSize))
     return invalid("the program header table at offset " +
                    hex(header.programHeaderOffset) +
                    " extends past the end of the file");
@@ -288,7 +283,7 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
       return invalid("section header entry size " +
                      std::to_string(sectionHeaderEntrySize) + " is not " +
                      std::to_string(shape.sectionHeaderSize));
-    if (!fitsInFile(tableOffset, shape.sectionHeaderSize, fileSize))
+    if (!rangeFits(tableOffset, shape.sectionHeaderSize, fileSize))
       return invalid("the section header table at offset " + hex(tableOffset) +
                      " extends past the end of the file");
     const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
@@ -334,7 +329,7 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
     section.entrySize = order.read(entry + shdr.entsize, shape.wordSize);
     // The null entry's fields have other meanings (see above).
     if (index != 0 && section.hasContents() &&
-        !fitsInFile(section.offset, section.size, fileSize))
+        !rangeFits(section.offset, section.size, fileSize))
       return invalid("section " + std::to_string(index) + " at offset " +
                      hex(section.offset) + " with size " + hex(section.size) +
                      " extends past the end of the file (" + hex(fileSize) +
