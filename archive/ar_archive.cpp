@@ -854,13 +854,4 @@ planGnuArchive(const std::vector<NewArchiveMember> &members,
   return plan;
 }
 
-Result<std::string>
-writeGnuArchive(const std::vector<NewArchiveMember> &members,
-                const ArchiveWriteOptions &options) {
-  Result<ArchiveWritePlan> plan = planGnuArchive(members, options);
-  if (!plan)
-    return plan.takeError();
-  return plan->render();
-}
-
 } // namespace offbundle

@@ -138,9 +138,4 @@ Result<ArchiveWritePlan>
 planGnuArchive(const std::vector<NewArchiveMember> &members,
                const ArchiveWriteOptions &options = {});
 
-// The same, rendered into one string.
-Result<std::string>
-writeGnuArchive(const std::vector<NewArchiveMember> &members,
-                const ArchiveWriteOptions &options = {});
-
 } // namespace offbundle

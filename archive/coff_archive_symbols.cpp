@@ -3,6 +3,7 @@
 // reader must accept and refuse exactly what LLVM's COFFObjectFile does when
 // the archive writer lists symbols.
 #include "archive/coff_archive_symbols.h"
+#include "support/byte_order.h"
 #include "support/byte_range.h"
 
 #include <cstdint>
@@ -81,13 +82,6 @@ constexpr std::string_view kBigObjectClassId(
 constexpr const char *kUnexpectedEnd =
     "The end of the file was unexpectedly encountered";
 
-uint32_t readLe(std::string_view bytes, uint64_t at, unsigned width) {
-  uint32_t value = 0;
-  for (unsigned i = width; i-- > 0;)
-    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
-
 struct SymbolTable {
   uint64_t offset = 0;     // where the first record starts
   uint64_t end = 0;        // where the string table starts
@@ -110,7 +104,8 @@ public:
     const bool isImage =
         bytes_.size() >= kDosHeaderSize + 4 && bytes_.substr(0, 2) == "MZ";
     if (isImage) {
-      const uint64_t signature = readLe(bytes_, kDosNewHeaderField, 4);
+      const uint64_t signature =
+          loadLittleEndian(bytes_, kDosNewHeaderField, 4);
       if (!rangeFits(signature, 4, bytes_.size()) ||
           bytes_.substr(signature, 4) != std::string_view("PE\0\0", 4))
         return makeError("incorrect PE magic");
@@ -118,15 +113,15 @@ public:
     }
     if (!rangeFits(header, kFileHeaderSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
-    uint64_t sectionCount = readLe(bytes_, header + 2, 2);
-    uint32_t symbolTableOffset = readLe(bytes_, header + 8, 4);
-    uint32_t symbolCount = readLe(bytes_, header + 12, 4);
+    uint64_t sectionCount = loadLittleEndian(bytes_, header + 2, 2);
+    uint32_t symbolTableOffset = loadLittleEndian(bytes_, header + 8, 4);
+    uint32_t symbolCount = loadLittleEndian(bytes_, header + 12, 4);
     uint64_t position = header + kFileHeaderSize;
     uint64_t recordSize = kSymbolSize;
     if (!isImage && isBigObject()) {
-      sectionCount = readLe(bytes_, 44, 4);
-      symbolTableOffset = readLe(bytes_, 48, 4);
-      symbolCount = readLe(bytes_, 52, 4);
+      sectionCount = loadLittleEndian(bytes_, 44, 4);
+      symbolTableOffset = loadLittleEndian(bytes_, 48, 4);
+      symbolCount = loadLittleEndian(bytes_, 52, 4);
       position = kBigObjectHeaderSize;
       recordSize = kBigObjectSymbolSize;
     } else if (sectionCount == kImportHeaderSections) {
@@ -136,7 +131,7 @@ public:
       if (isImage)
         if (Status status = readImageHeader(position); !status.ok())
           return status;
-      position += readLe(bytes_, header + 16, 2);
+      position += loadLittleEndian(bytes_, header + 16, 2);
     }
     if (!rangeFits(position, sectionCount * kSectionHeaderSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
@@ -179,10 +174,10 @@ public:
 
 private:
   bool isBigObject() const {
-    return readLe(bytes_, 0, 2) == 0 &&
-           readLe(bytes_, 2, 2) == kImportHeaderSections &&
+    return loadLittleEndian(bytes_, 0, 2) == 0 &&
+           loadLittleEndian(bytes_, 2, 2) == kImportHeaderSections &&
            bytes_.size() >= kBigObjectHeaderSize &&
-           readLe(bytes_, 4, 2) >= kMinBigObjectVersion &&
+           loadLittleEndian(bytes_, 4, 2) >= kMinBigObjectVersion &&
            bytes_.substr(12, kBigObjectClassId.size()) == kBigObjectClassId;
   }
 
@@ -197,7 +192,7 @@ private:
     const uint32_t stringsOffset = static_cast<uint32_t>(offset + tableSize);
     if (!rangeFits(stringsOffset, 4, bytes_.size()))
       return std::nullopt;
-    uint64_t stringsSize = readLe(bytes_, stringsOffset, 4);
+    uint64_t stringsSize = loadLittleEndian(bytes_, stringsOffset, 4);
     if (!rangeFits(stringsOffset, stringsSize, bytes_.size()))
       return std::nullopt;
     // Some writers put 0 for an empty table; LLVM reads it as 4.
@@ -215,9 +210,9 @@ private:
 
   int32_t sectionNumber(uint64_t record) const {
     if (symbols_->recordSize == kBigObjectSymbolSize)
-      return static_cast<int32_t>(readLe(bytes_, record + 12, 4));
+      return static_cast<int32_t>(loadLittleEndian(bytes_, record + 12, 4));
     const uint16_t number =
-        static_cast<uint16_t>(readLe(bytes_, record + 12, 2));
+        static_cast<uint16_t>(loadLittleEndian(bytes_, record + 12, 2));
     // Above the largest section number the values are the reserved
     // negative ones (-1 absolute, -2 debug).
     return number <= kMaxSectionNumber16 ? number
@@ -230,7 +225,7 @@ private:
     const uint64_t size = symbols_->recordSize;
     const uint8_t storageClass =
         static_cast<uint8_t>(bytes_[record + size - 2]);
-    const uint32_t value = readLe(bytes_, record + 8, 4);
+    const uint32_t value = loadLittleEndian(bytes_, record + 8, 4);
     const int32_t section = sectionNumber(record);
     const bool external = storageClass == kClassExternal;
     const bool weakExternal = storageClass == kClassWeakExternal;
@@ -245,7 +240,7 @@ private:
         return makeError("the auxiliary record of weak external symbol " +
                          std::to_string((record - symbols_->offset) / size) +
                          " runs past the end of the file");
-      if (readLe(bytes_, characteristics, 4) != kWeakSearchAlias)
+      if (loadLittleEndian(bytes_, characteristics, 4) != kWeakSearchAlias)
         return false;
     }
     const bool sectionDefinition =
@@ -257,14 +252,14 @@ private:
   // COFFObjectFile::getSymbolName().
   Result<std::string_view> symbolName(uint64_t record) const {
     std::string_view shortName = bytes_.substr(record, 8);
-    if (readLe(bytes_, record, 4) != 0) {
+    if (loadLittleEndian(bytes_, record, 4) != 0) {
       // Eight characters, or up to the first NUL when the last byte is one
       // (LLVM tests only that byte).
       if (shortName.back() != '\0')
         return shortName;
       return shortName.substr(0, shortName.find('\0'));
     }
-    const uint32_t offset = readLe(bytes_, record + 4, 4);
+    const uint32_t offset = loadLittleEndian(bytes_, record + 4, 4);
     std::string_view strings = symbols_->strings;
     if (strings.size() <= 4)
       return makeError("string table empty");
@@ -280,7 +275,8 @@ private:
   Status readImageHeader(uint64_t position) {
     if (!rangeFits(position, kPe32HeaderSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
-    const uint16_t magic = static_cast<uint16_t>(readLe(bytes_, position, 2));
+    const uint16_t magic =
+        static_cast<uint16_t>(loadLittleEndian(bytes_, position, 2));
     uint64_t headerSize = 0;
     if (magic == kPe32Magic) {
       headerSize = kPe32HeaderSize;
@@ -291,12 +287,13 @@ private:
         return makeError("the PE32+ header of the image is truncated");
       headerSize = kPe32PlusHeaderSize;
       is64BitImage_ = true;
-      imageBase_ = readLe(bytes_, position + 24, 4) |
-                   uint64_t{readLe(bytes_, position + 28, 4)} << 32;
+      imageBase_ = loadLittleEndian(bytes_, position + 24, 4) |
+                   uint64_t{loadLittleEndian(bytes_, position + 28, 4)} << 32;
     } else {
       return makeError("incorrect PE magic");
     }
-    const uint64_t count = readLe(bytes_, position + headerSize - 4, 4);
+    const uint64_t count =
+        loadLittleEndian(bytes_, position + headerSize - 4, 4);
     if (!rangeFits(position + headerSize, count * kDataDirectorySize,
                    bytes_.size()))
       return makeError(kUnexpectedEnd);
@@ -312,10 +309,10 @@ private:
                                                const char *what) const {
     for (uint64_t index = 0; index < sectionCount_; ++index) {
       const uint64_t section = sectionTable_ + index * kSectionHeaderSize;
-      const uint32_t virtualSize = readLe(bytes_, section + 8, 4);
-      const uint32_t start = readLe(bytes_, section + 12, 4);
-      const uint32_t rawSize = readLe(bytes_, section + 16, 4);
-      const uint32_t rawOffset = readLe(bytes_, section + 20, 4);
+      const uint32_t virtualSize = loadLittleEndian(bytes_, section + 8, 4);
+      const uint32_t start = loadLittleEndian(bytes_, section + 12, 4);
+      const uint32_t rawSize = loadLittleEndian(bytes_, section + 16, 4);
+      const uint32_t rawOffset = loadLittleEndian(bytes_, section + 20, 4);
       // LLVM computes the end in 32 bits.
       const uint32_t end = start + virtualSize;
       if (start <= address && address < end) {
@@ -363,8 +360,8 @@ private:
         continue;
       const uint64_t entry =
           dataDirectories_ + directory.index * kDataDirectorySize;
-      const uint32_t address = readLe(bytes_, entry, 4);
-      const uint32_t size = readLe(bytes_, entry + 4, 4);
+      const uint32_t address = loadLittleEndian(bytes_, entry, 4);
+      const uint32_t size = loadLittleEndian(bytes_, entry + 4, 4);
       if (address == 0)
         continue;
       if (directory.index == kDebugDirectory &&
@@ -395,7 +392,7 @@ private:
   Status checkLoadConfig(uint64_t config) const {
     if (!rangeFits(config, 4, bytes_.size()))
       return makeError("the load configuration of the image is truncated");
-    const uint32_t size = readLe(bytes_, config, 4);
+    const uint32_t size = loadLittleEndian(bytes_, config, 4);
     if (is64BitImage_) {
       Result<bool> goOn = checkHybridMetadata(config, size);
       if (!goOn)
@@ -409,7 +406,7 @@ private:
       return Status::success();
     if (!rangeFits(config + field, 2, bytes_.size()))
       return makeError("the load configuration of the image is truncated");
-    if (readLe(bytes_, config + field, 2) != 0)
+    if (loadLittleEndian(bytes_, config + field, 2) != 0)
       return makeError("archive symbol tables for PE images whose load "
                        "configuration names a dynamic relocation table are "
                        "not supported");
@@ -426,8 +423,9 @@ private:
     if (!rangeFits(config + kHybridMetadataField, 8, bytes_.size()))
       return makeError("the load configuration of the image is truncated");
     const uint64_t address =
-        readLe(bytes_, config + kHybridMetadataField, 4) |
-        uint64_t{readLe(bytes_, config + kHybridMetadataField + 4, 4)} << 32;
+        loadLittleEndian(bytes_, config + kHybridMetadataField, 4) |
+        uint64_t{loadLittleEndian(bytes_, config + kHybridMetadataField + 4, 4)}
+            << 32;
     if (address == 0)
       return true;
     // LLVM takes the image base off and keeps 32 bits.
@@ -440,11 +438,13 @@ private:
     if (!rangeFits(**metadata, kHybridMetadataSize, bytes_.size()))
       return makeError(kUnexpectedEnd);
     for (const HybridMetadataTable &table : kHybridMetadataTables) {
-      const uint32_t count = readLe(bytes_, **metadata + table.countField, 4);
+      const uint32_t count =
+          loadLittleEndian(bytes_, **metadata + table.countField, 4);
       if (count == 0)
         continue;
       Result<std::optional<uint64_t>> entries = fileOffsetOf(
-          readLe(bytes_, **metadata + table.addressField, 4), table.what);
+          loadLittleEndian(bytes_, **metadata + table.addressField, 4),
+          table.what);
       if (!entries)
         return entries.takeError();
       if (!*entries)
@@ -508,8 +508,8 @@ coffImportArchiveSymbols(std::string_view bytes) {
   if (nameEnd == std::string_view::npos)
     return makeError("the import name has no terminating NUL");
   const std::string_view name = rest.substr(0, nameEnd);
-  const uint16_t machine = static_cast<uint16_t>(readLe(bytes, 6, 2));
-  const bool isData = (readLe(bytes, 18, 2) & 3) == kImportTypeData;
+  const uint16_t machine = static_cast<uint16_t>(loadLittleEndian(bytes, 6, 2));
+  const bool isData = (loadLittleEndian(bytes, 18, 2) & 3) == kImportTypeData;
   const bool isArm64EC =
       machine == kMachineArm64EC || machine == kMachineArm64X;
 

@@ -1,5 +1,6 @@
 // DirectX containers for archive symbol tables (see the header).
 #include "archive/dxcontainer_archive_symbols.h"
+#include "support/byte_order.h"
 
 #include <cstdint>
 #include <string>
@@ -18,19 +19,12 @@ constexpr uint64_t kSignatureParameterSize = 32;
 constexpr const char *kStructureOutOfBounds =
     "Reading structure out of file bounds";
 
-uint32_t read32(std::string_view bytes, uint64_t at) {
-  uint32_t value = 0;
-  for (unsigned i = 4; i-- > 0;)
-    value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
-
 // DirectX::Signature::initialize().
 Status checkSignature(std::string_view part) {
   if (part.size() < kSignatureHeaderSize)
     return makeError(kStructureOutOfBounds);
-  const uint64_t count = read32(part, 0);
-  const uint64_t first = read32(part, 4);
+  const uint64_t count = loadLittle32(part, 0);
+  const uint64_t first = loadLittle32(part, 4);
   const uint64_t parametersSize = kSignatureParameterSize * count;
   if (part.size() < parametersSize + first)
     return makeError("Signature parameters extend beyond the part boundary");
@@ -40,7 +34,7 @@ Status checkSignature(std::string_view part) {
   const uint64_t stringsSize = part.size() - (first + parametersSize);
   for (uint64_t index = 0; index < count; ++index) {
     const uint32_t nameOffset =
-        read32(part, first + index * kSignatureParameterSize + 4);
+        loadLittle32(part, first + index * kSignatureParameterSize + 4);
     if (nameOffset < stringsOffset)
       return makeError("Invalid parameter name offset: name starts before "
                        "the first name offset");
@@ -61,7 +55,7 @@ Error unsupportedPart(std::string_view name) {
 Status checkDxContainerForArchive(std::string_view bytes) {
   if (bytes.size() < kHeaderSize)
     return makeError(kStructureOutOfBounds);
-  const uint32_t partCount = read32(bytes, 28);
+  const uint32_t partCount = loadLittle32(bytes, 28);
   // LLVM computes where the offset table ends in 32 bits.
   uint32_t lastOffset = static_cast<uint32_t>(kHeaderSize + partCount * 4u);
   bool seenProgram = false;
@@ -72,7 +66,7 @@ Status checkDxContainerForArchive(std::string_view bytes) {
     const uint64_t entry = kHeaderSize + uint64_t{part} * 4;
     if (entry + 4 > bytes.size())
       return makeError(kStructureOutOfBounds);
-    const uint32_t partOffset = read32(bytes, entry);
+    const uint32_t partOffset = loadLittle32(bytes, entry);
     if (partOffset < lastOffset)
       return makeError("Part offset for part " + std::to_string(part) +
                        " begins before the previous part ends");
@@ -83,7 +77,7 @@ Status checkDxContainerForArchive(std::string_view bytes) {
     const std::string_view name = bytes.substr(partOffset, 4);
     if (uint64_t{partOffset} + kPartHeaderSize > bytes.size())
       return makeError("Reading part size out of file bounds");
-    const uint32_t partSize = read32(bytes, partOffset + 4);
+    const uint32_t partSize = loadLittle32(bytes, partOffset + 4);
     // Cut to the file, as StringRef::substr() does.
     const uint32_t dataStart =
         static_cast<uint32_t>(uint64_t{partOffset} + kPartHeaderSize);

@@ -1,6 +1,8 @@
 // Mach-O archive symbols (see the header for the layout and what is taken).
 #include "archive/macho_archive_symbols.h"
 
+#include "support/byte_order.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -92,12 +94,7 @@ public:
 
 private:
   uint64_t readBytes(uint64_t offset, unsigned width) const {
-    uint64_t value = 0;
-    for (unsigned i = 0; i < width; ++i) {
-      const uint64_t byte = static_cast<uint8_t>(bytes_[offset + i]);
-      value |= bigEndian_ ? byte << (8 * (width - 1 - i)) : byte << (8 * i);
-    }
-    return value;
+    return loadInByteOrder(bytes_, offset, width, bigEndian_);
   }
   uint32_t read32(uint64_t offset) const {
     return static_cast<uint32_t>(readBytes(offset, 4));

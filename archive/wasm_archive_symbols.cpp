@@ -1,6 +1,8 @@
 // WebAssembly modules for archive symbol tables (see the header).
 #include "archive/wasm_archive_symbols.h"
 
+#include "support/byte_order.h"
+
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -554,10 +556,7 @@ Result<std::vector<std::string>>
 WasmModuleReader::read(std::string_view bytes) {
   if (bytes.size() < 8)
     return makeError("missing version number");
-  const uint32_t version = static_cast<uint8_t>(bytes[4]) |
-                           static_cast<uint8_t>(bytes[5]) << 8 |
-                           static_cast<uint8_t>(bytes[6]) << 16 |
-                           uint32_t(static_cast<uint8_t>(bytes[7])) << 24;
+  const uint32_t version = loadLittle32(bytes, 4);
   if (version != 1)
     return makeError("invalid version number: " + std::to_string(version));
   Cursor file(bytes.substr(8));

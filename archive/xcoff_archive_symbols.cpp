@@ -1,6 +1,8 @@
 // XCOFF archive symbols (see the header for the layout and what is taken).
 #include "archive/xcoff_archive_symbols.h"
 
+#include "support/byte_order.h"
+
 #include <cstdint>
 #include <utility>
 
@@ -168,10 +170,7 @@ private:
     return static_cast<uint8_t>(bytes_[offset]);
   }
   uint64_t readBig(uint64_t offset, unsigned width) const {
-    uint64_t value = 0;
-    for (unsigned i = 0; i < width; ++i)
-      value = value << 8 | byteAt(offset + i);
-    return value;
+    return loadBigEndian(bytes_, offset, width);
   }
   uint16_t read16(uint64_t offset) const {
     return static_cast<uint16_t>(readBig(offset, 2));

@@ -3,7 +3,7 @@
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
 #include "bitcode/module_symbols.h"
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 #include <optional>
 

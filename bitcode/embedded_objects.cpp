@@ -6,7 +6,7 @@
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
 #include "support/byte_range.h"
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 namespace offbundle {
 namespace {

@@ -20,11 +20,6 @@
 
 namespace offbundle {
 
-// Worst-case compressed size of `inputSize` bytes, or 0 when the codec cannot
-// compress that much in one frame.
-size_t zstdCompressedSizeBound(size_t inputSize);
-size_t zlibCompressedSizeBound(size_t inputSize);
-
 // Receives compressed bytes in order; an error stops the compression.
 using CompressedChunkConsumer = std::function<Status(std::string_view)>;
 

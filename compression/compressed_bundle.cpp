@@ -9,7 +9,7 @@
 
 #include "compression/codecs.h"
 #include "compression/md5.h"
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 namespace offbundle {
 
@@ -338,48 +338,6 @@ compressBundleTo(std::string_view uncompressedBundle,
                  CompressedBundleSink &sink) {
   try {
     return compressIntoSink(uncompressedBundle, options, sink);
-  } catch (const std::bad_alloc &) {
-    return makeError("Compression failed: out of memory");
-  } catch (const std::length_error &) {
-    return makeError("Compression failed: out of memory");
-  }
-}
-
-Result<std::string> compressBundle(std::string_view uncompressedBundle,
-                                   const CompressionOptions &options) {
-  // Collects the bundle in a string reserved for the worst case up front:
-  // that costs address space only, the pages being touched as compressed
-  // bytes arrive, and the string never has to move (which would copy it).
-  class StringSink final : public CompressedBundleSink {
-  public:
-    explicit StringSink(std::string &bytes) : bytes_(bytes) {}
-    Status append(std::string_view bytes) override {
-      bytes_.append(bytes);
-      return Status::success();
-    }
-    Status overwrite(uint64_t offset, std::string_view bytes) override {
-      bytes_.replace(static_cast<size_t>(offset), bytes.size(), bytes);
-      return Status::success();
-    }
-
-  private:
-    std::string &bytes_;
-  };
-
-  size_t bound = options.method == CompressionMethod::Zlib
-                     ? zlibCompressedSizeBound(uncompressedBundle.size())
-                     : zstdCompressedSizeBound(uncompressedBundle.size());
-  if (bound == 0)
-    return makeError("Compression failed: input too large");
-  try {
-    std::string bundle;
-    bundle.reserve(kLargestHeaderSize + bound);
-    StringSink sink(bundle);
-    Result<CompressedBundleHeader> header =
-        compressBundleTo(uncompressedBundle, options, sink);
-    if (!header)
-      return header.takeError();
-    return bundle;
   } catch (const std::bad_alloc &) {
     return makeError("Compression failed: out of memory");
   } catch (const std::length_error &) {

@@ -78,10 +78,6 @@ size_t compressedBundleHeaderSize(uint16_t version);
 Result<CompressedBundleHeader>
 parseCompressedBundleHeader(std::string_view bytes);
 
-// The hash stored in the header: MD5 of `data`, first 8 digest bytes read
-// little-endian.
-uint64_t truncatedMd5(std::string_view data);
-
 struct CompressionOptions {
   CompressionMethod method = CompressionMethod::Zstd;
   // Passed to the codec unchanged (zstd clamps out-of-range levels; zlib
@@ -111,11 +107,6 @@ public:
 Result<CompressedBundleHeader>
 compressBundleTo(std::string_view uncompressedBundle,
                  const CompressionOptions &options, CompressedBundleSink &sink);
-
-// The same bundle in memory. The string may keep unused capacity, never
-// touched, so it costs address space but no memory.
-Result<std::string> compressBundle(std::string_view uncompressedBundle,
-                                   const CompressionOptions &options);
 
 struct DecompressedBundle {
   std::string bytes;

@@ -30,12 +30,6 @@ uint64_t TruncatedMd5Hasher::finish() {
   return digest.low();
 }
 
-uint64_t truncatedMd5(std::string_view data) {
-  TruncatedMd5Hasher hasher;
-  hasher.update(data);
-  return hasher.finish();
-}
-
 BackgroundMd5::BackgroundMd5(bool useThread) {
   if (!useThread)
     return;

@@ -111,10 +111,6 @@ private:
 
 } // namespace
 
-size_t zlibCompressedSizeBound(size_t inputSize) {
-  return compressBound(inputSize);
-}
-
 Status compressWithZlib(std::string_view input, int level,
                         const CompressedChunkConsumer &consume) {
   // compress2 is deflateInit at the level and one deflate to Z_FINISH; doing

@@ -124,11 +124,6 @@ private:
 
 } // namespace
 
-size_t zstdCompressedSizeBound(size_t inputSize) {
-  size_t bound = ZSTD_compressBound(inputSize);
-  return ZSTD_isError(bound) ? 0 : bound;
-}
-
 Status compressWithZstd(std::string_view input, int level,
                         const CompressedChunkConsumer &consume) {
   std::unique_ptr<ZSTD_CCtx, CompressionContextDeleter> context(

@@ -1,6 +1,6 @@
 #include "formats/binary_bundle.h"
 
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 #include <algorithm>
 #include <cstring>

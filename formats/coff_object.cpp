@@ -1,6 +1,6 @@
 #include "formats/coff_object.h"
 
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 namespace offbundle {
 namespace {

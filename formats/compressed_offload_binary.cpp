@@ -6,7 +6,7 @@
 
 #include "compression/codecs.h"
 #include "formats/offload_binary.h"
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 namespace offbundle {
 namespace {

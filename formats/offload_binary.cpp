@@ -2,7 +2,7 @@
 
 #include "formats/compressed_offload_binary.h"
 #include "formats/tail_merged_string_table.h"
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 #include <algorithm>
 #include <cstring>
@@ -397,14 +397,6 @@ OffloadBinaryPieces planOffloadBinary(const OffloadImageToWrite &image) {
   return pieces;
 }
 
-std::string writeOffloadBinary(const OffloadImageToWrite &image) {
-  OffloadBinaryPieces pieces = planOffloadBinary(image);
-  std::string bytes = std::move(pieces.head);
-  bytes.append(pieces.image);
-  bytes.append(pieces.trailingZeros, '\0');
-  return bytes;
-}
-
 std::string
 writeMultiEntryOffloadBinary(const std::vector<OffloadImageToWrite> &images,
                              uint32_t version) {
@@ -498,16 +490,6 @@ splitOffloadBinaries(std::string_view buffer, std::string_view context) {
 Result<OffloadBinaryEntries>
 readOffloadBinaryEntries(std::string_view bytes, std::string_view context) {
   return parseOneBinary(bytes, 0, context);
-}
-
-Result<OffloadBinaryView> readOffloadBinary(std::string_view bytes,
-                                            std::string_view context) {
-  auto binary = parseOneBinary(bytes, 0, context);
-  if (!binary)
-    return binary.takeError();
-  if (binary->entries.empty())
-    return makeError(describeContext(context, 0) + "it holds no image");
-  return std::move(binary->entries.front());
 }
 
 } // namespace offbundle

@@ -131,8 +131,6 @@ struct OffloadBinaryPieces {
 // sorted by their reversed bytes so that a string that ends another shares
 // its bytes, the empty string at offset 0).
 OffloadBinaryPieces planOffloadBinary(const OffloadImageToWrite &image);
-// The same binary in one string.
-std::string writeOffloadBinary(const OffloadImageToWrite &image);
 
 // One binary of version 2 or 3 holding every image as an entry, laid out as
 // newer LLVM's OffloadBinary::write lays it out (version 3 with an inflated
@@ -191,10 +189,5 @@ splitOffloadBinaries(std::string_view buffer, std::string_view context);
 // past it), with the same checks and messages.
 Result<OffloadBinaryEntries> readOffloadBinaryEntries(std::string_view bytes,
                                                       std::string_view context);
-
-// Its first entry (an error when a version 2 binary has none); its size is
-// `bytes.size()` of the result unless it is compressed.
-Result<OffloadBinaryView> readOffloadBinary(std::string_view bytes,
-                                            std::string_view context);
 
 } // namespace offbundle

@@ -1,5 +1,7 @@
 #include "packager/llvm_hash.h"
 
+#include "support/byte_order.h"
+
 #include <cstring>
 #include <utility>
 
@@ -15,21 +17,6 @@ constexpr uint64_t kMurmurMultiplier = 0x9ddfea08eb382d69ULL;
 // LLVM's seed when it is built without ABI-breaking checks; with them the
 // seed (and so every order derived from it) changes from run to run.
 constexpr uint64_t kSeed = 0xff51afd7ed558ccdULL;
-
-// Little-endian loads, whatever the host.
-uint64_t load64(const unsigned char *p) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i)
-    value = value << 8 | p[i];
-  return value;
-}
-
-uint64_t load32(const unsigned char *p) {
-  uint64_t value = 0;
-  for (int i = 3; i >= 0; --i)
-    value = value << 8 | p[i];
-  return value;
-}
 
 uint64_t rotateRight(uint64_t value, unsigned shift) {
   return shift == 0 ? value : (value >> shift) | (value << (64 - shift));
@@ -55,45 +42,46 @@ uint64_t hashUpTo3(const unsigned char *s, uint64_t length) {
 }
 
 uint64_t hash4To8(const unsigned char *s, uint64_t length) {
-  const uint64_t head = load32(s);
-  return combine128(length + (head << 3), kSeed ^ load32(s + length - 4));
+  const uint64_t head = loadLittle32(s);
+  return combine128(length + (head << 3), kSeed ^ loadLittle32(s + length - 4));
 }
 
 uint64_t hash9To16(const unsigned char *s, uint64_t length) {
-  const uint64_t head = load64(s);
-  const uint64_t tail = load64(s + length - 8);
+  const uint64_t head = loadLittle64(s);
+  const uint64_t tail = loadLittle64(s + length - 8);
   return combine128(kSeed ^ head,
                     rotateRight(tail + length, static_cast<unsigned>(length))) ^
          tail;
 }
 
 uint64_t hash17To32(const unsigned char *s, uint64_t length) {
-  const uint64_t a = load64(s) * kPrime1;
-  const uint64_t b = load64(s + 8);
-  const uint64_t c = load64(s + length - 8) * kPrime2;
-  const uint64_t d = load64(s + length - 16) * kPrime0;
+  const uint64_t a = loadLittle64(s) * kPrime1;
+  const uint64_t b = loadLittle64(s + 8);
+  const uint64_t c = loadLittle64(s + length - 8) * kPrime2;
+  const uint64_t d = loadLittle64(s + length - 16) * kPrime0;
   return combine128(rotateRight(a - b, 43) + rotateRight(c ^ kSeed, 30) + d,
                     a + rotateRight(b ^ kPrime3, 20) - c + length + kSeed);
 }
 
 uint64_t hash33To64(const unsigned char *s, uint64_t length) {
-  uint64_t z = load64(s + 24);
-  uint64_t a = load64(s) + (length + load64(s + length - 16)) * kPrime0;
+  uint64_t z = loadLittle64(s + 24);
+  uint64_t a =
+      loadLittle64(s) + (length + loadLittle64(s + length - 16)) * kPrime0;
   uint64_t b = rotateRight(a + z, 52);
   uint64_t c = rotateRight(a, 37);
-  a += load64(s + 8);
+  a += loadLittle64(s + 8);
   c += rotateRight(a, 7);
-  a += load64(s + 16);
+  a += loadLittle64(s + 16);
   const uint64_t frontFast = a + z;
   const uint64_t frontSlow = b + rotateRight(a, 31) + c;
 
-  a = load64(s + 16) + load64(s + length - 32);
-  z = load64(s + length - 8);
+  a = loadLittle64(s + 16) + loadLittle64(s + length - 32);
+  z = loadLittle64(s + length - 8);
   b = rotateRight(a + z, 52);
   c = rotateRight(a, 37);
-  a += load64(s + length - 24);
+  a += loadLittle64(s + length - 24);
   c += rotateRight(a, 7);
-  a += load64(s + length - 16);
+  a += loadLittle64(s + length - 16);
   const uint64_t backFast = a + z;
   const uint64_t backSlow = b + rotateRight(a, 31) + c;
 
@@ -116,16 +104,16 @@ public:
   }
 
   void absorb(const unsigned char *s) {
-    h0_ = rotateRight(h0_ + h1_ + h3_ + load64(s + 8), 37) * kPrime1;
-    h1_ = rotateRight(h1_ + h4_ + load64(s + 48), 42) * kPrime1;
+    h0_ = rotateRight(h0_ + h1_ + h3_ + loadLittle64(s + 8), 37) * kPrime1;
+    h1_ = rotateRight(h1_ + h4_ + loadLittle64(s + 48), 42) * kPrime1;
     h0_ ^= h6_;
-    h1_ += h3_ + load64(s + 40);
+    h1_ += h3_ + loadLittle64(s + 40);
     h2_ = rotateRight(h2_ + h5_, 33) * kPrime1;
     h3_ = h4_ * kPrime1;
     h4_ = h0_ + h5_;
     mixHalf(s, h3_, h4_);
     h5_ = h2_ + h6_;
-    h6_ = h1_ + load64(s + 16);
+    h6_ = h1_ + loadLittle64(s + 16);
     mixHalf(s + 32, h5_, h6_);
     std::swap(h2_, h0_);
   }
@@ -138,11 +126,11 @@ public:
 private:
   // Folds 32 bytes into the pair (a, b).
   static void mixHalf(const unsigned char *s, uint64_t &a, uint64_t &b) {
-    a += load64(s);
-    const uint64_t c = load64(s + 24);
+    a += loadLittle64(s);
+    const uint64_t c = loadLittle64(s + 24);
     b = rotateRight(b + a + c, 21);
     const uint64_t d = a;
-    a += load64(s + 8) + load64(s + 16);
+    a += loadLittle64(s + 8) + loadLittle64(s + 16);
     b += rotateRight(a, 44) + d;
     a += c;
   }

@@ -5,6 +5,8 @@
 // of the host byte order, as the reference algorithm specifies.
 #include "support/xxhash.h"
 
+#include "support/byte_order.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -69,20 +71,6 @@ constexpr std::size_t kMidSizeSecretStart = 3;
 constexpr std::size_t kMinimumSecretSize = 136;
 constexpr std::size_t kMidSizeTailSecretOffset = kMinimumSecretSize - 17;
 
-uint64_t readLittle64(const uint8_t *bytes) {
-  uint64_t value = 0;
-  for (int index = 7; index >= 0; --index)
-    value = (value << 8) | bytes[index];
-  return value;
-}
-
-uint32_t readLittle32(const uint8_t *bytes) {
-  uint32_t value = 0;
-  for (int index = 3; index >= 0; --index)
-    value = (value << 8) | bytes[index];
-  return value;
-}
-
 uint64_t rotateLeft(uint64_t value, unsigned bits) {
   return (value << bits) | (value >> (64 - bits));
 }
@@ -134,7 +122,7 @@ uint64_t xxh3Avalanche(uint64_t hash) {
 }
 
 uint64_t hashEmpty(const uint8_t *secret) {
-  return xxh64Avalanche(readLittle64(secret + 56) ^ readLittle64(secret + 64));
+  return xxh64Avalanche(loadLittle64(secret + 56) ^ loadLittle64(secret + 64));
 }
 
 uint64_t hash1To3(const uint8_t *input, std::size_t length,
@@ -144,17 +132,17 @@ uint64_t hash1To3(const uint8_t *input, std::size_t length,
                             (static_cast<uint32_t>(input[length >> 1]) << 24) |
                             static_cast<uint32_t>(input[length - 1]) |
                             (static_cast<uint32_t>(length) << 8);
-  const uint64_t keyMask = readLittle32(secret) ^ readLittle32(secret + 4);
+  const uint64_t keyMask = loadLittle32(secret) ^ loadLittle32(secret + 4);
   return xxh64Avalanche(static_cast<uint64_t>(combined) ^ keyMask);
 }
 
 uint64_t hash4To8(const uint8_t *input, std::size_t length,
                   const uint8_t *secret) {
   // The leading and trailing 4 bytes (overlapping when shorter than 8).
-  const uint64_t leading = readLittle32(input);
-  const uint64_t trailing = readLittle32(input + length - 4);
+  const uint64_t leading = loadLittle32(input);
+  const uint64_t trailing = loadLittle32(input + length - 4);
   uint64_t accumulator =
-      (readLittle64(secret + 8) ^ readLittle64(secret + 16)) ^
+      (loadLittle64(secret + 8) ^ loadLittle64(secret + 16)) ^
       (trailing | (leading << 32));
   accumulator ^= rotateLeft(accumulator, 49) ^ rotateLeft(accumulator, 24);
   accumulator *= kPrimeMx2;
@@ -165,11 +153,11 @@ uint64_t hash4To8(const uint8_t *input, std::size_t length,
 
 uint64_t hash9To16(const uint8_t *input, std::size_t length,
                    const uint8_t *secret) {
-  const uint64_t low = (readLittle64(secret + 24) ^ readLittle64(secret + 32)) ^
-                       readLittle64(input);
+  const uint64_t low = (loadLittle64(secret + 24) ^ loadLittle64(secret + 32)) ^
+                       loadLittle64(input);
   const uint64_t high =
-      (readLittle64(secret + 40) ^ readLittle64(secret + 48)) ^
-      readLittle64(input + length - 8);
+      (loadLittle64(secret + 40) ^ loadLittle64(secret + 48)) ^
+      loadLittle64(input + length - 8);
   const uint64_t accumulator =
       length + byteSwap64(low) + high + multiplyFold(low, high);
   return xxh3Avalanche(accumulator);
@@ -177,8 +165,8 @@ uint64_t hash9To16(const uint8_t *input, std::size_t length,
 
 // Mixes 16 input bytes with 16 secret bytes (seed 0, so no seed terms).
 uint64_t mix16(const uint8_t *input, const uint8_t *secret) {
-  return multiplyFold(readLittle64(input) ^ readLittle64(secret),
-                      readLittle64(input + 8) ^ readLittle64(secret + 8));
+  return multiplyFold(loadLittle64(input) ^ loadLittle64(secret),
+                      loadLittle64(input + 8) ^ loadLittle64(secret + 8));
 }
 
 uint64_t hash17To128(const uint8_t *input, std::size_t length,
@@ -217,8 +205,8 @@ using Accumulators = std::array<uint64_t, kAccumulatorLanes>;
 void accumulateStripe(Accumulators &lanes, const uint8_t *stripe,
                       const uint8_t *secret) {
   for (std::size_t lane = 0; lane < kAccumulatorLanes; ++lane) {
-    const uint64_t data = readLittle64(stripe + 8 * lane);
-    const uint64_t keyed = data ^ readLittle64(secret + 8 * lane);
+    const uint64_t data = loadLittle64(stripe + 8 * lane);
+    const uint64_t keyed = data ^ loadLittle64(secret + 8 * lane);
     // Raw data goes into the neighbouring lane so every lane keeps some
     // unmultiplied input as well as the 32x32 product.
     lanes[lane ^ 1] += data;
@@ -237,7 +225,7 @@ void scrambleLanes(Accumulators &lanes, const uint8_t *secret) {
   for (std::size_t lane = 0; lane < kAccumulatorLanes; ++lane) {
     uint64_t value = lanes[lane];
     value ^= value >> 47;
-    value ^= readLittle64(secret + 8 * lane);
+    value ^= loadLittle64(secret + 8 * lane);
     value *= kPrime32One;
     lanes[lane] = value;
   }
@@ -247,9 +235,9 @@ uint64_t mergeLanes(const Accumulators &lanes, const uint8_t *secret,
                     uint64_t start) {
   uint64_t result = start;
   for (std::size_t pair = 0; pair < kAccumulatorLanes / 2; ++pair)
-    result += multiplyFold(lanes[2 * pair] ^ readLittle64(secret + 16 * pair),
+    result += multiplyFold(lanes[2 * pair] ^ loadLittle64(secret + 16 * pair),
                            lanes[2 * pair + 1] ^
-                               readLittle64(secret + 16 * pair + 8));
+                               loadLittle64(secret + 16 * pair + 8));
   return xxh3Avalanche(result);
 }
 

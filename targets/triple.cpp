@@ -1221,15 +1221,10 @@ std::string dxilArchNameForShaderModel(std::string_view osComponent,
 
 constexpr std::size_t slotCount = 4; // arch, vendor, OS, environment
 
-std::string normalizeComponents(std::string_view text, TripleForm form,
-                                bool &fatal) {
-  std::vector<std::string> components;
-  for (std::string_view piece : splitOnDash(text))
-    components.emplace_back(piece);
-
-  // What each slot currently holds. These variables mirror LLVM's: they keep
-  // whatever the *last* parse attempt produced, which the special cases at
-  // the end rely on.
+// What each slot currently holds. The fields mirror LLVM's local variables:
+// they keep whatever the *last* parse attempt produced, which the special
+// cases at the end rely on.
+struct SlotValues {
   Arch arch = Arch::Unknown;
   Vendor vendor = Vendor::Unknown;
   OS os = OS::Unknown;
@@ -1238,100 +1233,176 @@ std::string normalizeComponents(std::string_view text, TripleForm form,
   bool isCygwin = false;
   bool isMinGW32 = false;
 
-  auto readOSComponent = [&](std::string_view component) {
+  void readOS(std::string_view component) {
     os = parseOS(component);
     isCygwin = component.starts_with("cygwin") || component.starts_with("msys");
     isMinGW32 = component.starts_with("mingw");
-  };
+  }
 
-  // A component already valid in its own slot stays put; this keeps, e.g., an
-  // arch that also looks like an OS from being moved.
-  if (components.size() > 0)
-    arch = parseArch(components[0]);
-  if (components.size() > 1)
-    vendor = parseVendor(components[1]);
-  if (components.size() > 2)
-    readOSComponent(components[2]);
-  if (components.size() > 3)
-    environment = parseEnvironment(components[3]);
-  if (components.size() > 4)
-    objectFormat = parseObjectFormat(components[4]);
+  // Parses `candidate` as the kind of `slot` and says whether it is one.
+  bool fits(std::size_t slot, std::string_view candidate) {
+    switch (slot) {
+    case 0:
+      arch = parseArch(candidate);
+      return arch != Arch::Unknown;
+    case 1:
+      vendor = parseVendor(candidate);
+      return vendor != Vendor::Unknown;
+    case 2:
+      readOS(candidate);
+      return os != OS::Unknown || isCygwin || isMinGW32;
+    default:
+      environment = parseEnvironment(candidate);
+      if (environment != Environment::Unknown)
+        return true;
+      objectFormat = parseObjectFormat(candidate);
+      return objectFormat != ObjectFormat::Unknown;
+    }
+  }
+};
 
-  std::array<bool, slotCount> fixed{
-      arch != Arch::Unknown, vendor != Vendor::Unknown, os != OS::Unknown,
-      environment != Environment::Unknown};
-  auto isFixed = [&](std::size_t index) {
+// The components of a triple and which of the four slots already hold a
+// component of their kind; components past the slots are never fixed.
+struct SlotLayout {
+  std::vector<std::string> components;
+  std::array<bool, slotCount> fixed{};
+
+  bool isFixed(std::size_t index) const {
     return index < slotCount && fixed[index];
-  };
+  }
 
+  // Moves the component at `index` left into `slot`; what was there shifts
+  // one free (non-fixed) place right, and so on, until an empty place (the
+  // one just vacated, at the latest) absorbs the shift.
+  void moveLeft(std::size_t index, std::size_t slot) {
+    std::string carried = std::exchange(components[index], std::string());
+    for (std::size_t place = slot; !carried.empty(); ++place) {
+      while (isFixed(place))
+        ++place;
+      std::swap(carried, components[place]);
+    }
+  }
+
+  // Moves the component at `index` right by inserting empty components in
+  // front of it, one free place at a time, until it reaches `slot`.
+  void moveRight(std::size_t index, std::size_t slot) {
+    do {
+      std::string carried;
+      for (std::size_t place = index; place < components.size();) {
+        std::swap(carried, components[place]);
+        if (carried.empty())
+          break;
+        do
+          ++place;
+        while (isFixed(place));
+      }
+      if (!carried.empty())
+        components.push_back(std::move(carried));
+      do
+        ++index;
+      while (isFixed(index));
+    } while (index < slot);
+  }
+};
+
+// A component already valid in its own slot stays put; this keeps, e.g., an
+// arch that also looks like an OS from being moved.
+SlotLayout readComponentsInPlace(std::string_view text, SlotValues &values) {
+  SlotLayout layout;
+  for (std::string_view piece : splitOnDash(text))
+    layout.components.emplace_back(piece);
+  const std::vector<std::string> &components = layout.components;
+  if (components.size() > 0)
+    values.arch = parseArch(components[0]);
+  if (components.size() > 1)
+    values.vendor = parseVendor(components[1]);
+  if (components.size() > 2)
+    values.readOS(components[2]);
+  if (components.size() > 3)
+    values.environment = parseEnvironment(components[3]);
+  if (components.size() > 4)
+    values.objectFormat = parseObjectFormat(components[4]);
+  layout.fixed = {values.arch != Arch::Unknown,
+                  values.vendor != Vendor::Unknown, values.os != OS::Unknown,
+                  values.environment != Environment::Unknown};
+  return layout;
+}
+
+// Fills each empty slot with the first free component of its kind, in slot
+// order, moving components left or right as LLVM does.
+void moveComponentsIntoSlots(SlotLayout &layout, SlotValues &values) {
   for (std::size_t slot = 0; slot < slotCount; ++slot) {
-    if (fixed[slot])
+    if (layout.fixed[slot])
       continue;
-    for (std::size_t index = 0; index < components.size(); ++index) {
-      if (isFixed(index))
+    for (std::size_t index = 0; index < layout.components.size(); ++index) {
+      if (layout.isFixed(index))
         continue; // never re-read a component that already found its slot
-
-      const std::string candidate = components[index];
-      bool fits = false;
-      switch (slot) {
-      case 0:
-        arch = parseArch(candidate);
-        fits = arch != Arch::Unknown;
-        break;
-      case 1:
-        vendor = parseVendor(candidate);
-        fits = vendor != Vendor::Unknown;
-        break;
-      case 2:
-        readOSComponent(candidate);
-        fits = os != OS::Unknown || isCygwin || isMinGW32;
-        break;
-      case 3:
-        environment = parseEnvironment(candidate);
-        fits = environment != Environment::Unknown;
-        if (!fits) {
-          objectFormat = parseObjectFormat(candidate);
-          fits = objectFormat != ObjectFormat::Unknown;
-        }
-        break;
-      }
-      if (!fits)
+      const std::string candidate = layout.components[index];
+      if (!values.fits(slot, candidate))
         continue;
-
-      if (slot < index) {
-        // Move the component left into its slot; what was there shifts one
-        // free (non-fixed) place right, and so on, until an empty place (the
-        // one just vacated, at the latest) absorbs the shift.
-        std::string carried = std::exchange(components[index], std::string());
-        for (std::size_t place = slot; !carried.empty(); ++place) {
-          while (isFixed(place))
-            ++place;
-          std::swap(carried, components[place]);
-        }
-      } else if (slot > index) {
-        // Move the component right by inserting empty components in front
-        // of it, one free place at a time, until it reaches its slot.
-        do {
-          std::string carried;
-          for (std::size_t place = index; place < components.size();) {
-            std::swap(carried, components[place]);
-            if (carried.empty())
-              break;
-            do
-              ++place;
-            while (isFixed(place));
-          }
-          if (!carried.empty())
-            components.push_back(std::move(carried));
-          do
-            ++index;
-          while (isFixed(index));
-        } while (index < slot);
-      }
-      fixed[slot] = true;
+      if (slot < index)
+        layout.moveLeft(index, slot);
+      else if (slot > index)
+        layout.moveRight(index, slot);
+      layout.fixed[slot] = true;
       break;
     }
   }
+}
+
+// The environment spellings LLVM rewrites: "androideabi<N>" is the
+// historical spelling of "android<N>", and SUSE spells the hard-float ABI
+// "gnueabi".
+void respellEnvironment(std::vector<std::string> &components,
+                        const SlotValues &values) {
+  if (values.environment == Environment::Android &&
+      components[3].starts_with("androideabi"))
+    components[3] = "android" + components[3].substr(11);
+  if (values.vendor == Vendor::Suse &&
+      values.environment == Environment::GnuEabi)
+    components[3] = "gnueabihf";
+}
+
+// Windows triples always get the "windows" OS and an environment (and an
+// object format other than COFF in a fifth component).
+void normalizeWindows(std::vector<std::string> &components,
+                      const SlotValues &values) {
+  if (values.os == OS::Win32) {
+    components.resize(4);
+    components[2] = "windows";
+    if (values.environment == Environment::Unknown) {
+      if (values.objectFormat == ObjectFormat::Unknown ||
+          values.objectFormat == ObjectFormat::Coff)
+        components[3] = "msvc";
+      else
+        components[3] = objectFormatName(values.objectFormat);
+    }
+  } else if (values.isMinGW32) {
+    components.resize(4);
+    components[2] = "windows";
+    components[3] = "gnu";
+  } else if (values.isCygwin) {
+    components.resize(4);
+    components[2] = "windows";
+    components[3] = "cygnus";
+  }
+  if (values.isMinGW32 || values.isCygwin ||
+      (values.os == OS::Win32 && values.environment != Environment::Unknown)) {
+    if (values.objectFormat != ObjectFormat::Unknown &&
+        values.objectFormat != ObjectFormat::Coff) {
+      components.resize(5);
+      components[4] = objectFormatName(values.objectFormat);
+    }
+  }
+}
+
+std::string normalizeComponents(std::string_view text, TripleForm form,
+                                bool &fatal) {
+  SlotValues values;
+  SlotLayout layout = readComponentsInPlace(text, values);
+  moveComponentsIntoSlots(layout, values);
+  std::vector<std::string> &components = layout.components;
+  const std::array<bool, slotCount> &fixed = layout.fixed;
 
   // "arch-none-env": "none" is a missing OS, not an unknown vendor.
   if (fixed[0] && !fixed[1] && !fixed[2] && fixed[3] &&
@@ -1342,48 +1413,13 @@ std::string normalizeComponents(std::string_view text, TripleForm form,
     if (component.empty())
       component = "unknown";
 
-  if (environment == Environment::Android &&
-      components[3].starts_with("androideabi")) {
-    // "androideabi<N>" is the historical spelling of "android<N>".
-    components[3] = "android" + components[3].substr(11);
-  }
-
-  // SUSE spells the hard-float ABI "gnueabi".
-  if (vendor == Vendor::Suse && environment == Environment::GnuEabi)
-    components[3] = "gnueabihf";
-
-  if (os == OS::Win32) {
-    components.resize(4);
-    components[2] = "windows";
-    if (environment == Environment::Unknown) {
-      if (objectFormat == ObjectFormat::Unknown ||
-          objectFormat == ObjectFormat::Coff)
-        components[3] = "msvc";
-      else
-        components[3] = objectFormatName(objectFormat);
-    }
-  } else if (isMinGW32) {
-    components.resize(4);
-    components[2] = "windows";
-    components[3] = "gnu";
-  } else if (isCygwin) {
-    components.resize(4);
-    components[2] = "windows";
-    components[3] = "cygnus";
-  }
-  if (isMinGW32 || isCygwin ||
-      (os == OS::Win32 && environment != Environment::Unknown)) {
-    if (objectFormat != ObjectFormat::Unknown &&
-        objectFormat != ObjectFormat::Coff) {
-      components.resize(5);
-      components[4] = objectFormatName(objectFormat);
-    }
-  }
+  respellEnvironment(components, values);
+  normalizeWindows(components, values);
 
   if (components[0] == "dxil") {
     if (components.size() > 4)
       components.resize(4);
-    if (os == OS::ShaderModel)
+    if (values.os == OS::ShaderModel)
       components[0] = dxilArchNameForShaderModel(components[2], fatal);
   }
 
@@ -1557,11 +1593,6 @@ bool Triple::isCompatibleWith(const Triple &other) const {
   return arch_ == other.arch_ && subArch_ == other.subArch_ && sameVendor &&
          os_ == other.os_ && environment_ == other.environment_ &&
          objectFormat_ == other.objectFormat_;
-}
-
-std::string normalizeTriple(std::string_view text, TripleForm form) {
-  bool fatal = false;
-  return normalizeComponents(text, form, fatal);
 }
 
 } // namespace offbundle

@@ -67,8 +67,4 @@ private:
                    bool hasVendor, bool hasOs, bool hasEnvironment);
 };
 
-// llvm::Triple::normalize(Str, Form): the static string-to-string form
-// (meaningless where Triple(text).normalizationIsFatal()).
-std::string normalizeTriple(std::string_view text, TripleForm form);
-
 } // namespace offbundle

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "../unit/in_memory.h"
 #include "formats/offload_binary.h"
 #include "fuzz_support.h"
 
@@ -20,7 +21,7 @@ bool inside(std::string_view part, std::string_view whole) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view bytes = offbundle::fuzz::asView(data, size);
-  (void)offbundle::readOffloadBinary(bytes, "fuzz");
+  (void)offbundle::in_memory::readOffloadBinary(bytes, "fuzz");
 
   auto binaries = offbundle::splitOffloadBinaries(bytes, "fuzz");
   if (!binaries.ok())
@@ -47,9 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // which version 1 cannot keep.
     const std::string written =
         binary.version == 1
-            ? offbundle::writeOffloadBinary(image)
+            ? offbundle::in_memory::writeOffloadBinary(image)
             : offbundle::writeMultiEntryOffloadBinary({image}, binary.version);
-    auto reread = offbundle::readOffloadBinary(written, "rewritten");
+    auto reread = offbundle::in_memory::readOffloadBinary(written, "rewritten");
     if (!reread.ok() || reread->image != binary.image ||
         reread->strings != binary.strings ||
         reread->imageKind != binary.imageKind ||

@@ -43,7 +43,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        {offbundle::TripleForm::Any, offbundle::TripleForm::ThreeIdent,
         offbundle::TripleForm::FourIdent, offbundle::TripleForm::FiveIdent}) {
     (void)triple.normalize(form);
-    (void)offbundle::normalizeTriple(pieces[2], form);
   }
   (void)triple.isCompatibleWith(offbundle::Triple(pieces[0]));
   (void)(triple == offbundle::Triple(pieces[1]));

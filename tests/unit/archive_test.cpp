@@ -10,6 +10,7 @@
 #include "archive/archive_symbols.h"
 #include "archive/coff_archive_symbols.h"
 #include "archive/dxcontainer_archive_symbols.h"
+#include "in_memory.h"
 
 #include "test_files.h"
 
@@ -31,6 +32,8 @@
 
 namespace offbundle {
 namespace {
+
+using in_memory::writeGnuArchive;
 
 namespace fs = std::filesystem;
 

@@ -4,6 +4,7 @@
 #include "cli/bundler_cli.h"
 #include "cli/response_file.h"
 #include "compression/compressed_bundle.h"
+#include "in_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,8 @@
 
 namespace offbundle {
 namespace {
+
+using in_memory::compressBundle;
 
 ToolOutcome run(std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), "clang-offload-bundler");

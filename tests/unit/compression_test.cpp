@@ -1,6 +1,7 @@
 // Compressed bundles (CCOB): header codec, LLVM-identical compression, and
 // decompression that checks everything LLVM leaves unchecked.
 #include "compression/compressed_bundle.h"
+#include "in_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,9 @@
 
 namespace offbundle {
 namespace {
+
+using in_memory::compressBundle;
+using in_memory::truncatedMd5;
 
 constexpr const char *kHeaderTooSmall =
     "Compressed bundle header size too small";

@@ -9,6 +9,7 @@
 #include "formats/binary_bundle.h"
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
+#include "in_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,9 @@
 
 namespace offbundle {
 namespace {
+
+using in_memory::compressBundle;
+using in_memory::readOffloadBinary;
 
 using namespace std::string_literals;
 

@@ -12,12 +12,15 @@
 #include "formats/coff_object.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/offload_binary.h"
+#include "in_memory.h"
 #include "packager/image_arguments.h"
 #include "packager/llvm_hash.h"
 #include "test_files.h"
 
 namespace offbundle {
 namespace {
+
+using in_memory::writeOffloadBinary;
 
 std::string stored(const std::string &name) {
   return test_files::readFile(test_files::dataDirectory("offload_binary") /

@@ -1345,10 +1345,10 @@ TEST(TripleNames, ComponentAccessorsMatchLlvm) {
 TEST(TripleNormalize, AllFormsMatchLlvm) {
   for (const NormalizeCase &c : normalizeCases) {
     SCOPED_TRACE(c.input);
-    EXPECT_EQ(normalizeTriple(c.input, TripleForm::Any), c.any);
-    EXPECT_EQ(normalizeTriple(c.input, TripleForm::ThreeIdent), c.threeIdent);
-    EXPECT_EQ(normalizeTriple(c.input, TripleForm::FourIdent), c.fourIdent);
-    EXPECT_EQ(normalizeTriple(c.input, TripleForm::FiveIdent), c.fiveIdent);
+    EXPECT_EQ(Triple(c.input).normalize(TripleForm::Any), c.any);
+    EXPECT_EQ(Triple(c.input).normalize(TripleForm::ThreeIdent), c.threeIdent);
+    EXPECT_EQ(Triple(c.input).normalize(TripleForm::FourIdent), c.fourIdent);
+    EXPECT_EQ(Triple(c.input).normalize(TripleForm::FiveIdent), c.fiveIdent);
   }
 }
 

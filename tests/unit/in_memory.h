@@ -1,0 +1,84 @@
+// Whole-string forms of what the product streams. The tools write archives,
+// offload binaries and compressed bundles piece by piece into their outputs
+// and hash as the bytes go by; the unit tests compare whole results with
+// stored references, so they build them in memory through the same plans,
+// sinks and hashers.
+#pragma once
+
+#include "archive/ar_archive.h"
+#include "compression/compressed_bundle.h"
+#include "compression/md5.h"
+#include "formats/offload_binary.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace offbundle::in_memory {
+
+// The hash a compressed bundle header stores for `data`.
+inline uint64_t truncatedMd5(std::string_view data) {
+  TruncatedMd5Hasher hasher;
+  hasher.update(data);
+  return hasher.finish();
+}
+
+// The compressed bundle compressBundleTo streams, collected in a string.
+inline Result<std::string> compressBundle(std::string_view uncompressedBundle,
+                                          const CompressionOptions &options) {
+  class StringSink final : public CompressedBundleSink {
+  public:
+    explicit StringSink(std::string &bytes) : bytes_(bytes) {}
+    Status append(std::string_view bytes) override {
+      bytes_.append(bytes);
+      return Status::success();
+    }
+    Status overwrite(uint64_t offset, std::string_view bytes) override {
+      bytes_.replace(static_cast<size_t>(offset), bytes.size(), bytes);
+      return Status::success();
+    }
+
+  private:
+    std::string &bytes_;
+  };
+  std::string bundle;
+  StringSink sink(bundle);
+  Result<CompressedBundleHeader> header =
+      compressBundleTo(uncompressedBundle, options, sink);
+  if (!header)
+    return header.takeError();
+  return bundle;
+}
+
+// The archive planGnuArchive lays out, rendered.
+inline Result<std::string>
+writeGnuArchive(const std::vector<NewArchiveMember> &members,
+                const ArchiveWriteOptions &options = {}) {
+  Result<ArchiveWritePlan> plan = planGnuArchive(members, options);
+  if (!plan)
+    return plan.takeError();
+  return plan->render();
+}
+
+// The version 1 binary planOffloadBinary lays out, in one string.
+inline std::string writeOffloadBinary(const OffloadImageToWrite &image) {
+  OffloadBinaryPieces pieces = planOffloadBinary(image);
+  std::string bytes = std::move(pieces.head);
+  bytes.append(pieces.image);
+  bytes.append(pieces.trailingZeros, '\0');
+  return bytes;
+}
+
+// The first entry of the binary at the start of `bytes`.
+inline Result<OffloadBinaryView> readOffloadBinary(std::string_view bytes,
+                                                   std::string_view context) {
+  Result<OffloadBinaryEntries> binary =
+      readOffloadBinaryEntries(bytes, context);
+  if (!binary)
+    return binary.takeError();
+  if (binary->entries.empty())
+    return makeError("the binary holds no image");
+  return std::move(binary->entries.front());
+}
+
+} // namespace offbundle::in_memory
