@@ -28,7 +28,6 @@ constexpr std::string_view kCodecErrorPrefix =
 // Where the common fields sit; the fields of each version follow them.
 constexpr size_t kVersionOffset = 4;
 constexpr size_t kMethodOffset = 6;
-constexpr size_t kLargestHeaderSize = 32;
 
 // Hashing on a second thread pays off only once the data takes longer to
 // hash than a thread takes to start.

@@ -1506,26 +1506,6 @@ void Triple::parseFields(std::string_view arch, std::string_view vendor,
   objectFormat_ = asInt(parsedFormat);
 }
 
-std::string_view Triple::archName() const {
-  std::string_view text = text_;
-  return text.substr(0, text.find('-'));
-}
-
-std::string_view Triple::vendorName() const {
-  std::vector<std::string_view> parts = splitOnDash(text_, 3);
-  return parts.size() > 1 ? parts[1] : std::string_view();
-}
-
-std::string_view Triple::osName() const {
-  std::vector<std::string_view> parts = splitOnDash(text_, 4);
-  return parts.size() > 2 ? parts[2] : std::string_view();
-}
-
-std::string_view Triple::environmentName() const {
-  std::vector<std::string_view> parts = splitOnDash(text_, 4);
-  return parts.size() > 3 ? parts[3] : std::string_view();
-}
-
 bool Triple::hasKnownArch() const { return as<Arch>(arch_) != Arch::Unknown; }
 
 bool Triple::isOSAMDHSA() const { return as<OS>(os_) == OS::AmdHsa; }
@@ -1535,10 +1515,6 @@ bool Triple::isAMDGPU() const {
 }
 
 bool Triple::isAMDGCN() const { return as<Arch>(arch_) == Arch::AmdGcn; }
-
-bool Triple::isNVPTX() const {
-  return as<Arch>(arch_) == Arch::Nvptx || as<Arch>(arch_) == Arch::Nvptx64;
-}
 
 std::string Triple::normalize(TripleForm form) const {
   bool fatal = false;

@@ -24,10 +24,6 @@ public:
 
   // The text the triple was built from (llvm::Triple::str()).
   const std::string &str() const { return text_; }
-  std::string_view archName() const;
-  std::string_view vendorName() const;
-  std::string_view osName() const;
-  std::string_view environmentName() const;
 
   // getArch() != UnknownArch.
   bool hasKnownArch() const;
@@ -36,7 +32,6 @@ public:
   // amdgcn or r600 (llvm::Triple::isAMDGPU()).
   bool isAMDGPU() const;
   bool isAMDGCN() const;
-  bool isNVPTX() const;
 
   // llvm::Triple::normalize(Form) applied to str(). Meaningless when
   // normalizationIsFatal().
