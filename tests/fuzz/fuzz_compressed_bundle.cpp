@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "../unit/in_memory.h"
 #include "compression/compressed_bundle.h"
 #include "fuzz_support.h"
 
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // A success is a promise: the size and hash match the header.
     if (whole->bytes.size() != whole->header.uncompressedSize ||
         whole->compressedExtent > bytes.size() ||
-        offbundle::truncatedMd5(whole->bytes) != whole->header.hash)
+        offbundle::in_memory::truncatedMd5(whole->bytes) != whole->header.hash)
       std::abort();
   }
 
