@@ -696,14 +696,6 @@ uint64_t sym64ThresholdFromEnvironment() {
   return sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
 }
 
-std::string ArchiveWritePlan::render() const {
-  std::string out;
-  out.reserve(static_cast<size_t>(size_));
-  for (std::string_view piece : pieces_)
-    out += piece;
-  return out;
-}
-
 Status ArchiveWritePlan::stream(
     const std::function<Status(std::string_view)> &write) const {
   for (std::string_view piece : pieces_)

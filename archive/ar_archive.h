@@ -99,9 +99,6 @@ uint64_t sym64ThresholdFromValue(const char *environmentValue);
 class ArchiveWritePlan {
 public:
   uint64_t size() const { return size_; }
-  const std::vector<std::string_view> &pieces() const { return pieces_; }
-  // The whole archive in one string.
-  std::string render() const;
   // Hands the pieces to `write` in order, stopping at the first error.
   Status stream(const std::function<Status(std::string_view)> &write) const;
   // What LLVM's writer warns about while planning, in order, each as

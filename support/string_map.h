@@ -55,11 +55,6 @@ public:
     return inserted;
   }
 
-  // Inserts only if absent (StringMap::try_emplace). Returns true if inserted.
-  bool tryEmplace(std::string_view key, Value value) {
-    return lookupOrInsert(key, value).second;
-  }
-
   // StringMap::operator[]: the value of key, default-constructing it first if
   // the key is absent (which counts as an insertion for the layout).
   Value &operator[](std::string_view key) {

@@ -41,8 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.sym64Threshold = data[size - 1] & 1 ? 64 : uint64_t{1} << 32;
   if (auto plan = offbundle::planGnuArchive(rewritten, options); plan.ok()) {
     uint64_t total = 0;
-    for (std::string_view piece : plan->pieces())
+    (void)plan->stream([&](std::string_view piece) {
       total += piece.size();
+      return offbundle::Status::success();
+    });
     if (total != plan->size())
       std::abort();
   }

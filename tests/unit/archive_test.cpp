@@ -664,7 +664,7 @@ TEST_P(WriteCommittedArchive, SameBytesAsLlvm) {
 
   Result<ArchiveWritePlan> plan = planGnuArchive(members, options);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  const std::string written = plan->render();
+  const std::string written = in_memory::render(*plan);
   const std::string expected =
       readFile(dataDirectory() / ("write-" + test.name + ".a"));
   EXPECT_TRUE(written == expected) << firstDifference(written, expected);
@@ -776,7 +776,7 @@ TEST(WriteArchive, MemberErrorsNameTheMember) {
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->warnings(),
             std::vector<std::string>{"'device.bc': Invalid bitcode signature"});
-  EXPECT_EQ(plan->render().substr(8, 10), "device.bc/");
+  EXPECT_EQ(in_memory::render(*plan).substr(8, 10), "device.bc/");
 
   // A COFF object for x86-64 cut inside its header: LLVM's message.
   written = writeGnuArchive({{"w.obj", std::string("d\x86\x01\x00", 4)}});

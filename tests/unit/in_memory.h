@@ -50,6 +50,17 @@ inline Result<std::string> compressBundle(std::string_view uncompressedBundle,
   return bundle;
 }
 
+// The pieces of an archive plan, one after another.
+inline std::string render(const ArchiveWritePlan &plan) {
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(plan.size()));
+  (void)plan.stream([&](std::string_view piece) {
+    bytes += piece;
+    return Status::success();
+  });
+  return bytes;
+}
+
 // The archive planGnuArchive lays out, rendered.
 inline Result<std::string>
 writeGnuArchive(const std::vector<NewArchiveMember> &members,
@@ -57,7 +68,7 @@ writeGnuArchive(const std::vector<NewArchiveMember> &members,
   Result<ArchiveWritePlan> plan = planGnuArchive(members, options);
   if (!plan)
     return plan.takeError();
-  return plan->render();
+  return render(*plan);
 }
 
 // The version 1 binary planOffloadBinary lays out, in one string.
