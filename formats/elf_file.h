@@ -38,6 +38,8 @@ namespace offbundle {
 // Section types and flags the callers of formats/ may want to test.
 inline constexpr uint32_t kElfSectionTypeNull = 0;
 inline constexpr uint32_t kElfSectionTypeNoBits = 8;
+// SHT_LLVM_OFFLOADING, the type of .llvm.offloading sections.
+inline constexpr uint32_t kElfSectionTypeLlvmOffloading = 0x6fff4c0b;
 inline constexpr uint64_t kElfSectionFlagExclude = 0x80000000;
 
 // The other constants of the gABI and processor supplements this project
