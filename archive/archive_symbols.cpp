@@ -156,7 +156,8 @@ private:
                        " has a sh_offset (0x" + hex(section.offset) +
                        ") + sh_size (0x" + hex(section.size) +
                        ") that cannot be represented");
-    if (section.offset + section.size > bytes_.size())
+    // (The check above keeps offset + size from wrapping.)
+    if (!rangeFits(section.offset, section.size, bytes_.size()))
       return makeError("section " + sectionIndexText(index) +
                        " has a sh_offset (0x" + hex(section.offset) +
                        ") + sh_size (0x" + hex(section.size) +

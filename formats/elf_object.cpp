@@ -87,8 +87,7 @@ std::string_view ElfObject::contents(const ElfSection &section) const {
   // parseElfObject checked the range of every section but the null entry
   // [0], whose size and link fields hold the extended section count and name
   // table index instead of a place in the file: it has no contents.
-  if (section.offset > bytes_.size() ||
-      section.size > bytes_.size() - section.offset)
+  if (!rangeFits(section.offset, section.size, bytes_.size()))
     return {};
   return bytes_.substr(section.offset, section.size);
 }
