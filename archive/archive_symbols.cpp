@@ -1,9 +1,10 @@
 // Archive symbols of one member, as LLVM 22's archive writer lists them.
 //
-// The ELF reader here is deliberately separate from formats/elf_object: it
-// must accept exactly what LLVM's ELFObjectFile accepts when the writer lists
-// symbols (overlapping sections, say, are fine there), and fail with LLVM's
-// messages where LLVM fails.
+// ELF members are decoded by formats/elf_file, the project's one ELF
+// reader; the checks here are LLVM's ELFObjectFile's, not the stricter ones
+// of formats/elf_object: they accept exactly what LLVM accepts when the
+// writer lists symbols (overlapping sections, say, are fine there), and fail
+// with LLVM's messages where LLVM fails.
 #include "archive/archive_symbols.h"
 
 #include "archive/coff_archive_symbols.h"
@@ -11,6 +12,8 @@
 #include "archive/macho_archive_symbols.h"
 #include "archive/wasm_archive_symbols.h"
 #include "archive/xcoff_archive_symbols.h"
+#include "formats/elf_file.h"
+#include "support/byte_range.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -19,23 +22,6 @@
 
 namespace offbundle {
 namespace {
-
-// ELF constants used below (from the ELF specification).
-constexpr uint8_t kElfClass32 = 1;
-constexpr uint8_t kElfClass64 = 2;
-constexpr uint8_t kElfDataLittle = 1;
-constexpr uint8_t kElfDataBig = 2;
-constexpr uint32_t kSectionTypeSymtab = 2;
-constexpr uint32_t kSectionTypeStrtab = 3;
-constexpr uint32_t kSectionTypeDynsym = 11;
-constexpr uint16_t kSectionIndexUndefined = 0;
-constexpr uint8_t kBindingLocal = 0;
-constexpr uint8_t kSymbolTypeSection = 3;
-constexpr uint8_t kSymbolTypeFile = 4;
-constexpr uint16_t kMachineArm = 40;
-constexpr uint16_t kMachineAArch64 = 183;
-constexpr uint16_t kMachineRiscV = 243;
-constexpr uint16_t kMachineCSky = 252;
 
 std::string hex(uint64_t value) {
   char buffer[32];
@@ -48,101 +34,32 @@ bool startsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
-// The name LLVM's getELFSectionTypeName() gives the generic section types,
-// which appear in its string table errors.
-std::string sectionTypeName(uint32_t type) {
-  switch (type) {
-  case 0:
-    return "SHT_NULL";
-  case 1:
-    return "SHT_PROGBITS";
-  case 2:
-    return "SHT_SYMTAB";
-  case 3:
-    return "SHT_STRTAB";
-  case 4:
-    return "SHT_RELA";
-  case 5:
-    return "SHT_HASH";
-  case 6:
-    return "SHT_DYNAMIC";
-  case 7:
-    return "SHT_NOTE";
-  case 8:
-    return "SHT_NOBITS";
-  case 9:
-    return "SHT_REL";
-  case 10:
-    return "SHT_SHLIB";
-  case 11:
-    return "SHT_DYNSYM";
-  case 14:
-    return "SHT_INIT_ARRAY";
-  case 15:
-    return "SHT_FINI_ARRAY";
-  case 16:
-    return "SHT_PREINIT_ARRAY";
-  case 17:
-    return "SHT_GROUP";
-  case 18:
-    return "SHT_SYMTAB_SHNDX";
-  case 19:
-    return "SHT_RELR";
-  case 0x40000014:
-    return "SHT_CREL";
-  case 0x6ffffff5:
-    return "SHT_GNU_ATTRIBUTES";
-  case 0x6ffffff6:
-    return "SHT_GNU_HASH";
-  case 0x6ffffffd:
-    return "SHT_GNU_verdef";
-  case 0x6ffffffe:
-    return "SHT_GNU_verneed";
-  case 0x6fffffff:
-    return "SHT_GNU_versym";
-  default:
-    return "Unknown";
-  }
-}
-
-struct SectionHeader {
-  uint32_t type = 0;
-  uint64_t offset = 0;
-  uint64_t size = 0;
-  uint32_t link = 0;
-  uint64_t entrySize = 0;
-};
-
-struct ElfSymbol {
-  uint32_t nameOffset = 0;
-  uint8_t binding = 0;
-  uint8_t type = 0;
-  uint16_t sectionIndex = 0;
-};
-
 // Reads an ELF file's section and symbol tables the way LLVM's ELFFile does,
 // with every read bounds-checked.
 class ElfSymbolReader {
 public:
   ElfSymbolReader(std::string_view bytes, bool is64Bit, bool isLittleEndian)
-      : bytes_(bytes), is64Bit_(is64Bit), isLittleEndian_(isLittleEndian) {}
+      : file_(bytes, is64Bit, isLittleEndian), bytes_(bytes),
+        is64Bit_(is64Bit) {}
 
   Status open() {
-    const uint64_t headerSize = is64Bit_ ? 64 : 52;
+    const uint64_t headerSize = file_.shape().headerSize;
     if (bytes_.size() < headerSize)
       return makeError("invalid buffer: the size (" +
                        std::to_string(bytes_.size()) +
                        ") is smaller than an ELF header (" +
                        std::to_string(headerSize) + ")");
-    machine_ = read16(18);
-    return readSectionTable();
+    ElfTableFields tables;
+    const ElfHeader header = file_.readHeader(tables);
+    machine_ = header.machine;
+    return readSectionTable(header, tables);
   }
 
   Result<std::vector<std::string>> globalDefinedSymbols() {
     std::vector<std::string> names;
     if (!symbolTableIndex_)
       return names;
-    const SectionHeader &symbolTable = sections_[*symbolTableIndex_];
+    const ElfSection &symbolTable = sections_[*symbolTableIndex_];
     const uint64_t count = symbolTable.size / symbolSize();
     // LLVM starts after the null symbol, unless the table cannot even hold
     // that one (then the range is empty anyway).
@@ -162,69 +79,32 @@ public:
   }
 
 private:
-  uint64_t symbolSize() const { return is64Bit_ ? 24 : 16; }
-  uint64_t sectionHeaderSize() const { return is64Bit_ ? 64 : 40; }
+  uint64_t symbolSize() const { return file_.shape().symbolSize; }
+  uint64_t sectionHeaderSize() const { return file_.shape().sectionHeaderSize; }
   // The largest value of the class's address-sized fields (uintX_t).
   uint64_t wordMax() const {
     return is64Bit_ ? std::numeric_limits<uint64_t>::max()
                     : std::numeric_limits<uint32_t>::max();
   }
 
-  uint64_t readBytes(uint64_t offset, unsigned width) const {
-    uint64_t value = 0;
-    for (unsigned i = 0; i < width; ++i) {
-      const uint64_t byte = static_cast<uint8_t>(bytes_[offset + i]);
-      value |=
-          isLittleEndian_ ? byte << (8 * i) : byte << (8 * (width - 1 - i));
-    }
-    return value;
-  }
-  uint16_t read16(uint64_t offset) const {
-    return static_cast<uint16_t>(readBytes(offset, 2));
-  }
-  uint32_t read32(uint64_t offset) const {
-    return static_cast<uint32_t>(readBytes(offset, 4));
-  }
-  uint64_t readWord(uint64_t offset) const {
-    return readBytes(offset, is64Bit_ ? 8 : 4);
-  }
-
-  SectionHeader readSectionHeader(uint64_t offset) const {
-    SectionHeader header;
-    header.type = read32(offset + 4);
-    if (is64Bit_) {
-      header.offset = readWord(offset + 24);
-      header.size = readWord(offset + 32);
-      header.link = read32(offset + 40);
-      header.entrySize = readWord(offset + 56);
-    } else {
-      header.offset = readWord(offset + 16);
-      header.size = readWord(offset + 20);
-      header.link = read32(offset + 24);
-      header.entrySize = readWord(offset + 36);
-    }
-    return header;
-  }
-
   // ELFFile::sections(), then ELFObjectFile::initContent() picking the
   // first SHT_SYMTAB and the first SHT_DYNSYM.
-  Status readSectionTable() {
-    const uint64_t tableOffset = readWord(is64Bit_ ? 40 : 32);
+  Status readSectionTable(const ElfHeader &header,
+                          const ElfTableFields &tables) {
+    const uint64_t tableOffset = header.sectionHeaderOffset;
     if (tableOffset == 0)
       return Status::success();
-    const uint16_t entrySize = read16(is64Bit_ ? 58 : 46);
-    if (entrySize != sectionHeaderSize())
+    if (tables.sectionHeaderEntrySize != sectionHeaderSize())
       return makeError("invalid e_shentsize in ELF header: " +
-                       std::to_string(entrySize));
+                       std::to_string(tables.sectionHeaderEntrySize));
     const uint64_t fileSize = bytes_.size();
-    if (tableOffset > fileSize || fileSize - tableOffset < sectionHeaderSize())
+    if (!rangeFits(tableOffset, sectionHeaderSize(), fileSize))
       return makeError(
           "section header table goes past the end of the file: e_shoff = 0x" +
           hex(tableOffset));
     // Files with 0xff00 sections or more keep the count in section 0.
-    uint64_t sectionCount = read16(is64Bit_ ? 60 : 48);
-    if (sectionCount == 0)
-      sectionCount = readSectionHeader(tableOffset).size;
+    const uint64_t sectionCount =
+        file_.sectionCount(tableOffset, tables.sectionCount);
     if (sectionCount >
         std::numeric_limits<uint64_t>::max() / sectionHeaderSize())
       return makeError("invalid number of sections specified in the NULL "
@@ -242,11 +122,11 @@ private:
     sections_.reserve(sectionCount);
     for (uint64_t index = 0; index < sectionCount; ++index) {
       sections_.push_back(
-          readSectionHeader(tableOffset + index * sectionHeaderSize()));
+          file_.readSectionHeader(tableOffset + index * sectionHeaderSize()));
       const uint32_t type = sections_.back().type;
-      if (type == kSectionTypeSymtab && !symbolTableIndex_)
+      if (type == elf::kTypeSymbolTable && !symbolTableIndex_)
         symbolTableIndex_ = index;
-      if (type == kSectionTypeDynsym && !dynamicSymbolTableIndex_)
+      if (type == elf::kTypeDynamicSymbols && !dynamicSymbolTableIndex_)
         dynamicSymbolTableIndex_ = index;
     }
     return Status::success();
@@ -259,7 +139,7 @@ private:
   // ELFFile::getSectionContentsAsArray<T>() for an element of
   // `elementSize` bytes (1 for strings, which skip the sh_entsize check).
   Status checkSectionArray(uint64_t index, uint64_t elementSize) const {
-    const SectionHeader &section = sections_[index];
+    const ElfSection &section = sections_[index];
     if (elementSize != 1 && section.entrySize != elementSize)
       return makeError("section " + sectionIndexText(index) +
                        " has invalid sh_entsize: expected " +
@@ -276,7 +156,8 @@ private:
                        " has a sh_offset (0x" + hex(section.offset) +
                        ") + sh_size (0x" + hex(section.size) +
                        ") that cannot be represented");
-    if (section.offset + section.size > bytes_.size())
+    // (The check above keeps offset + size from wrapping.)
+    if (!rangeFits(section.offset, section.size, bytes_.size()))
       return makeError("section " + sectionIndexText(index) +
                        " has a sh_offset (0x" + hex(section.offset) +
                        ") + sh_size (0x" + hex(section.size) +
@@ -287,27 +168,16 @@ private:
     return Status::success();
   }
 
-  ElfSymbol readSymbol(uint64_t offset) const {
-    ElfSymbol symbol;
-    symbol.nameOffset = read32(offset);
-    const uint8_t info =
-        static_cast<uint8_t>(bytes_[offset + (is64Bit_ ? 4 : 12)]);
-    symbol.binding = info >> 4;
-    symbol.type = info & 0xf;
-    symbol.sectionIndex = read16(offset + (is64Bit_ ? 6 : 14));
-    return symbol;
-  }
-
   // ELFFile::getStringTable() for the symbol table's linked section.
   Result<std::string_view> symbolStringTable() const {
     const uint32_t link = sections_[*symbolTableIndex_].link;
     if (link >= sections_.size())
       return makeError("invalid section index: " + std::to_string(link));
-    const SectionHeader &strings = sections_[link];
-    if (strings.type != kSectionTypeStrtab)
+    const ElfSection &strings = sections_[link];
+    if (strings.type != elf::kTypeStringTable)
       return makeError(
           "invalid sh_type for string table section " + sectionIndexText(link) +
-          ": expected SHT_STRTAB, but got " + sectionTypeName(strings.type));
+          ": expected SHT_STRTAB, but got " + elfSectionTypeName(strings.type));
     if (Status status = checkSectionArray(link, 1); !status.ok())
       return status.takeError();
     if (strings.size == 0)
@@ -325,7 +195,7 @@ private:
     if (Status status = checkSectionArray(*symbolTableIndex_, symbolSize());
         !status.ok())
       return status.takeError();
-    const ElfSymbol symbol = readSymbol(symbolOffset(index));
+    const ElfSymbolEntry symbol = file_.readSymbol(symbolOffset(index));
     Result<std::string_view> table = symbolStringTable();
     if (!table)
       return table.takeError();
@@ -333,9 +203,8 @@ private:
       return makeError("st_name (0x" + hex(symbol.nameOffset) +
                        ") is past the end of the string table of size 0x" +
                        hex(table->size()));
-    std::string_view rest = table->substr(symbol.nameOffset);
-    // The table ends with a NUL, so this always finds one.
-    return rest.substr(0, rest.find('\0'));
+    // The table ends with a NUL, checked above.
+    return elfStringAt(*table, symbol.nameOffset);
   }
 
   uint64_t symbolOffset(uint64_t index) const {
@@ -350,9 +219,9 @@ private:
         !status.ok())
       return status.takeError();
     const uint64_t offset = symbolOffset(index);
-    const ElfSymbol symbol = readSymbol(offset);
-    bool formatSpecific =
-        symbol.type == kSymbolTypeFile || symbol.type == kSymbolTypeSection;
+    const ElfSymbolEntry symbol = file_.readSymbol(offset);
+    bool formatSpecific = symbol.type == elf::kSymbolTypeFile ||
+                          symbol.type == elf::kSymbolTypeSection;
     // LLVM marks a symbol that sits where the dynamic symbol table's null
     // entry is (tables that overlap), after checking that table too.
     if (dynamicSymbolTableIndex_) {
@@ -360,45 +229,45 @@ private:
               checkSectionArray(*dynamicSymbolTableIndex_, symbolSize());
           !status.ok())
         return status.takeError();
-      const SectionHeader &dynamic = sections_[*dynamicSymbolTableIndex_];
+      const ElfSection &dynamic = sections_[*dynamicSymbolTableIndex_];
       if (dynamic.offset == offset)
         formatSpecific = true;
     }
     if (isMappingSymbol(index))
       formatSpecific = true;
-    const bool global = symbol.binding != kBindingLocal;
-    const bool undefined = symbol.sectionIndex == kSectionIndexUndefined;
+    const bool global = symbol.binding != elf::kBindingLocal;
+    const bool undefined = symbol.sectionIndex == elf::kSectionIndexUndefined;
     return !formatSpecific && global && !undefined;
   }
 
   // The per-machine names LLVM treats as format-specific; a name that
   // cannot be read just does not match.
   bool isMappingSymbol(uint64_t index) const {
-    if (machine_ != kMachineAArch64 && machine_ != kMachineArm &&
-        machine_ != kMachineCSky && machine_ != kMachineRiscV)
+    if (machine_ != elf::kMachineAArch64 && machine_ != elf::kMachineArm &&
+        machine_ != elf::kMachineCSky && machine_ != elf::kMachineRiscV)
       return false;
     Result<std::string_view> nameOrError = symbolName(index);
     if (!nameOrError)
       return false;
     std::string_view name = *nameOrError;
     switch (machine_) {
-    case kMachineAArch64:
+    case elf::kMachineAArch64:
       return startsWith(name, "$d") || startsWith(name, "$x");
-    case kMachineArm:
+    case elf::kMachineArm:
       return name.empty() || startsWith(name, "$d") || startsWith(name, "$t") ||
              startsWith(name, "$a");
-    case kMachineCSky:
+    case elf::kMachineCSky:
       return startsWith(name, "$d") || startsWith(name, "$t");
     default: // RISC-V: the fake label for label differences, mapping symbols
       return name == ".L0 " || startsWith(name, "$d") || startsWith(name, "$x");
     }
   }
 
+  ElfFile file_;
   std::string_view bytes_;
   bool is64Bit_;
-  bool isLittleEndian_;
   uint16_t machine_ = 0;
-  std::vector<SectionHeader> sections_;
+  std::vector<ElfSection> sections_;
   std::optional<uint64_t> symbolTableIndex_;
   std::optional<uint64_t> dynamicSymbolTableIndex_;
 };
@@ -407,12 +276,12 @@ Result<std::vector<std::string>> elfArchiveSymbols(std::string_view bytes) {
   // ObjectFile::createELFObjectFile(): class first, then data encoding.
   const uint8_t elfClass = static_cast<uint8_t>(bytes[4]);
   const uint8_t elfData = static_cast<uint8_t>(bytes[5]);
-  if (elfClass != kElfClass32 && elfClass != kElfClass64)
+  if (!elf::isKnownClass(elfClass))
     return makeError("Invalid ELF class");
-  if (elfData != kElfDataLittle && elfData != kElfDataBig)
+  if (!elf::isKnownDataEncoding(elfData))
     return makeError("Invalid ELF data");
-  ElfSymbolReader reader(bytes, elfClass == kElfClass64,
-                         elfData == kElfDataLittle);
+  ElfSymbolReader reader(bytes, elfClass == elf::kClass64,
+                         elfData == elf::kDataLittle);
   if (Status status = reader.open(); !status.ok())
     return status.takeError();
   return reader.globalDefinedSymbols();

@@ -1,4 +1,7 @@
-// ELF reading and llvm-objcopy-compatible rewriting; see elf_object.h.
+// ELF reading and llvm-objcopy-compatible rewriting; see elf_object.h. The
+// structures themselves are decoded by elf_file.h; the checks here are
+// stricter than LLVM's ELFObjectFile, since the rewriter must be able to lay
+// the file out again.
 //
 // The rewriter models what llvm-objcopy 22 does for the two commands the
 // bundler runs, step by step, because every step is visible in the output:
@@ -19,6 +22,7 @@
 //     follows, aligned to the address size.
 #include "formats/elf_object.h"
 
+#include "formats/elf_file.h"
 #include "formats/tail_merged_string_table.h"
 #include "support/byte_range.h"
 
@@ -32,134 +36,6 @@
 namespace offbundle {
 
 namespace {
-
-// ---------------------------------------------------------------------------
-// ELF constants (from the gABI and the processor supplements).
-
-constexpr uint8_t kElfClass32 = 1;
-constexpr uint8_t kElfClass64 = 2;
-constexpr uint8_t kElfDataLittle = 1;
-constexpr uint8_t kElfDataBig = 2;
-
-constexpr uint16_t kFileTypeExecutable = 2;
-constexpr uint16_t kFileTypeShared = 3;
-
-constexpr uint16_t kMachineMips = 8;
-constexpr uint16_t kMachineX86_64 = 62;
-constexpr uint16_t kMachineHexagon = 164;
-constexpr uint16_t kMachineAmdgpu = 224;
-
-constexpr uint32_t kTypeProgBits = 1;
-constexpr uint32_t kTypeSymbolTable = 2;
-constexpr uint32_t kTypeStringTable = 3;
-constexpr uint32_t kTypeRela = 4;
-constexpr uint32_t kTypeRel = 9;
-constexpr uint32_t kTypeDynamicSymbols = 11;
-constexpr uint32_t kTypeGroup = 17;
-constexpr uint32_t kTypeSymbolIndexTable = 18;
-constexpr uint32_t kTypeCrel = 0x40000014;
-
-constexpr uint64_t kFlagAlloc = 0x2;
-constexpr uint64_t kFlagInfoLink = 0x40;
-constexpr uint64_t kFlagLinkOrder = 0x80;
-constexpr uint64_t kFlagGroup = 0x200;
-constexpr uint64_t kFlagTls = 0x400;
-constexpr uint64_t kFlagCompressed = 0x800;
-constexpr uint64_t kFlagMaskOs = 0x0ff00000;
-constexpr uint64_t kFlagMaskProcessor = 0xf0000000;
-constexpr uint64_t kFlagX86_64Large = 0x10000000;
-
-constexpr uint32_t kGroupComdat = 1;
-constexpr uint8_t kBindingLocal = 0;
-
-constexpr uint32_t kSectionIndexUndefined = 0;
-constexpr uint32_t kSectionIndexLoReserve = 0xff00;
-constexpr uint32_t kSectionIndexAbsolute = 0xfff1;
-constexpr uint32_t kSectionIndexCommon = 0xfff2;
-constexpr uint32_t kSectionIndexExtended = 0xffff;
-
-// ---------------------------------------------------------------------------
-// Fixed-size integers in either byte order.
-
-class ByteOrder {
-public:
-  explicit ByteOrder(bool little) : little_(little) {}
-
-  uint64_t read(const char *at, size_t width) const {
-    uint64_t value = 0;
-    for (size_t i = 0; i < width; ++i) {
-      uint64_t byte = static_cast<unsigned char>(at[i]);
-      value |= little_ ? byte << (8 * i) : byte << (8 * (width - 1 - i));
-    }
-    return value;
-  }
-  uint16_t read16(const char *at) const {
-    return static_cast<uint16_t>(read(at, 2));
-  }
-  uint32_t read32(const char *at) const {
-    return static_cast<uint32_t>(read(at, 4));
-  }
-
-  void write(char *at, uint64_t value, size_t width) const {
-    for (size_t i = 0; i < width; ++i) {
-      size_t shift = little_ ? 8 * i : 8 * (width - 1 - i);
-      at[i] = static_cast<char>((value >> shift) & 0xff);
-    }
-  }
-
-private:
-  bool little_;
-};
-
-// Where the fields of the class-dependent structures live. ELF32 and ELF64
-// differ in field widths and, for symbols, in field order.
-struct ElfShape {
-  bool is64;
-  size_t wordSize;   // addresses, offsets and sizes
-  size_t headerSize; // Elf_Ehdr
-  size_t programHeaderSize;
-  size_t sectionHeaderSize;
-  size_t symbolSize;
-  size_t relSize;
-  size_t relaSize;
-
-  static ElfShape of(bool is64) {
-    if (is64)
-      return {true, 8, 64, 56, 64, 24, 16, 24};
-    return {false, 4, 52, 32, 40, 16, 8, 12};
-  }
-};
-
-// Offsets of the ELF header fields after e_ident.
-struct HeaderFields {
-  size_t entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize, shnum,
-      shstrndx;
-  static HeaderFields of(bool is64) {
-    if (is64)
-      return {24, 32, 40, 48, 52, 54, 56, 58, 60, 62};
-    return {24, 28, 32, 36, 40, 42, 44, 46, 48, 50};
-  }
-};
-
-// Offsets of the section header fields.
-struct SectionHeaderFields {
-  size_t name, type, flags, addr, offset, size, link, info, addralign, entsize;
-  static SectionHeaderFields of(bool is64) {
-    if (is64)
-      return {0, 4, 8, 16, 24, 32, 40, 44, 48, 56};
-    return {0, 4, 8, 12, 16, 20, 24, 28, 32, 36};
-  }
-};
-
-// Offsets of the symbol fields.
-struct SymbolFields {
-  size_t name, info, other, shndx, value, size;
-  static SymbolFields of(bool is64) {
-    if (is64)
-      return {0, 4, 5, 6, 8, 16};
-    return {0, 12, 13, 14, 4, 8};
-  }
-};
 
 std::string hex(uint64_t value) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -198,13 +74,11 @@ Error invalid(const std::string &what) {
 // Reading.
 
 bool isElf(std::string_view bytes) {
-  if (bytes.size() < 16 || bytes.substr(0, 4) != "\x7f"
-                                                 "ELF")
+  if (bytes.size() < elf::kIdentSize || bytes.substr(0, 4) != "\x7f"
+                                                              "ELF")
     return false;
-  auto fileClass = static_cast<uint8_t>(bytes[4]);
-  auto encoding = static_cast<uint8_t>(bytes[5]);
-  return (fileClass == kElfClass32 || fileClass == kElfClass64) &&
-         (encoding == kElfDataLittle || encoding == kElfDataBig);
+  return elf::isKnownClass(static_cast<uint8_t>(bytes[4])) &&
+         elf::isKnownDataEncoding(static_cast<uint8_t>(bytes[5]));
 }
 
 std::string_view ElfObject::contents(const ElfSection &section) const {
@@ -213,83 +87,72 @@ std::string_view ElfObject::contents(const ElfSection &section) const {
   // parseElfObject checked the range of every section but the null entry
   // [0], whose size and link fields hold the extended section count and name
   // table index instead of a place in the file: it has no contents.
-  if (section.offset > bytes_.size() ||
-      section.size > bytes_.size() - section.offset)
+  if (!rangeFits(section.offset, section.size, bytes_.size()))
     return {};
   return bytes_.substr(section.offset, section.size);
 }
 
-Result<ElfObject> parseElfObject(std::string_view bytes) {
-  if (bytes.size() < 16 || bytes.substr(0, 4) != "\x7f"
-                                                 "ELF")
+namespace {
+
+// The identification bytes and the header's size, so that every later read
+// of the header lies inside the file.
+Result<ElfFile> openElfFile(std::string_view bytes) {
+  if (bytes.size() < elf::kIdentSize || bytes.substr(0, 4) != "\x7f"
+                                                              "ELF")
     return makeError("not an ELF file");
   auto fileClass = static_cast<uint8_t>(bytes[4]);
   auto encoding = static_cast<uint8_t>(bytes[5]);
-  if (fileClass != kElfClass32 && fileClass != kElfClass64)
+  if (!elf::isKnownClass(fileClass))
     return invalid("unknown ELF class " + std::to_string(fileClass));
-  if (encoding != kElfDataLittle && encoding != kElfDataBig)
+  if (!elf::isKnownDataEncoding(encoding))
     return invalid("unknown data encoding " + std::to_string(encoding));
-
-  const bool is64 = fileClass == kElfClass64;
-  const ElfShape shape = ElfShape::of(is64);
-  const ByteOrder order(encoding == kElfDataLittle);
+  ElfFile file(bytes, fileClass == elf::kClass64, encoding == elf::kDataLittle);
   const uint64_t fileSize = bytes.size();
-  if (fileSize < shape.headerSize)
+  if (fileSize < file.shape().headerSize)
     return invalid("the file has " + std::to_string(fileSize) +
                    " bytes, too few for an ELF header of " +
-                   std::to_string(shape.headerSize));
+                   std::to_string(file.shape().headerSize));
+  return file;
+}
 
-  ElfObject object;
-  object.bytes_ = bytes;
-  ElfHeader &header = object.header_;
-  const char *base = bytes.data();
-  const HeaderFields fields = HeaderFields::of(is64);
-  header.is64Bit = is64;
-  header.isLittleEndian = encoding == kElfDataLittle;
-  header.osAbi = static_cast<uint8_t>(bytes[7]);
-  header.abiVersion = static_cast<uint8_t>(bytes[8]);
-  header.fileType = order.read16(base + 16);
-  header.machine = order.read16(base + 18);
-  header.version = order.read32(base + 20);
-  header.entry = order.read(base + fields.entry, shape.wordSize);
-  header.programHeaderOffset = order.read(base + fields.phoff, shape.wordSize);
-  header.sectionHeaderOffset = order.read(base + fields.shoff, shape.wordSize);
-  header.flags = order.read32(base + fields.flags);
-  header.programHeaderCount = order.read16(base + fields.phnum);
-  const uint16_t programHeaderEntrySize = order.read16(base + fields.phentsize);
-  const uint16_t sectionHeaderEntrySize = order.read16(base + fields.shentsize);
-  const uint16_t headerSectionCount = order.read16(base + fields.shnum);
-  const uint16_t headerNameTableIndex = order.read16(base + fields.shstrndx);
-
-  // The program header table only has to lie within the file.
+// The program header table is never read, only kept clear of the sections:
+// it just has to lie within the file. Returns its size.
+Result<uint64_t> checkProgramHeaderTable(const ElfFile &file,
+                                         const ElfHeader &header,
+                                         const ElfTableFields &tables) {
+  const ElfShape &shape = file.shape();
   if (header.programHeaderCount != 0 &&
-      programHeaderEntrySize != shape.programHeaderSize)
+      tables.programHeaderEntrySize != shape.programHeaderSize)
     return invalid("program header entry size " +
-                   std::to_string(programHeaderEntrySize) + " is not " +
+                   std::to_string(tables.programHeaderEntrySize) + " is not " +
                    std::to_string(shape.programHeaderSize));
-  const uint64_t programHeaderTableSize =
+  const uint64_t tableSize =
       uint64_t(header.programHeaderCount) * shape.programHeaderSize;
-  if (!rangeFits(header.programHeaderOffset, programHeaderTableSize, fileSize))
+  if (!rangeFits(header.programHeaderOffset, tableSize, file.bytes().size()))
     return invalid("the program header table at offset " +
                    hex(header.programHeaderOffset) +
                    " extends past the end of the file");
+  return tableSize;
+}
 
-  // The section header table. With 0xff00 sections or more, the count and
-  // the name table index live in the null entry.
+// Resolves the section count and the name table index (with 0xff00 sections
+// or more both live in the null entry) and checks that the whole section
+// header table lies within the file.
+Status locateSectionTable(const ElfFile &file, const ElfTableFields &tables,
+                          ElfHeader &header) {
+  const ElfShape &shape = file.shape();
+  const uint64_t fileSize = file.bytes().size();
   const uint64_t tableOffset = header.sectionHeaderOffset;
   uint64_t sectionCount = 0;
   if (tableOffset != 0) {
-    if (sectionHeaderEntrySize != shape.sectionHeaderSize)
+    if (tables.sectionHeaderEntrySize != shape.sectionHeaderSize)
       return invalid("section header entry size " +
-                     std::to_string(sectionHeaderEntrySize) + " is not " +
-                     std::to_string(shape.sectionHeaderSize));
+                     std::to_string(tables.sectionHeaderEntrySize) +
+                     " is not " + std::to_string(shape.sectionHeaderSize));
     if (!rangeFits(tableOffset, shape.sectionHeaderSize, fileSize))
       return invalid("the section header table at offset " + hex(tableOffset) +
                      " extends past the end of the file");
-    const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
-    sectionCount = headerSectionCount;
-    if (sectionCount == 0)
-      sectionCount = order.read(base + tableOffset + shdr.size, shape.wordSize);
+    sectionCount = file.sectionCount(tableOffset, tables.sectionCount);
     if (sectionCount > (fileSize - tableOffset) / shape.sectionHeaderSize)
       return invalid("the section header table at offset " + hex(tableOffset) +
                      " with " + std::to_string(sectionCount) +
@@ -297,36 +160,29 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
   }
   header.sectionCount = sectionCount;
 
-  uint32_t nameTableIndex = headerNameTableIndex;
-  if (nameTableIndex == kSectionIndexExtended) {
-    if (sectionCount == 0)
-      return invalid("the section name table index is in a section header "
-                     "table that does not exist");
-    const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
-    nameTableIndex = order.read32(base + tableOffset + shdr.link);
-  }
+  if (tables.sectionNameTableIndex == elf::kSectionIndexExtended &&
+      sectionCount == 0)
+    return invalid("the section name table index is in a section header "
+                   "table that does not exist");
+  const uint32_t nameTableIndex =
+      file.sectionNameTableIndex(tableOffset, tables.sectionNameTableIndex);
   if (nameTableIndex != 0 && nameTableIndex >= sectionCount)
     return invalid("the section name table index " +
                    std::to_string(nameTableIndex) + " is out of range (" +
                    std::to_string(sectionCount) + " sections)");
   header.sectionNameTableIndex = nameTableIndex;
+  return Status::success();
+}
 
-  // Every header, then every section's place in the file.
-  const SectionHeaderFields shdr = SectionHeaderFields::of(is64);
-  object.sections_.resize(sectionCount);
-  for (uint64_t index = 0; index < sectionCount; ++index) {
-    const char *entry = base + tableOffset + index * shape.sectionHeaderSize;
-    ElfSection &section = object.sections_[index];
-    section.nameOffset = order.read32(entry + shdr.name);
-    section.type = order.read32(entry + shdr.type);
-    section.flags = order.read(entry + shdr.flags, shape.wordSize);
-    section.address = order.read(entry + shdr.addr, shape.wordSize);
-    section.offset = order.read(entry + shdr.offset, shape.wordSize);
-    section.size = order.read(entry + shdr.size, shape.wordSize);
-    section.link = order.read32(entry + shdr.link);
-    section.info = order.read32(entry + shdr.info);
-    section.alignment = order.read(entry + shdr.addralign, shape.wordSize);
-    section.entrySize = order.read(entry + shdr.entsize, shape.wordSize);
+// Every section header, each section's place in the file checked.
+Result<std::vector<ElfSection>> readSectionHeaders(const ElfFile &file,
+                                                   const ElfHeader &header) {
+  const uint64_t fileSize = file.bytes().size();
+  std::vector<ElfSection> sections(header.sectionCount);
+  for (uint64_t index = 0; index < header.sectionCount; ++index) {
+    ElfSection &section = sections[index];
+    section = file.readSectionHeader(header.sectionHeaderOffset +
+                                     index * file.shape().sectionHeaderSize);
     // The null entry's fields have other meanings (see above).
     if (index != 0 && section.hasContents() &&
         !rangeFits(section.offset, section.size, fileSize))
@@ -335,11 +191,18 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
                      " extends past the end of the file (" + hex(fileSize) +
                      " bytes)");
   }
+  return sections;
+}
 
+// Looks every section's name up in the section name table, which must be a
+// null-terminated string table.
+Status nameSections(std::string_view bytes, const ElfHeader &header,
+                    std::vector<ElfSection> &sections) {
+  const uint32_t nameTableIndex = header.sectionNameTableIndex;
   std::string_view nameTable;
   if (nameTableIndex != 0) {
-    const ElfSection &table = object.sections_[nameTableIndex];
-    if (table.type != kTypeStringTable)
+    const ElfSection &table = sections[nameTableIndex];
+    if (table.type != elf::kTypeStringTable)
       return invalid("the section name table (section " +
                      std::to_string(nameTableIndex) +
                      ") is not a string table");
@@ -349,21 +212,25 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
                      std::to_string(nameTableIndex) +
                      ") is empty or not null-terminated");
   }
-  for (uint64_t index = 1; index < sectionCount; ++index) {
-    ElfSection &section = object.sections_[index];
+  for (uint64_t index = 1; index < sections.size(); ++index) {
+    ElfSection &section = sections[index];
     if (section.nameOffset == 0)
       continue;
     if (section.nameOffset >= nameTable.size())
       return invalid("section " + std::to_string(index) + " has name offset " +
                      hex(section.nameOffset) +
                      ", past the end of the section name table");
-    // Null-terminated within the table, as checked above.
-    const char *name = nameTable.data() + section.nameOffset;
-    section.name = std::string_view(name, std::strlen(name));
+    section.name = elfStringAt(nameTable, section.nameOffset);
   }
+  return Status::success();
+}
 
-  // No two pieces of the file may claim the same bytes: the ELF header, the
-  // two header tables and each section with contents.
+// No two pieces of the file may claim the same bytes: the ELF header, the
+// two header tables and each section with contents. (llvm-objcopy would lay
+// such a file out differently than it was.)
+Status checkNoOverlaps(const ElfShape &shape, const ElfHeader &header,
+                       uint64_t programHeaderTableSize,
+                       const std::vector<ElfSection> &sections) {
   struct Claim {
     uint64_t begin, end;
     std::string what;
@@ -374,12 +241,13 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
     claims.push_back({header.programHeaderOffset,
                       header.programHeaderOffset + programHeaderTableSize,
                       "the program header table"});
-  if (sectionCount != 0)
-    claims.push_back({tableOffset,
-                      tableOffset + sectionCount * shape.sectionHeaderSize,
-                      "the section header table"});
-  for (uint64_t index = 1; index < sectionCount; ++index) {
-    const ElfSection &section = object.sections_[index];
+  if (!sections.empty())
+    claims.push_back(
+        {header.sectionHeaderOffset,
+         header.sectionHeaderOffset + sections.size() * shape.sectionHeaderSize,
+         "the section header table"});
+  for (uint64_t index = 1; index < sections.size(); ++index) {
+    const ElfSection &section = sections[index];
     if (section.hasContents() && section.size != 0)
       claims.push_back({section.offset, section.offset + section.size,
                         describeSection(section, index)});
@@ -396,6 +264,37 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
     if (claims[i].end > claims[furthest].end)
       furthest = i;
   }
+  return Status::success();
+}
+
+} // namespace
+
+Result<ElfObject> parseElfObject(std::string_view bytes) {
+  Result<ElfFile> file = openElfFile(bytes);
+  if (!file)
+    return file.takeError();
+  ElfTableFields tables;
+  ElfHeader header = file->readHeader(tables);
+  Result<uint64_t> programHeaderTableSize =
+      checkProgramHeaderTable(*file, header, tables);
+  if (!programHeaderTableSize)
+    return programHeaderTableSize.takeError();
+  if (Status status = locateSectionTable(*file, tables, header); !status.ok())
+    return status.takeError();
+  Result<std::vector<ElfSection>> sections = readSectionHeaders(*file, header);
+  if (!sections)
+    return sections.takeError();
+  if (Status status = nameSections(bytes, header, *sections); !status.ok())
+    return status.takeError();
+  if (Status status = checkNoOverlaps(file->shape(), header,
+                                      *programHeaderTableSize, *sections);
+      !status.ok())
+    return status.takeError();
+
+  ElfObject object;
+  object.bytes_ = bytes;
+  object.header_ = header;
+  object.sections_ = std::move(*sections);
   return object;
 }
 
@@ -591,6 +490,9 @@ private:
   // Reading.
   Status readSections();
   Status readSymbols();
+  Status resolveSymbolSection(SymbolRecord &symbol, size_t index,
+                              uint16_t sectionIndex,
+                              std::string_view extendedIndices);
   Status linkSections();
   Status readRelocations(SectionRecord &section, int sectionId);
   Status checkSectionIndex(uint64_t index, const std::string &what) const;
@@ -602,12 +504,36 @@ private:
 
   // Editing.
   Status removeSections(const std::function<bool(int)> &shouldRemove);
+  Status checkKeptRelocations(const SectionRecord &section, int id,
+                              const std::unordered_set<int> &removed);
+  std::unordered_set<uint32_t>
+  dropSymbolsDefinedIn(const std::unordered_set<int> &removed);
   Status orderSymbolsLocalFirst();
   Status checkGroupSymbols() const;
   void addBundleSections(const std::vector<OffloadBundleSection> &added);
 
-  // Writing.
+  // Finalizing (step 5), in the order finalizeAndWrite runs the steps.
   Result<ElfWritePlan> finalizeAndWrite();
+  Status dropEmptySymbolTable();
+  void relinkSymbolTableUsers();
+  Status provideSymbolIndexTableIfNeeded();
+  void sizeRebuiltSections();
+  void buildStringTables();
+  void encodeCrelSections();
+  uint64_t endOfHeaders() const;
+  Status layOutSections();
+  Status checkOutputSize() const;
+  void resolveLinksAndInfos();
+  uint64_t outputSectionCount() const { return live_.size() + 1; }
+
+  // Writing.
+  static void addGenerated(ElfWritePlan &plan, uint64_t at, std::string bytes);
+  std::string encodeElfHeader() const;
+  void writeSectionContents(ElfWritePlan &plan);
+  std::string encodeSymbolTable(const SectionRecord &section);
+  std::string encodeSymbolIndexTable(const SectionRecord &section) const;
+  std::string encodeGroup(const SectionRecord &section) const;
+  std::string encodeSectionHeaderTable() const;
   std::string encodeCrel(const std::vector<Relocation> &relocations) const;
   std::string
   encodeRelocations(const SectionRecord &section,
@@ -618,7 +544,7 @@ private:
            section.role == SectionRole::DynamicRelocation;
   }
   bool isMips64Little() const {
-    return header_.machine == kMachineMips && header_.is64Bit &&
+    return header_.machine == elf::kMachineMips && header_.is64Bit &&
            header_.isLittleEndian;
   }
   const std::string &nameOf(int sectionId) const {
@@ -628,7 +554,7 @@ private:
   const ElfObject &object_;
   const ElfHeader &header_;
   const ElfShape shape_;
-  const ByteOrder order_;
+  const ElfByteOrder order_;
 
   // Every section ever known, by id: input section i has id i - 1; added
   // ones follow. `live_` lists the ids of the output's sections in order.
@@ -647,6 +573,15 @@ private:
   bool symbolIndicesChanged_ = false;
   // Relocations of each relocation section, by section id.
   std::unordered_map<int, std::vector<Relocation>> relocations_;
+
+  // What finalizing computes for writing: the rebuilt string tables and
+  // CREL sections by section id, the sections in file offset order, and
+  // where the section header table and the file end.
+  std::unordered_map<int, TailMergedStringTable> stringTables_;
+  std::unordered_map<int, std::string> encodedRelocations_;
+  std::vector<int> layoutOrder_;
+  uint64_t sectionHeaderTableOffset_ = 0;
+  uint64_t outputSize_ = 0;
 };
 
 Status ElfPlanBuilder::checkSectionIndex(uint64_t index,
@@ -682,28 +617,28 @@ Status ElfPlanBuilder::readSections() {
     // went away ends up naming in sh_info.
     section.index = static_cast<uint32_t>(index);
 
-    const bool allocated = (from.flags & kFlagAlloc) != 0;
+    const bool allocated = (from.flags & elf::kFlagAlloc) != 0;
     switch (from.type) {
-    case kTypeRel:
-    case kTypeRela:
-    case kTypeCrel:
+    case elf::kTypeRel:
+    case elf::kTypeRela:
+    case elf::kTypeCrel:
       section.role =
           allocated ? SectionRole::DynamicRelocation : SectionRole::Relocation;
       break;
-    case kTypeStringTable:
+    case elf::kTypeStringTable:
       // An allocated string table is part of the memory image: kept as is.
       section.role = allocated ? SectionRole::Plain : SectionRole::StringTable;
       break;
-    case kTypeGroup:
+    case elf::kTypeGroup:
       section.role = SectionRole::Group;
       break;
-    case kTypeSymbolTable:
+    case elf::kTypeSymbolTable:
       if (symbolTable_ != kNone)
         return invalid("more than one symbol table");
       section.role = SectionRole::SymbolTable;
       symbolTable_ = static_cast<int>(index - 1);
       break;
-    case kTypeSymbolIndexTable:
+    case elf::kTypeSymbolIndexTable:
       if (symbolIndexTable_ != kNone)
         return makeError("ELF files with more than one SHT_SYMTAB_SHNDX "
                          "section are not supported");
@@ -714,8 +649,9 @@ Status ElfPlanBuilder::readSections() {
       section.role = SectionRole::Plain;
       break;
     default:
-      section.role = (from.flags & kFlagCompressed) ? SectionRole::Compressed
-                                                    : SectionRole::Plain;
+      section.role = (from.flags & elf::kFlagCompressed)
+                         ? SectionRole::Compressed
+                         : SectionRole::Plain;
       break;
     }
   }
@@ -776,65 +712,79 @@ Status ElfPlanBuilder::readSymbols() {
                      " entries for " + std::to_string(count) + " symbols");
   }
 
-  const SymbolFields fields = SymbolFields::of(header_.is64Bit);
+  // The table's entries, decoded in place.
+  const ElfFile entries(table.contents, header_.is64Bit,
+                        header_.isLittleEndian);
   symbols_.resize(count);
   symbolOrder_.resize(count);
   for (size_t index = 0; index < count; ++index) {
-    const char *entry = table.contents.data() + index * shape_.symbolSize;
+    const ElfSymbolEntry entry = entries.readSymbol(index * shape_.symbolSize);
     SymbolRecord &symbol = symbols_[index];
-    uint32_t nameOffset = order_.read32(entry + fields.name);
-    if (nameOffset >= names.size())
+    if (entry.nameOffset >= names.size())
       return invalid("symbol " + std::to_string(index) + " has name offset " +
-                     hex(nameOffset) + ", past the end of the string table");
-    symbol.name = std::string_view(names.data() + nameOffset);
-    uint8_t info = static_cast<uint8_t>(entry[fields.info]);
-    symbol.binding = info >> 4;
-    symbol.type = info & 0xf;
-    symbol.other = static_cast<uint8_t>(entry[fields.other]);
-    symbol.value = order_.read(entry + fields.value, shape_.wordSize);
-    symbol.size = order_.read(entry + fields.size, shape_.wordSize);
-    uint16_t sectionIndex = order_.read16(entry + fields.shndx);
-    const std::string what = "symbol " + std::to_string(index) + " ('" +
-                             std::string(symbol.name) + "')";
-
-    if (sectionIndex == kSectionIndexExtended) {
-      if (symbolIndexTable_ == kNone)
-        return invalid(what + " has an extended section index but there is "
-                              "no SHT_SYMTAB_SHNDX section");
-      uint32_t realIndex = order_.read32(extendedIndices.data() + 4 * index);
-      if (Status status = checkSectionIndex(
-              realIndex,
-              what + " has invalid section index " + std::to_string(realIndex));
-          !status.ok())
-        return status;
-      symbol.definedIn = static_cast<int>(realIndex) - 1;
-    } else if (sectionIndex >= kSectionIndexLoReserve) {
-      // The reserved indices llvm-objcopy knows how to carry over.
-      bool known = sectionIndex == kSectionIndexAbsolute ||
-                   sectionIndex == kSectionIndexCommon;
-      if (header_.machine == kMachineAmdgpu)
-        known = known || sectionIndex == 0xff00; // SHN_AMDGPU_LDS
-      else if (header_.machine == kMachineMips)
-        known = known || sectionIndex == 0xff00 || // SHN_MIPS_ACOMMON
-                sectionIndex == 0xff03 ||          // SHN_MIPS_SCOMMON
-                sectionIndex == 0xff04;            // SHN_MIPS_SUNDEFINED
-      else if (header_.machine == kMachineHexagon)
-        known = known || (sectionIndex >= 0xff00 && sectionIndex <= 0xff04);
-      if (!known)
-        return invalid(what + " has unsupported reserved section index " +
-                       hex(sectionIndex));
-      symbol.reservedIndex = sectionIndex;
-    } else if (sectionIndex != kSectionIndexUndefined) {
-      if (Status status = checkSectionIndex(
-              sectionIndex, what + " has invalid section index " +
-                                std::to_string(sectionIndex));
-          !status.ok())
-        return status;
-      symbol.definedIn = sectionIndex - 1;
-    }
+                     hex(entry.nameOffset) +
+                     ", past the end of the string table");
+    symbol.name = elfStringAt(names, entry.nameOffset);
+    symbol.binding = entry.binding;
+    symbol.type = entry.type;
+    symbol.other = entry.other;
+    symbol.value = entry.value;
+    symbol.size = entry.size;
+    const uint16_t sectionIndex = entry.sectionIndex;
+    if (Status status =
+            resolveSymbolSection(symbol, index, sectionIndex, extendedIndices);
+        !status.ok())
+      return status;
     if (symbol.definedIn != kNone)
       sections_[symbol.definedIn].hasSymbol = true;
     symbolOrder_[index] = static_cast<uint32_t>(index);
+  }
+  return Status::success();
+}
+
+// Where symbol `index` is defined: a section (through SHT_SYMTAB_SHNDX when
+// st_shndx is SHN_XINDEX), one of the reserved indices llvm-objcopy carries
+// over, or nowhere.
+Status ElfPlanBuilder::resolveSymbolSection(SymbolRecord &symbol, size_t index,
+                                            uint16_t sectionIndex,
+                                            std::string_view extendedIndices) {
+  const std::string what = "symbol " + std::to_string(index) + " ('" +
+                           std::string(symbol.name) + "')";
+
+  if (sectionIndex == elf::kSectionIndexExtended) {
+    if (symbolIndexTable_ == kNone)
+      return invalid(what + " has an extended section index but there is "
+                            "no SHT_SYMTAB_SHNDX section");
+    uint32_t realIndex = order_.read32(extendedIndices.data() + 4 * index);
+    if (Status status =
+            checkSectionIndex(realIndex, what + " has invalid section index " +
+                                             std::to_string(realIndex));
+        !status.ok())
+      return status;
+    symbol.definedIn = static_cast<int>(realIndex) - 1;
+  } else if (sectionIndex >= elf::kSectionIndexLoReserve) {
+    // The reserved indices llvm-objcopy knows how to carry over.
+    bool known = sectionIndex == elf::kSectionIndexAbsolute ||
+                 sectionIndex == elf::kSectionIndexCommon;
+    if (header_.machine == elf::kMachineAmdgpu)
+      known = known || sectionIndex == 0xff00; // SHN_AMDGPU_LDS
+    else if (header_.machine == elf::kMachineMips)
+      known = known || sectionIndex == 0xff00 || // SHN_MIPS_ACOMMON
+              sectionIndex == 0xff03 ||          // SHN_MIPS_SCOMMON
+              sectionIndex == 0xff04;            // SHN_MIPS_SUNDEFINED
+    else if (header_.machine == elf::kMachineHexagon)
+      known = known || (sectionIndex >= 0xff00 && sectionIndex <= 0xff04);
+    if (!known)
+      return invalid(what + " has unsupported reserved section index " +
+                     hex(sectionIndex));
+    symbol.reservedIndex = sectionIndex;
+  } else if (sectionIndex != elf::kSectionIndexUndefined) {
+    if (Status status = checkSectionIndex(sectionIndex,
+                                          what + " has invalid section index " +
+                                              std::to_string(sectionIndex));
+        !status.ok())
+      return status;
+    symbol.definedIn = sectionIndex - 1;
   }
   return Status::success();
 }
@@ -929,9 +879,9 @@ ElfPlanBuilder::decodeCrel(std::string_view bytes) const {
 
 Result<std::vector<Relocation>>
 ElfPlanBuilder::decodeRelocations(const SectionRecord &section) const {
-  if (section.originalType == kTypeCrel)
+  if (section.originalType == elf::kTypeCrel)
     return decodeCrel(section.contents);
-  const bool withAddend = section.originalType == kTypeRela;
+  const bool withAddend = section.originalType == elf::kTypeRela;
   const size_t entrySize = withAddend ? shape_.relaSize : shape_.relSize;
   if (section.entrySize != entrySize || section.size % entrySize != 0)
     return invalid("relocation section '" + section.name +
@@ -991,7 +941,7 @@ Status ElfPlanBuilder::linkSections() {
             !status.ok())
           return status;
         // A link to the symbol table survives only if no symbol moves.
-        if (sections_[section.link - 1].type == kTypeSymbolTable)
+        if (sections_[section.link - 1].type == elf::kTypeSymbolTable)
           section.linksSymbolTable = true;
         else
           section.linkedSection = static_cast<int>(section.link) - 1;
@@ -1003,7 +953,7 @@ Status ElfPlanBuilder::linkSections() {
         const bool dynamic = section.role == SectionRole::DynamicRelocation;
         if (section.link >= inputCount ||
             (dynamic ? sections_[section.link - 1].originalType !=
-                           kTypeDynamicSymbols
+                           elf::kTypeDynamicSymbols
                      : sections_[section.link - 1].role !=
                            SectionRole::SymbolTable))
           return invalid(where + " is not linked to a symbol table");
@@ -1058,6 +1008,55 @@ Status ElfPlanBuilder::linkSections() {
   return Status::success();
 }
 
+// A kept relocation section may neither use a removed symbol table nor
+// relocate against a symbol defined in a removed section.
+Status
+ElfPlanBuilder::checkKeptRelocations(const SectionRecord &section, int id,
+                                     const std::unordered_set<int> &removed) {
+  auto isRemoved = [&](int other) {
+    return other != kNone && removed.count(other);
+  };
+  if (isRemoved(section.linkedSection))
+    return makeError("symbol table '" + nameOf(section.linkedSection) +
+                     "' cannot be removed because it is referenced by "
+                     "the relocation section '" +
+                     section.name + "'");
+  for (const Relocation &relocation : relocations_[id]) {
+    if (relocation.symbol == 0)
+      continue;
+    const SymbolRecord &symbol = symbols_[relocation.symbol];
+    if (isRemoved(symbol.definedIn))
+      return makeError(
+          "section '" + nameOf(symbol.definedIn) + "' cannot be removed: (" +
+          (section.targetSection != kNone ? nameOf(section.targetSection)
+                                          : std::string()) +
+          "+" + hex(relocation.offset) + ") has relocation against symbol '" +
+          std::string(symbol.name) + "'");
+  }
+  return Status::success();
+}
+
+// Symbols defined in removed sections go with them (never the null one);
+// returns their input indices.
+std::unordered_set<uint32_t>
+ElfPlanBuilder::dropSymbolsDefinedIn(const std::unordered_set<int> &removed) {
+  std::unordered_set<uint32_t> removedSymbols;
+  std::vector<uint32_t> remaining;
+  remaining.reserve(symbolOrder_.size());
+  for (size_t position = 0; position < symbolOrder_.size(); ++position) {
+    uint32_t symbol = symbolOrder_[position];
+    const int definedIn = symbols_[symbol].definedIn;
+    if (position != 0 && definedIn != kNone && removed.count(definedIn))
+      removedSymbols.insert(symbol);
+    else
+      remaining.push_back(symbol);
+  }
+  if (remaining.size() != symbolOrder_.size())
+    symbolIndicesChanged_ = true;
+  symbolOrder_ = std::move(remaining);
+  return removedSymbols;
+}
+
 Status
 ElfPlanBuilder::removeSections(const std::function<bool(int)> &shouldRemove) {
   // A section goes when asked, and so do relocations for a section that
@@ -1067,10 +1066,10 @@ ElfPlanBuilder::removeSections(const std::function<bool(int)> &shouldRemove) {
   for (int id : live_) {
     const SectionRecord &section = sections_[id];
     bool remove = shouldRemove(id);
-    if (!remove && !(section.originalFlags & kFlagCompressed)) {
+    if (!remove && !(section.originalFlags & elf::kFlagCompressed)) {
       if (isRelocationRole(section) && section.targetSection != kNone)
         remove = shouldRemove(section.targetSection);
-      else if (section.type == kTypeGroup)
+      else if (section.type == elf::kTypeGroup)
         remove = std::all_of(section.groupMembers.begin(),
                              section.groupMembers.end(), shouldRemove);
     }
@@ -1094,7 +1093,7 @@ ElfPlanBuilder::removeSections(const std::function<bool(int)> &shouldRemove) {
   for (int id : removed)
     if (sections_[id].role == SectionRole::Group)
       for (int member : sections_[id].groupMembers)
-        sections_[member].flags &= ~kFlagGroup;
+        sections_[member].flags &= ~elf::kFlagGroup;
 
   // What stays must not need what goes.
   std::unordered_set<uint32_t> removedSymbols;
@@ -1110,25 +1109,9 @@ ElfPlanBuilder::removeSections(const std::function<bool(int)> &shouldRemove) {
       break;
     case SectionRole::Relocation:
     case SectionRole::DynamicRelocation:
-      if (isRemoved(section.linkedSection))
-        return makeError("symbol table '" + nameOf(section.linkedSection) +
-                         "' cannot be removed because it is referenced by "
-                         "the relocation section '" +
-                         section.name + "'");
-      for (const Relocation &relocation : relocations_[id]) {
-        if (relocation.symbol == 0)
-          continue;
-        const SymbolRecord &symbol = symbols_[relocation.symbol];
-        if (isRemoved(symbol.definedIn))
-          return makeError("section '" + nameOf(symbol.definedIn) +
-                           "' cannot be removed: (" +
-                           (section.targetSection != kNone
-                                ? nameOf(section.targetSection)
-                                : std::string()) +
-                           "+" + hex(relocation.offset) +
-                           ") has relocation against symbol '" +
-                           std::string(symbol.name) + "'");
-      }
+      if (Status status = checkKeptRelocations(section, id, removed);
+          !status.ok())
+        return status;
       break;
     case SectionRole::Group:
       if (isRemoved(section.linkedSection))
@@ -1137,27 +1120,14 @@ ElfPlanBuilder::removeSections(const std::function<bool(int)> &shouldRemove) {
                          section.name + "'");
       std::erase_if(section.groupMembers, isRemoved);
       break;
-    case SectionRole::SymbolTable: {
+    case SectionRole::SymbolTable:
       if (isRemoved(symbolNames_))
         return makeError("string table '" + nameOf(symbolNames_) +
                          "' cannot be removed because it is referenced by "
                          "the symbol table '" +
                          section.name + "'");
-      // Symbols defined in removed sections go too (never the null one).
-      std::vector<uint32_t> remaining;
-      remaining.reserve(symbolOrder_.size());
-      for (size_t position = 0; position < symbolOrder_.size(); ++position) {
-        uint32_t symbol = symbolOrder_[position];
-        if (position != 0 && isRemoved(symbols_[symbol].definedIn))
-          removedSymbols.insert(symbol);
-        else
-          remaining.push_back(symbol);
-      }
-      if (remaining.size() != symbolOrder_.size())
-        symbolIndicesChanged_ = true;
-      symbolOrder_ = std::move(remaining);
+      removedSymbols = dropSymbolsDefinedIn(removed);
       break;
-    }
     default:
       break;
     }
@@ -1182,10 +1152,10 @@ Status ElfPlanBuilder::orderSymbolsLocalFirst() {
   std::vector<uint32_t> ordered;
   ordered.reserve(symbolOrder_.size());
   for (uint32_t symbol : symbolOrder_)
-    if (symbols_[symbol].binding == kBindingLocal)
+    if (symbols_[symbol].binding == elf::kBindingLocal)
       ordered.push_back(symbol);
   for (uint32_t symbol : symbolOrder_)
-    if (symbols_[symbol].binding != kBindingLocal)
+    if (symbols_[symbol].binding != elf::kBindingLocal)
       ordered.push_back(symbol);
   if (ordered != symbolOrder_)
     symbolIndicesChanged_ = true;
@@ -1214,7 +1184,7 @@ void ElfPlanBuilder::addBundleSections(
     SectionRecord section;
     section.role = SectionRole::Added;
     section.name = std::string(kOffloadBundleSectionPrefix) + added[i].first;
-    section.type = section.originalType = kTypeProgBits;
+    section.type = section.originalType = elf::kTypeProgBits;
     section.size = added[i].second.size();
     section.contents = added[i].second;
     section.payloadIndex = static_cast<int>(i);
@@ -1227,11 +1197,12 @@ void ElfPlanBuilder::addBundleSections(
   // sections of those names that the object already had. Flags tied to the
   // section's nature survive; on x86-64 "large" is not one of them.
   uint64_t preserved =
-      (kFlagCompressed | kFlagGroup | kFlagLinkOrder | kFlagMaskOs |
-       kFlagMaskProcessor | kFlagTls | kFlagInfoLink) &
+      (elf::kFlagCompressed | elf::kFlagGroup | elf::kFlagLinkOrder |
+       elf::kFlagMaskOs | elf::kFlagMaskProcessor | elf::kFlagTls |
+       elf::kFlagInfoLink) &
       ~kElfSectionFlagExclude;
-  if (header_.machine == kMachineX86_64)
-    preserved &= ~kFlagX86_64Large;
+  if (header_.machine == elf::kMachineX86_64)
+    preserved &= ~elf::kFlagX86_64Large;
   for (int id : live_) {
     SectionRecord &section = sections_[id];
     if (!bundleNames.count(section.name))
@@ -1241,8 +1212,8 @@ void ElfPlanBuilder::addBundleSections(
     // Like GNU objcopy, a non-alloc SHT_NOBITS section gets contents
     // (zeros).
     if (section.type == kElfSectionTypeNoBits &&
-        !(section.flags & kFlagAlloc)) {
-      section.type = kTypeProgBits;
+        !(section.flags & elf::kFlagAlloc)) {
+      section.type = elf::kTypeProgBits;
       section.zeroFilled = true;
     }
   }
@@ -1299,9 +1270,9 @@ ElfPlanBuilder::encodeCrel(const std::vector<Relocation> &relocations) const {
 std::string ElfPlanBuilder::encodeRelocations(
     const SectionRecord &section,
     const std::vector<Relocation> &relocations) const {
-  if (section.type == kTypeCrel)
+  if (section.type == elf::kTypeCrel)
     return encodeCrel(relocations);
-  const bool withAddend = section.type == kTypeRela;
+  const bool withAddend = section.type == elf::kTypeRela;
   const size_t entrySize = withAddend ? shape_.relaSize : shape_.relSize;
   std::string out(relocations.size() * entrySize, '\0');
   for (size_t i = 0; i < relocations.size(); ++i) {
@@ -1319,71 +1290,60 @@ std::string ElfPlanBuilder::encodeRelocations(
   return out;
 }
 
-Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
-  if (sectionNames_ == kNone && writeSectionHeaders_)
-    return makeError("cannot write section header table because section "
-                     "header string table was removed");
+// An executable or shared object loses an empty symbol table (and its string
+// table, unless that also names the sections), as llvm-objcopy's writer does.
+Status ElfPlanBuilder::dropEmptySymbolTable() {
+  const bool relocatable = header_.fileType != elf::kFileTypeExecutable &&
+                           header_.fileType != elf::kFileTypeShared;
+  if (relocatable || symbolTable_ == kNone || symbolOrder_.size() != 1)
+    return Status::success();
+  int table = symbolTable_;
+  int names = symbolNames_ == sectionNames_ ? kNone : symbolNames_;
+  return removeSections([&](int id) { return id == table || id == names; });
+}
 
-  // An executable or shared object loses an empty symbol table (and its
-  // string table, unless that also names the sections).
-  const bool relocatable = header_.fileType != kFileTypeExecutable &&
-                           header_.fileType != kFileTypeShared;
-  if (!relocatable && symbolTable_ != kNone && symbolOrder_.size() == 1) {
-    int table = symbolTable_;
-    int names = symbolNames_ == sectionNames_ ? kNone : symbolNames_;
-    if (Status status =
-            removeSections([&](int id) { return id == table || id == names; });
-        !status.ok())
-      return status.takeError();
-  }
-
-  // Sections that named the symbol table keep naming it only if no symbol
-  // moved; otherwise their contents may be stale and the link is cut.
+// Sections that named the symbol table keep naming it only if no symbol
+// moved; otherwise their contents may be stale and the link is cut.
+void ElfPlanBuilder::relinkSymbolTableUsers() {
   for (int id : live_) {
     SectionRecord &section = sections_[id];
     if (section.role == SectionRole::Plain && section.linksSymbolTable &&
         symbolTable_ != kNone && !symbolIndicesChanged_)
       section.linkedSection = symbolTable_;
   }
+}
 
-  // SHT_SYMTAB_SHNDX is needed only when a section that holds symbols sits
-  // at index 0xff00 or above.
+// SHT_SYMTAB_SHNDX is needed only when a section that holds symbols sits at
+// index 0xff00 or above: then one is added if missing, otherwise it goes.
+Status ElfPlanBuilder::provideSymbolIndexTableIfNeeded() {
   bool needsExtendedIndices = false;
-  if (live_.size() >= kSectionIndexLoReserve)
-    for (size_t position = kSectionIndexLoReserve - 1; position < live_.size();
-         ++position)
+  if (live_.size() >= elf::kSectionIndexLoReserve)
+    for (size_t position = elf::kSectionIndexLoReserve - 1;
+         position < live_.size(); ++position)
       needsExtendedIndices |= sections_[live_[position]].hasSymbol;
-  if (needsExtendedIndices) {
-    if (symbolTable_ != kNone && symbolIndexTable_ == kNone) {
-      SectionRecord table;
-      table.role = SectionRole::SymbolIndexTable;
-      table.name = ".symtab_shndx";
-      table.type = table.originalType = kTypeSymbolIndexTable;
-      table.alignment = 4;
-      table.entrySize = 4;
-      symbolIndexTable_ = static_cast<int>(sections_.size());
-      live_.push_back(symbolIndexTable_);
-      sections_.push_back(std::move(table));
-    }
-  } else if (symbolIndexTable_ != kNone) {
+  if (!needsExtendedIndices) {
+    if (symbolIndexTable_ == kNone)
+      return Status::success();
     int table = symbolIndexTable_;
-    if (Status status = removeSections([&](int id) { return id == table; });
-        !status.ok())
-      return status.takeError();
+    return removeSections([&](int id) { return id == table; });
   }
+  if (symbolTable_ != kNone && symbolIndexTable_ == kNone) {
+    SectionRecord table;
+    table.role = SectionRole::SymbolIndexTable;
+    table.name = ".symtab_shndx";
+    table.type = table.originalType = elf::kTypeSymbolIndexTable;
+    table.alignment = 4;
+    table.entrySize = 4;
+    symbolIndexTable_ = static_cast<int>(sections_.size());
+    live_.push_back(symbolIndexTable_);
+    sections_.push_back(std::move(table));
+  }
+  return Status::success();
+}
 
-  // Sections must stay put in memory from here on: name views point into
-  // them.
-  std::unordered_map<int, TailMergedStringTable> stringTables;
-  for (int id : live_)
-    if (sections_[id].role == SectionRole::StringTable)
-      stringTables[id];
-  if (sectionNames_ != kNone)
-    for (int id : live_)
-      stringTables[sectionNames_].add(sections_[id].name);
-
-  // Sizes of rebuilt sections.
-  std::unordered_map<int, std::string> encodedRelocations;
+// Sizes, entry sizes and alignments of the sections rebuilt from their
+// records (string tables and CREL come later: they depend on more).
+void ElfPlanBuilder::sizeRebuiltSections() {
   for (int id : live_) {
     SectionRecord &section = sections_[id];
     switch (section.role) {
@@ -1393,9 +1353,9 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
       section.alignment = shape_.wordSize;
       break;
     case SectionRole::Relocation:
-      if (section.type != kTypeCrel) {
+      if (section.type != elf::kTypeCrel) {
         section.entrySize = static_cast<uint32_t>(
-            section.type == kTypeRel ? shape_.relSize : shape_.relaSize);
+            section.type == elf::kTypeRel ? shape_.relSize : shape_.relaSize);
         section.size = relocations_[id].size() * section.entrySize;
         section.alignment = shape_.wordSize;
       }
@@ -1407,37 +1367,53 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
       break;
     }
   }
-  if (symbolTable_ != kNone) {
-    for (size_t position = 0; position < symbolOrder_.size(); ++position)
-      symbols_[symbolOrder_[position]].outputIndex =
-          static_cast<uint32_t>(position);
-    if (symbolIndexTable_ != kNone)
-      sections_[symbolIndexTable_].size = 4 * symbolOrder_.size();
-    if (symbolNames_ != kNone)
-      for (uint32_t symbol : symbolOrder_)
-        stringTables[symbolNames_].add(symbols_[symbol].name);
-  }
-  for (auto &[id, table] : stringTables) {
+  if (symbolTable_ == kNone)
+    return;
+  for (size_t position = 0; position < symbolOrder_.size(); ++position)
+    symbols_[symbolOrder_[position]].outputIndex =
+        static_cast<uint32_t>(position);
+  if (symbolIndexTable_ != kNone)
+    sections_[symbolIndexTable_].size = 4 * symbolOrder_.size();
+}
+
+// Every non-alloc string table is rebuilt, tail-merged, from the names that
+// use it: section names first, then symbol names. Section records must stay
+// put in memory from here on: the tables view their names.
+void ElfPlanBuilder::buildStringTables() {
+  for (int id : live_)
+    if (sections_[id].role == SectionRole::StringTable)
+      stringTables_[id];
+  if (sectionNames_ != kNone)
+    for (int id : live_)
+      stringTables_[sectionNames_].add(sections_[id].name);
+  if (symbolTable_ != kNone && symbolNames_ != kNone)
+    for (uint32_t symbol : symbolOrder_)
+      stringTables_[symbolNames_].add(symbols_[symbol].name);
+  for (auto &[id, table] : stringTables_) {
     table.finalize();
     sections_[id].size = table.size();
   }
-  // CREL sizes depend on the final symbol indices.
+}
+
+// CREL sections are encoded now, since their sizes depend on the final
+// symbol indices.
+void ElfPlanBuilder::encodeCrelSections() {
   for (int id : live_) {
     SectionRecord &section = sections_[id];
-    if (section.role == SectionRole::Relocation && section.type == kTypeCrel) {
-      encodedRelocations[id] = encodeCrel(relocations_[id]);
-      section.size = encodedRelocations[id].size();
+    if (section.role == SectionRole::Relocation &&
+        section.type == elf::kTypeCrel) {
+      encodedRelocations_[id] = encodeCrel(relocations_[id]);
+      section.size = encodedRelocations_[id].size();
     }
   }
+}
 
-  // Indices follow the section order; file offsets follow the old offsets.
-  for (size_t position = 0; position < live_.size(); ++position)
-    sections_[live_[position]].index = static_cast<uint32_t>(position + 1);
-
-  // The ELF header and the (empty) program header table come first. Both
-  // are laid out like segments: in order of offset (the larger alignment
-  // first on a tie), each at its alignment with its address as skew. Only an
-  // odd e_phoff makes this differ from "right after the ELF header".
+// Where the sections may start: after the ELF header and the (empty)
+// program header table. Both are laid out like segments: in order of offset
+// (the larger alignment first on a tie), each at its alignment with its
+// address as skew. Only an odd e_phoff makes this differ from "right after
+// the ELF header".
+uint64_t ElfPlanBuilder::endOfHeaders() const {
   struct HeaderPiece {
     uint64_t offset, alignment, fileSize;
   };
@@ -1452,13 +1428,23 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
     uint64_t placed = alignUpSkewed(offset, piece.alignment, piece.offset);
     offset = std::max(offset, placed + piece.fileSize);
   }
-  std::vector<int> layoutOrder = live_;
-  std::stable_sort(layoutOrder.begin(), layoutOrder.end(), [&](int a, int b) {
+  return offset;
+}
+
+// Indices follow the section order; file offsets follow the old offsets,
+// each section at its alignment, then the section header table aligned to
+// the address size.
+Status ElfPlanBuilder::layOutSections() {
+  for (size_t position = 0; position < live_.size(); ++position)
+    sections_[live_[position]].index = static_cast<uint32_t>(position + 1);
+  uint64_t offset = endOfHeaders();
+  layoutOrder_ = live_;
+  std::stable_sort(layoutOrder_.begin(), layoutOrder_.end(), [&](int a, int b) {
     return sections_[a].originalOffset < sections_[b].originalOffset;
   });
   // Offsets stay at most 2^62, so nothing below wraps.
   constexpr uint64_t kSizeLimit = uint64_t(1) << 62;
-  for (int id : layoutOrder) {
+  for (int id : layoutOrder_) {
     SectionRecord &section = sections_[id];
     const uint64_t alignment = section.alignment == 0 ? 1 : section.alignment;
     if (alignment > kSizeLimit)
@@ -1475,33 +1461,41 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
       offset += section.size;
     }
   }
-  uint64_t tableOffset = offset;
-  uint64_t totalSize = offset;
-  const uint64_t sectionCount = live_.size() + 1;
+  sectionHeaderTableOffset_ = offset;
+  outputSize_ = offset;
   if (writeSectionHeaders_) {
-    tableOffset = alignUp(offset, shape_.wordSize);
-    totalSize = tableOffset + sectionCount * shape_.sectionHeaderSize;
+    sectionHeaderTableOffset_ = alignUp(offset, shape_.wordSize);
+    outputSize_ = sectionHeaderTableOffset_ +
+                  outputSectionCount() * shape_.sectionHeaderSize;
   }
-  // Only absurd alignments make this much padding; llvm-objcopy would try
-  // to allocate it all.
+  return checkOutputSize();
+}
+
+// Refuses outputs llvm-objcopy could not write either: mostly padding from
+// absurd alignments (it would try to allocate all of it), or too large for
+// ELF32.
+Status ElfPlanBuilder::checkOutputSize() const {
   constexpr uint64_t kPaddingLimit = uint64_t(1) << 30;
   uint64_t contentBytes = shape_.headerSize;
   for (int id : live_)
     if (sections_[id].type != kElfSectionTypeNoBits)
       contentBytes += sections_[id].size;
   if (writeSectionHeaders_)
-    contentBytes += sectionCount * shape_.sectionHeaderSize;
-  if (totalSize - std::min(totalSize, contentBytes) > kPaddingLimit)
+    contentBytes += outputSectionCount() * shape_.sectionHeaderSize;
+  if (outputSize_ - std::min(outputSize_, contentBytes) > kPaddingLimit)
     return makeError("the output object would hold more than 1 GiB of "
                      "alignment padding");
-  if (!header_.is64Bit && totalSize > 0xffffffff)
+  if (!header_.is64Bit && outputSize_ > 0xffffffff)
     return makeError("the output object would be larger than 4 GiB, which "
                      "ELF32 cannot describe");
+  return Status::success();
+}
 
-  // Final links and infos.
+// sh_link and sh_info in output indices, and each section's name offset.
+void ElfPlanBuilder::resolveLinksAndInfos() {
   uint32_t lastLocal = 0;
   for (size_t position = 0; position < symbolOrder_.size(); ++position)
-    if (symbols_[symbolOrder_[position]].binding == kBindingLocal)
+    if (symbols_[symbolOrder_[position]].binding == elf::kBindingLocal)
       lastLocal = static_cast<uint32_t>(position);
   auto indexOf = [&](int id) -> uint64_t {
     return id == kNone ? 0 : sections_[id].index;
@@ -1531,66 +1525,121 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
                          : symbols_[section.groupSymbol].outputIndex;
       section.link = indexOf(section.linkedSection);
       // A group whose signature is local is no longer deduplicated.
-      if ((section.groupFlags & kGroupComdat) && section.groupSymbol != kNone &&
-          symbols_[section.groupSymbol].binding == kBindingLocal)
-        section.groupFlags &= ~kGroupComdat;
+      if ((section.groupFlags & elf::kGroupComdat) &&
+          section.groupSymbol != kNone &&
+          symbols_[section.groupSymbol].binding == elf::kBindingLocal)
+        section.groupFlags &= ~elf::kGroupComdat;
       break;
     default:
       break;
     }
     if (writeSectionHeaders_)
-      section.nameIndex = stringTables[sectionNames_].offsetOf(section.name);
+      section.nameIndex = stringTables_[sectionNames_].offsetOf(section.name);
   }
+}
 
-  // The bytes.
-  ElfWritePlan plan;
-  plan.size_ = totalSize;
-  auto generate = [&](uint64_t at, std::string bytes) {
-    if (bytes.empty())
-      return;
-    auto owned = std::make_unique<const std::string>(std::move(bytes));
-    plan.chunks_.push_back({at, *owned, -1});
-    plan.generated_.push_back(std::move(owned));
-  };
+// Hands bytes computed here to the plan, which keeps them alive.
+void ElfPlanBuilder::addGenerated(ElfWritePlan &plan, uint64_t at,
+                                  std::string bytes) {
+  if (bytes.empty())
+    return;
+  auto owned = std::make_unique<const std::string>(std::move(bytes));
+  plan.chunks_.push_back({at, *owned, -1});
+  plan.generated_.push_back(std::move(owned));
+}
 
-  {
-    std::string elfHeader(shape_.headerSize, '\0');
-    char *out = elfHeader.data();
-    const HeaderFields fields = HeaderFields::of(header_.is64Bit);
-    std::memcpy(out,
-                "\x7f"
-                "ELF",
-                4);
-    out[4] = static_cast<char>(header_.is64Bit ? kElfClass64 : kElfClass32);
-    out[5] = static_cast<char>(header_.isLittleEndian ? kElfDataLittle
-                                                      : kElfDataBig);
-    out[6] = 1; // EV_CURRENT
-    out[7] = static_cast<char>(header_.osAbi);
-    out[8] = static_cast<char>(header_.abiVersion);
-    order_.write(out + 16, header_.fileType, 2);
-    order_.write(out + 18, header_.machine, 2);
-    order_.write(out + 20, header_.version, 4);
-    order_.write(out + fields.entry, header_.entry, shape_.wordSize);
-    order_.write(out + fields.flags, header_.flags, 4);
-    order_.write(out + fields.ehsize, shape_.headerSize, 2);
-    if (writeSectionHeaders_ && !live_.empty()) {
-      order_.write(out + fields.shoff, tableOffset, shape_.wordSize);
-      order_.write(out + fields.shentsize, shape_.sectionHeaderSize, 2);
-      order_.write(out + fields.shnum,
-                   sectionCount >= kSectionIndexLoReserve ? 0 : sectionCount,
-                   2);
-      const uint32_t namesIndex = sections_[sectionNames_].index;
-      order_.write(out + fields.shstrndx,
-                   namesIndex >= kSectionIndexLoReserve ? kSectionIndexExtended
-                                                        : namesIndex,
-                   2);
+std::string ElfPlanBuilder::encodeElfHeader() const {
+  std::string elfHeader(shape_.headerSize, '\0');
+  char *out = elfHeader.data();
+  const ElfHeaderFields fields = ElfHeaderFields::of(header_.is64Bit);
+  std::memcpy(out,
+              "\x7f"
+              "ELF",
+              4);
+  out[4] = static_cast<char>(header_.is64Bit ? elf::kClass64 : elf::kClass32);
+  out[5] = static_cast<char>(header_.isLittleEndian ? elf::kDataLittle
+                                                    : elf::kDataBig);
+  out[6] = 1; // EV_CURRENT
+  out[7] = static_cast<char>(header_.osAbi);
+  out[8] = static_cast<char>(header_.abiVersion);
+  order_.write(out + 16, header_.fileType, 2);
+  order_.write(out + 18, header_.machine, 2);
+  order_.write(out + 20, header_.version, 4);
+  order_.write(out + fields.entry, header_.entry, shape_.wordSize);
+  order_.write(out + fields.flags, header_.flags, 4);
+  order_.write(out + fields.ehsize, shape_.headerSize, 2);
+  if (writeSectionHeaders_ && !live_.empty()) {
+    const uint64_t sectionCount = outputSectionCount();
+    order_.write(out + fields.shoff, sectionHeaderTableOffset_,
+                 shape_.wordSize);
+    order_.write(out + fields.shentsize, shape_.sectionHeaderSize, 2);
+    order_.write(out + fields.shnum,
+                 sectionCount >= elf::kSectionIndexLoReserve ? 0 : sectionCount,
+                 2);
+    const uint32_t namesIndex = sections_[sectionNames_].index;
+    order_.write(out + fields.shstrndx,
+                 namesIndex >= elf::kSectionIndexLoReserve
+                     ? elf::kSectionIndexExtended
+                     : namesIndex,
+                 2);
+  }
+  return elfHeader;
+}
+
+std::string ElfPlanBuilder::encodeSymbolTable(const SectionRecord &section) {
+  std::string bytes(section.size, '\0');
+  const ElfSymbolFields fields = ElfSymbolFields::of(header_.is64Bit);
+  const TailMergedStringTable *names =
+      symbolNames_ == kNone ? nullptr : &stringTables_[symbolNames_];
+  for (size_t position = 0; position < symbolOrder_.size(); ++position) {
+    const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
+    char *entry = bytes.data() + position * shape_.symbolSize;
+    order_.write(entry + fields.name, names ? names->offsetOf(symbol.name) : 0,
+                 4);
+    order_.write(entry + fields.value, symbol.value, shape_.wordSize);
+    order_.write(entry + fields.size, symbol.size, shape_.wordSize);
+    entry[fields.info] =
+        static_cast<char>((symbol.binding << 4) + (symbol.type & 0xf));
+    entry[fields.other] = static_cast<char>(symbol.other);
+    uint32_t sectionIndex = symbol.reservedIndex;
+    if (symbol.definedIn != kNone) {
+      sectionIndex = sections_[symbol.definedIn].index;
+      if (sectionIndex >= elf::kSectionIndexLoReserve)
+        sectionIndex = elf::kSectionIndexExtended;
     }
-    generate(0, std::move(elfHeader));
+    order_.write(entry + fields.shndx, sectionIndex, 2);
   }
+  return bytes;
+}
 
-  // Layout order is also offset order.
-  const SymbolFields symbolFields = SymbolFields::of(header_.is64Bit);
-  for (int id : layoutOrder) {
+// The real section index of each symbol whose section index did not fit
+// st_shndx, 0 for the others.
+std::string
+ElfPlanBuilder::encodeSymbolIndexTable(const SectionRecord &section) const {
+  std::string bytes(section.size, '\0');
+  for (size_t position = 0; position < symbolOrder_.size(); ++position) {
+    const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
+    uint32_t index =
+        symbol.definedIn == kNone ? 0 : sections_[symbol.definedIn].index;
+    order_.write(bytes.data() + 4 * position,
+                 index >= elf::kSectionIndexLoReserve ? index : 0, 4);
+  }
+  return bytes;
+}
+
+std::string ElfPlanBuilder::encodeGroup(const SectionRecord &section) const {
+  std::string bytes(section.size, '\0');
+  order_.write(bytes.data(), section.groupFlags, 4);
+  for (size_t i = 0; i < section.groupMembers.size(); ++i)
+    order_.write(bytes.data() + 4 + 4 * i,
+                 sections_[section.groupMembers[i]].index, 4);
+  return bytes;
+}
+
+// Each section's bytes: copied ones as views of the input or payload,
+// rebuilt ones encoded here. Layout order is also offset order.
+void ElfPlanBuilder::writeSectionContents(ElfWritePlan &plan) {
+  for (int id : layoutOrder_) {
     SectionRecord &section = sections_[id];
     if (section.type == kElfSectionTypeNoBits || section.size == 0)
       continue;
@@ -1607,92 +1656,82 @@ Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
       break;
     case SectionRole::StringTable: {
       std::string bytes(section.size, '\0');
-      stringTables[id].writeTo(bytes.data());
-      generate(section.offset, std::move(bytes));
+      stringTables_[id].writeTo(bytes.data());
+      addGenerated(plan, section.offset, std::move(bytes));
       break;
     }
-    case SectionRole::SymbolTable: {
-      std::string bytes(section.size, '\0');
-      const TailMergedStringTable *names =
-          symbolNames_ == kNone ? nullptr : &stringTables[symbolNames_];
-      for (size_t position = 0; position < symbolOrder_.size(); ++position) {
-        const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
-        char *entry = bytes.data() + position * shape_.symbolSize;
-        order_.write(entry + symbolFields.name,
-                     names ? names->offsetOf(symbol.name) : 0, 4);
-        order_.write(entry + symbolFields.value, symbol.value, shape_.wordSize);
-        order_.write(entry + symbolFields.size, symbol.size, shape_.wordSize);
-        entry[symbolFields.info] =
-            static_cast<char>((symbol.binding << 4) + (symbol.type & 0xf));
-        entry[symbolFields.other] = static_cast<char>(symbol.other);
-        uint32_t sectionIndex = symbol.reservedIndex;
-        if (symbol.definedIn != kNone) {
-          sectionIndex = sections_[symbol.definedIn].index;
-          if (sectionIndex >= kSectionIndexLoReserve)
-            sectionIndex = kSectionIndexExtended;
-        }
-        order_.write(entry + symbolFields.shndx, sectionIndex, 2);
-      }
-      generate(section.offset, std::move(bytes));
+    case SectionRole::SymbolTable:
+      addGenerated(plan, section.offset, encodeSymbolTable(section));
       break;
-    }
-    case SectionRole::SymbolIndexTable: {
-      std::string bytes(section.size, '\0');
-      for (size_t position = 0; position < symbolOrder_.size(); ++position) {
-        const SymbolRecord &symbol = symbols_[symbolOrder_[position]];
-        uint32_t index =
-            symbol.definedIn == kNone ? 0 : sections_[symbol.definedIn].index;
-        order_.write(bytes.data() + 4 * position,
-                     index >= kSectionIndexLoReserve ? index : 0, 4);
-      }
-      generate(section.offset, std::move(bytes));
+    case SectionRole::SymbolIndexTable:
+      addGenerated(plan, section.offset, encodeSymbolIndexTable(section));
       break;
-    }
     case SectionRole::Relocation:
-      if (section.type == kTypeCrel)
-        generate(section.offset, std::move(encodedRelocations[id]));
+      if (section.type == elf::kTypeCrel)
+        addGenerated(plan, section.offset, std::move(encodedRelocations_[id]));
       else
-        generate(section.offset, encodeRelocations(section, relocations_[id]));
+        addGenerated(plan, section.offset,
+                     encodeRelocations(section, relocations_[id]));
       break;
-    case SectionRole::Group: {
-      std::string bytes(section.size, '\0');
-      order_.write(bytes.data(), section.groupFlags, 4);
-      for (size_t i = 0; i < section.groupMembers.size(); ++i)
-        order_.write(bytes.data() + 4 + 4 * i,
-                     sections_[section.groupMembers[i]].index, 4);
-      generate(section.offset, std::move(bytes));
+    case SectionRole::Group:
+      addGenerated(plan, section.offset, encodeGroup(section));
       break;
-    }
     }
   }
+}
 
-  if (writeSectionHeaders_) {
-    std::string table(sectionCount * shape_.sectionHeaderSize, '\0');
-    const SectionHeaderFields fields = SectionHeaderFields::of(header_.is64Bit);
-    // The null entry carries the count and name table index when they do
-    // not fit the ELF header.
-    if (sectionCount >= kSectionIndexLoReserve)
-      order_.write(table.data() + fields.size, sectionCount, shape_.wordSize);
-    if (sections_[sectionNames_].index >= kSectionIndexLoReserve)
-      order_.write(table.data() + fields.link, sections_[sectionNames_].index,
-                   4);
-    for (int id : live_) {
-      const SectionRecord &section = sections_[id];
-      char *entry = table.data() + section.index * shape_.sectionHeaderSize;
-      order_.write(entry + fields.name, section.nameIndex, 4);
-      order_.write(entry + fields.type, section.type, 4);
-      order_.write(entry + fields.flags, section.flags, shape_.wordSize);
-      order_.write(entry + fields.addr, section.address, shape_.wordSize);
-      order_.write(entry + fields.offset, section.offset, shape_.wordSize);
-      order_.write(entry + fields.size, section.size, shape_.wordSize);
-      order_.write(entry + fields.link, section.link, 4);
-      order_.write(entry + fields.info, section.info, 4);
-      order_.write(entry + fields.addralign, section.alignment,
-                   shape_.wordSize);
-      order_.write(entry + fields.entsize, section.entrySize, shape_.wordSize);
-    }
-    generate(tableOffset, std::move(table));
+std::string ElfPlanBuilder::encodeSectionHeaderTable() const {
+  const uint64_t sectionCount = outputSectionCount();
+  std::string table(sectionCount * shape_.sectionHeaderSize, '\0');
+  const ElfSectionHeaderFields fields =
+      ElfSectionHeaderFields::of(header_.is64Bit);
+  // The null entry carries the count and name table index when they do not
+  // fit the ELF header.
+  if (sectionCount >= elf::kSectionIndexLoReserve)
+    order_.write(table.data() + fields.size, sectionCount, shape_.wordSize);
+  if (sections_[sectionNames_].index >= elf::kSectionIndexLoReserve)
+    order_.write(table.data() + fields.link, sections_[sectionNames_].index, 4);
+  for (int id : live_) {
+    const SectionRecord &section = sections_[id];
+    char *entry = table.data() + section.index * shape_.sectionHeaderSize;
+    order_.write(entry + fields.name, section.nameIndex, 4);
+    order_.write(entry + fields.type, section.type, 4);
+    order_.write(entry + fields.flags, section.flags, shape_.wordSize);
+    order_.write(entry + fields.addr, section.address, shape_.wordSize);
+    order_.write(entry + fields.offset, section.offset, shape_.wordSize);
+    order_.write(entry + fields.size, section.size, shape_.wordSize);
+    order_.write(entry + fields.link, section.link, 4);
+    order_.write(entry + fields.info, section.info, 4);
+    order_.write(entry + fields.addralign, section.alignment, shape_.wordSize);
+    order_.write(entry + fields.entsize, section.entrySize, shape_.wordSize);
   }
+  return table;
+}
+
+// Step 5 of the model at the top of this file: the last removals, sizes,
+// string tables, layout, links, then the bytes.
+Result<ElfWritePlan> ElfPlanBuilder::finalizeAndWrite() {
+  if (sectionNames_ == kNone && writeSectionHeaders_)
+    return makeError("cannot write section header table because section "
+                     "header string table was removed");
+  if (Status status = dropEmptySymbolTable(); !status.ok())
+    return status.takeError();
+  relinkSymbolTableUsers();
+  if (Status status = provideSymbolIndexTableIfNeeded(); !status.ok())
+    return status.takeError();
+  sizeRebuiltSections();
+  buildStringTables();
+  encodeCrelSections();
+  if (Status status = layOutSections(); !status.ok())
+    return status.takeError();
+  resolveLinksAndInfos();
+
+  ElfWritePlan plan;
+  plan.size_ = outputSize_;
+  addGenerated(plan, 0, encodeElfHeader());
+  writeSectionContents(plan);
+  if (writeSectionHeaders_)
+    addGenerated(plan, sectionHeaderTableOffset_, encodeSectionHeaderTable());
   return plan;
 }
 

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/elf_file.h"
 #include "support/error.h"
 
 namespace offbundle {
@@ -40,47 +41,6 @@ namespace offbundle {
 // Names of bundle sections are this prefix followed by the entry ID.
 inline constexpr std::string_view kOffloadBundleSectionPrefix =
     "__CLANG_OFFLOAD_BUNDLE__";
-
-// Section types and flags the callers may want to test.
-inline constexpr uint32_t kElfSectionTypeNull = 0;
-inline constexpr uint32_t kElfSectionTypeNoBits = 8;
-inline constexpr uint64_t kElfSectionFlagExclude = 0x80000000;
-
-struct ElfHeader {
-  bool is64Bit = false;
-  bool isLittleEndian = true;
-  uint8_t osAbi = 0;
-  uint8_t abiVersion = 0;
-  uint16_t fileType = 0; // e_type: 1 relocatable, 2 executable, 3 shared
-  uint16_t machine = 0;
-  uint32_t version = 0;
-  uint64_t entry = 0;
-  uint64_t programHeaderOffset = 0;
-  uint16_t programHeaderCount = 0;
-  uint64_t sectionHeaderOffset = 0;
-  uint32_t flags = 0;
-  // The real section count and name table index, after the extended
-  // numbering of files with 0xff00 sections or more is resolved.
-  uint64_t sectionCount = 0;
-  uint32_t sectionNameTableIndex = 0;
-};
-
-struct ElfSection {
-  std::string_view name; // views the object's bytes
-  uint32_t nameOffset = 0;
-  uint32_t type = 0;
-  uint64_t flags = 0;
-  uint64_t address = 0;
-  uint64_t offset = 0;
-  uint64_t size = 0;
-  uint32_t link = 0;
-  uint32_t info = 0;
-  uint64_t alignment = 0;
-  uint64_t entrySize = 0;
-
-  // SHT_NOBITS sections (.bss) occupy no bytes of the file.
-  bool hasContents() const { return type != kElfSectionTypeNoBits; }
-};
 
 // A validated view of an ELF file. It does not own the bytes: they must
 // outlive the object.

@@ -8,9 +8,8 @@
 namespace offbundle {
 namespace {
 
-// The section type clang gives `.llvm.offloading` (SHT_LLVM_OFFLOADING).
-// LLVM finds the sections by this type, not by their name.
-constexpr uint32_t kElfSectionTypeLlvmOffloading = 0x6fff4c0b;
+// LLVM finds `.llvm.offloading` sections by their type
+// (kElfSectionTypeLlvmOffloading, formats/elf_file.h), not by this name.
 constexpr std::string_view kOffloadingSectionName = ".llvm.offloading";
 
 enum class InputKind {

@@ -4,12 +4,13 @@
 The library is built in layers, one folder each, lowest first (the README's
 architecture section describes them):
 
-    support targets compression bitcode archive formats bundler packager
+    support targets compression bitcode formats archive bundler packager
     api toolkit cli tools
 
 A file may include headers of its own folder and of folders listed before
-it, never of one listed after it: `formats/` may use `archive/` and
-`support/`, but `archive/` may not use `formats/`. Only project headers
+it, never of one listed after it: `archive/` may use `formats/` (archive
+symbol tables read ELF members through formats' reader) and `support/`,
+but `formats/` may not use `archive/`. Only project headers
 ("folder/name.h") count; system headers (<...>) do not. The public headers
 under include/offbundle/ are installed alone, so they may include only
 system headers and each other ("offbundle/..."); tests may use everything.
@@ -27,8 +28,8 @@ import re
 import sys
 import tempfile
 
-LAYERS = ["support", "targets", "compression", "bitcode", "archive",
-          "formats", "bundler", "packager", "api", "toolkit", "cli", "tools"]
+LAYERS = ["support", "targets", "compression", "bitcode", "formats",
+          "archive", "bundler", "packager", "api", "toolkit", "cli", "tools"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/[^"]+"', re.M)
 
@@ -72,7 +73,7 @@ def violations(root):
 def self_test():
     with tempfile.TemporaryDirectory() as root:
         files = {
-            "archive/reader.cpp": '#include "formats/elf_object.h"\n',
+            "archive/reader.cpp": '#include "formats/elf_file.h"\n',
             "formats/elf_object.cpp": '#include "archive/ar_archive.h"\n'
                                       '#include <string>\n',
             "support/error.h": '#include "support/file_io.h"\n',
@@ -86,7 +87,7 @@ def self_test():
                 handle.write(text)
         found = violations(root)
         expected = [
-            ("archive/reader.cpp", 1, '#include "formats/elf_object.h"'),
+            ("formats/elf_object.cpp", 1, '#include "archive/ar_archive.h"'),
             ("include/offbundle/api.h", 2, '#include "bundler/config.h"')]
         if found != expected:
             print(f"self-test failed: found {found}, expected {expected}")
