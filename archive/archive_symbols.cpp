@@ -13,6 +13,7 @@
 #include "archive/wasm_archive_symbols.h"
 #include "archive/xcoff_archive_symbols.h"
 #include "formats/elf_file.h"
+#include "support/byte_order.h"
 #include "support/byte_range.h"
 
 #include <cstdint>
@@ -423,9 +424,7 @@ ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
     // A PE executable: "MZ", then "PE\0\0" where the DOS header points.
     if (!hasPrefix(bytes, "MZ") || bytes.size() < 0x40)
       return Kind::NotSymbolic;
-    const uint32_t peOffset = byteAt(bytes, 0x3c) | byteAt(bytes, 0x3d) << 8 |
-                              byteAt(bytes, 0x3e) << 16 |
-                              uint32_t(byteAt(bytes, 0x3f)) << 24;
+    const uint32_t peOffset = loadLittle32(bytes, 0x3c);
     if (peOffset <= bytes.size() &&
         hasPrefix(bytes.substr(peOffset), std::string_view("PE\0\0", 4)))
       return Kind::PeImage;

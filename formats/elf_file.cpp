@@ -1,18 +1,13 @@
 // ELF structures, decoded in one place; see elf_file.h for the layout.
 #include "formats/elf_file.h"
 
-#include "support/little_endian.h"
+#include "support/byte_order.h"
 
 namespace offbundle {
 
 uint64_t ElfByteOrder::read(const char *at, size_t width) const {
-  if (little_)
-    return loadLittleEndian(std::string_view(at, width), 0,
-                            static_cast<unsigned>(width));
-  uint64_t value = 0;
-  for (size_t i = 0; i < width; ++i)
-    value = value << 8 | static_cast<unsigned char>(at[i]);
-  return value;
+  return loadInByteOrder(std::string_view(at, width), 0,
+                         static_cast<unsigned>(width), !little_);
 }
 
 void ElfByteOrder::write(char *at, uint64_t value, size_t width) const {

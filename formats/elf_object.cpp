@@ -1807,15 +1807,6 @@ planOffloadBundleSections(std::string_view object,
   return ElfPlanBuilder(*parsed).run(edit);
 }
 
-Result<std::string>
-addOffloadBundleSections(std::string_view object,
-                         const std::vector<OffloadBundleSection> &sections) {
-  Result<ElfWritePlan> plan = planOffloadBundleSections(object, sections);
-  if (!plan.ok())
-    return plan.takeError();
-  return plan->render();
-}
-
 Result<ElfWritePlan> planHostObjectExtraction(std::string_view object) {
   Result<ElfObject> parsed = parseElfObject(object);
   if (!parsed.ok())
@@ -1823,13 +1814,6 @@ Result<ElfWritePlan> planHostObjectExtraction(std::string_view object) {
   Edit edit;
   edit.removeBundleSections = true;
   return ElfPlanBuilder(*parsed).run(edit);
-}
-
-Result<std::string> removeOffloadBundleSections(std::string_view object) {
-  Result<ElfWritePlan> plan = planHostObjectExtraction(object);
-  if (!plan.ok())
-    return plan.takeError();
-  return plan->render();
 }
 
 } // namespace offbundle

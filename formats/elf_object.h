@@ -116,15 +116,9 @@ Result<ElfWritePlan>
 planOffloadBundleSections(std::string_view object,
                           const std::vector<OffloadBundleSection> &sections);
 
-// The same, rendered into one string.
-Result<std::string>
-addOffloadBundleSections(std::string_view object,
-                         const std::vector<OffloadBundleSection> &sections);
-
 // What llvm-objcopy writes for the host extraction command above: every
 // section whose name starts with the prefix is removed (with what hangs on
 // it), everything else is rewritten.
 Result<ElfWritePlan> planHostObjectExtraction(std::string_view object);
-Result<std::string> removeOffloadBundleSections(std::string_view object);
 
 } // namespace offbundle

@@ -6,6 +6,7 @@
 // `make_objects.sh --wide DIR` to check a much larger corpus the same way.
 #include "formats/elf_object.h"
 
+#include "in_memory.h"
 #include "test_files.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +26,8 @@ namespace offbundle {
 namespace {
 
 namespace fs = std::filesystem;
+using in_memory::addOffloadBundleSections;
+using in_memory::removeOffloadBundleSections;
 
 fs::path dataDirectory() { return test_files::dataDirectory("elf"); }
 

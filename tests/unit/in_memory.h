@@ -8,6 +8,7 @@
 #include "archive/ar_archive.h"
 #include "compression/compressed_bundle.h"
 #include "compression/md5.h"
+#include "formats/elf_object.h"
 #include "formats/offload_binary.h"
 
 #include <string>
@@ -69,6 +70,25 @@ writeGnuArchive(const std::vector<NewArchiveMember> &members,
   if (!plan)
     return plan.takeError();
   return render(*plan);
+}
+
+// The object llvm-objcopy writes when the bundler adds `sections`.
+inline Result<std::string>
+addOffloadBundleSections(std::string_view object,
+                         const std::vector<OffloadBundleSection> &sections) {
+  Result<ElfWritePlan> plan = planOffloadBundleSections(object, sections);
+  if (!plan)
+    return plan.takeError();
+  return plan->render();
+}
+
+// The host object llvm-objcopy writes when the bundler extracts it.
+inline Result<std::string>
+removeOffloadBundleSections(std::string_view object) {
+  Result<ElfWritePlan> plan = planHostObjectExtraction(object);
+  if (!plan)
+    return plan.takeError();
+  return plan->render();
 }
 
 // The version 1 binary planOffloadBinary lays out, in one string.
