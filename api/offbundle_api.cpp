@@ -117,25 +117,25 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
                                        /*fileOrder=*/true, commandLog);
     if (!reader)
       return toError(reader.error());
-    for (;;) {
-      auto next = (*reader)->nextEntry();
-      if (!next)
-        return toError(next.error());
-      if (!*next)
-        break;
-      Entry entry;
-      entry.id = std::string(**next);
-      if (std::optional<OffloadTarget> target =
-              OffloadTarget::parseStored(entry.id))
-        entry.target = toTarget(*target);
-      auto payload = (*reader)->readEntry();
-      if (!payload)
-        return toError(payload.error());
-      entry.offset = payload->offset;
-      entry.size = payload->size;
-      entry.fileOffset = found.fileOffsetOf(payload->offset);
-      bundle.entries.push_back(std::move(entry));
-    }
+    BundleReader &entries = **reader;
+    offbundle::Status walked =
+        forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
+          Entry entry;
+          entry.id = std::string(id);
+          if (std::optional<OffloadTarget> target =
+                  OffloadTarget::parseStored(entry.id))
+            entry.target = toTarget(*target);
+          auto payload = entries.readEntry();
+          if (!payload)
+            return payload.takeError();
+          entry.offset = payload->offset;
+          entry.size = payload->size;
+          entry.fileOffset = found.fileOffsetOf(payload->offset);
+          bundle.entries.push_back(std::move(entry));
+          return EntryWalk::Continue;
+        });
+    if (!walked.ok())
+      return toError(walked.error());
     state->bundles.push_back(std::move(bundle));
   }
   return Input(std::move(state));
@@ -154,25 +154,30 @@ Expected<std::string> Input::payload(size_t bundleIndex,
   if (!reader)
     return toError(reader.error());
   // Walks to the entry: readers visit entries in order only.
-  for (size_t index = 0;; ++index) {
-    auto next = (*reader)->nextEntry();
-    if (!next)
-      return toError(next.error());
-    if (!*next)
-      return Error{"the bundle changed since it was opened"};
-    if (index < entryIndex) {
-      if (Status skipped = (*reader)->skipEntry(); !skipped.ok())
-        return toError(skipped.error());
-      continue;
-    }
-    auto payload = (*reader)->readEntry();
-    if (!payload)
-      return toError(payload.error());
-    if (payload->rewrittenObject)
-      return payload->rewrittenObject->render();
-    return std::string(
-        found.data->contents().substr(payload->offset, payload->size));
-  }
+  BundleReader &entries = **reader;
+  size_t index = 0;
+  std::optional<std::string> bytes;
+  offbundle::Status walked =
+      forEachEntry(entries, [&](std::string_view) -> Result<EntryWalk> {
+        if (index++ < entryIndex) {
+          if (offbundle::Status skipped = entries.skipEntry(); !skipped.ok())
+            return skipped.takeError();
+          return EntryWalk::Continue;
+        }
+        auto payload = entries.readEntry();
+        if (!payload)
+          return payload.takeError();
+        bytes = payload->rewrittenObject
+                    ? payload->rewrittenObject->render()
+                    : std::string(found.data->contents().substr(payload->offset,
+                                                                payload->size));
+        return EntryWalk::Stop;
+      });
+  if (!walked.ok())
+    return toError(walked.error());
+  if (!bytes)
+    return Error{"the bundle changed since it was opened"};
+  return std::move(*bytes);
 }
 
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,

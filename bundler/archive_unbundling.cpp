@@ -98,18 +98,19 @@ Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
     if (!reader)
       return reader.takeError();
     std::set<std::string> ids;
-    for (;;) {
-      auto next = (*reader)->nextEntry();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      // IDs of earlier releases are compared as the unbundling reads them.
-      std::optional<std::string> normalized = normalizeStoredBundleId(**next);
-      ids.emplace(normalized ? std::move(*normalized) : std::string(**next));
-      if (Status status = (*reader)->skipEntry(); !status.ok())
-        return status;
-    }
+    BundleReader &entries = **reader;
+    Status walked =
+        forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
+          // IDs of earlier releases are compared as the unbundling reads
+          // them.
+          std::optional<std::string> normalized = normalizeStoredBundleId(id);
+          ids.emplace(normalized ? std::move(*normalized) : std::string(id));
+          if (Status status = entries.skipEntry(); !status.ok())
+            return status.takeError();
+          return EntryWalk::Continue;
+        });
+    if (!walked.ok())
+      return walked;
     if (auto conflict = conflictingTargetIds(ids))
       return makeError("conflicting TargetIDs [" + conflict->first + ", " +
                        conflict->second + "] found in " + member.name + " of " +
@@ -176,41 +177,40 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
                                         report.diagnostics);
     if (!reader)
       return reader.takeError();
-    for (;;) {
-      auto next = (*reader)->nextEntry();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      std::string_view entryId = **next;
-      std::optional<OffloadTarget> codeObject =
-          OffloadTarget::parseStored(entryId);
-      if (!codeObject)
-        return makeError("Invalid bundle id read from code object");
-      std::vector<size_t> compatible;
-      for (size_t i = 0; i < requested.size(); ++i)
-        if (isCodeObjectCompatible(*codeObject, requested[i],
-                                   config.hipOpenmpCompatible))
-          compatible.push_back(i);
-      if (compatible.empty()) {
-        if (Status status = (*reader)->skipEntry(); !status.ok())
-          return status;
-        continue;
-      }
-      auto payload = (*reader)->readEntry();
-      if (!payload)
-        return payload.takeError();
-      std::string_view data = bytes.substr(payload->offset, payload->size);
-      if (payload->rewrittenObject) {
-        ownedBytes.push_back(payload->rewrittenObject->render());
-        data = ownedBytes.back();
-      }
-      ownedBytes.push_back(
-          deviceMemberName(member.name, entryId, codeObject->targetId));
-      const std::string &name = ownedBytes.back();
-      for (size_t index : compatible)
-        archives[index].push_back({name, data});
-    }
+    BundleReader &entries = **reader;
+    Status walked = forEachEntry(
+        entries, [&](std::string_view entryId) -> Result<EntryWalk> {
+          std::optional<OffloadTarget> codeObject =
+              OffloadTarget::parseStored(entryId);
+          if (!codeObject)
+            return makeError("Invalid bundle id read from code object");
+          std::vector<size_t> compatible;
+          for (size_t i = 0; i < requested.size(); ++i)
+            if (isCodeObjectCompatible(*codeObject, requested[i],
+                                       config.hipOpenmpCompatible))
+              compatible.push_back(i);
+          if (compatible.empty()) {
+            if (Status status = entries.skipEntry(); !status.ok())
+              return status.takeError();
+            return EntryWalk::Continue;
+          }
+          auto payload = entries.readEntry();
+          if (!payload)
+            return payload.takeError();
+          std::string_view data = bytes.substr(payload->offset, payload->size);
+          if (payload->rewrittenObject) {
+            ownedBytes.push_back(payload->rewrittenObject->render());
+            data = ownedBytes.back();
+          }
+          ownedBytes.push_back(
+              deviceMemberName(member.name, entryId, codeObject->targetId));
+          const std::string &name = ownedBytes.back();
+          for (size_t index : compatible)
+            archives[index].push_back({name, data});
+          return EntryWalk::Continue;
+        });
+    if (!walked.ok())
+      return walked;
   }
 
   OutputTransaction transaction;

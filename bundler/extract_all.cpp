@@ -117,20 +117,20 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
                                        report.diagnostics);
     if (!reader)
       return reader.takeError();
-    for (;;) {
-      auto next = (*reader)->nextEntry();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      std::string name = safeFileName(**next);
-      if (!bundle.member.empty())
-        name = safeFileName(baseNameOf(bundle.member)) + "-" + name;
-      auto payload = (*reader)->readEntry();
-      if (!payload)
-        return payload.takeError();
-      entries.push_back({&bundle, std::move(name), std::move(*payload)});
-    }
+    BundleReader &bundleEntries = **reader;
+    Status walked = forEachEntry(
+        bundleEntries, [&](std::string_view id) -> Result<EntryWalk> {
+          std::string name = safeFileName(id);
+          if (!bundle.member.empty())
+            name = safeFileName(baseNameOf(bundle.member)) + "-" + name;
+          auto payload = bundleEntries.readEntry();
+          if (!payload)
+            return payload.takeError();
+          entries.push_back({&bundle, std::move(name), std::move(*payload)});
+          return EntryWalk::Continue;
+        });
+    if (!walked.ok())
+      return walked;
   }
   if (entries.empty())
     return fileError(config.inputFileNames.front(),

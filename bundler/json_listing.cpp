@@ -257,6 +257,24 @@ void writeCompression(JsonWriter &json, const DiscoveredBundle &bundle) {
   json.endObject();
 }
 
+// Where the current entry of `entries` lies in its bundle, moving past it.
+Result<ByteRange> entryRange(const DiscoveredBundle &bundle,
+                             BundleReader &entries) {
+  if (bundle.format == DiscoveredFormat::FatObject) {
+    // The section as it is: readEntry would rewrite the host object.
+    const ElfSection &section =
+        static_cast<FatObjectReader &>(entries).currentSection();
+    ByteRange range{section.offset, section.hasContents() ? section.size : 0};
+    if (Status status = entries.skipEntry(); !status.ok())
+      return status.takeError();
+    return range;
+  }
+  Result<EntryPayload> payload = entries.readEntry();
+  if (!payload)
+    return payload.takeError();
+  return ByteRange(*payload);
+}
+
 class JsonListing {
 public:
   JsonListing(const InputFile &input, const BundlerConfig &config)
@@ -287,42 +305,31 @@ public:
         openDiscoveredBundle(bundle, config_, /*fileOrder=*/true, commandLog);
     if (!reader)
       return reader.takeError();
-    for (;;) {
-      auto next = (*reader)->nextEntry();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      std::string_view id = **next;
-      ByteRange range;
-      if (bundle.format == DiscoveredFormat::FatObject) {
-        // The section as it is: readEntry would rewrite the host object.
-        const ElfSection &section =
-            static_cast<FatObjectReader &>(**reader).currentSection();
-        range = {section.offset, section.hasContents() ? section.size : 0};
-        if (Status status = (*reader)->skipEntry(); !status.ok())
-          return status;
-      } else {
-        auto payload = (*reader)->readEntry();
-        if (!payload)
-          return payload.takeError();
-        range = *payload;
-      }
-      json_.beginObject();
-      json_.field("id", id);
-      json_.field("offset", range.offset);
-      json_.field("size", range.size);
-      std::optional<uint64_t> fileOffset = bundle.fileOffsetOf(range.offset);
-      json_.field("file_offset", fileOffset);
-      writeUri(fileOffset, range.size);
-      writeParsedId(json_, id);
-      if (bundle.format == DiscoveredFormat::OffloadBinary)
-        writeImage(json_,
-                   static_cast<OffloadBinaryReader &>(**reader).binary());
-      else
-        json_.nullField("image");
-      json_.endObject();
-    }
+    BundleReader &entries = **reader;
+    Status walked =
+        forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
+          Result<ByteRange> range = entryRange(bundle, entries);
+          if (!range)
+            return range.takeError();
+          json_.beginObject();
+          json_.field("id", id);
+          json_.field("offset", range->offset);
+          json_.field("size", range->size);
+          std::optional<uint64_t> fileOffset =
+              bundle.fileOffsetOf(range->offset);
+          json_.field("file_offset", fileOffset);
+          writeUri(fileOffset, range->size);
+          writeParsedId(json_, id);
+          if (bundle.format == DiscoveredFormat::OffloadBinary)
+            writeImage(json_,
+                       static_cast<OffloadBinaryReader &>(entries).binary());
+          else
+            json_.nullField("image");
+          json_.endObject();
+          return EntryWalk::Continue;
+        });
+    if (!walked.ok())
+      return walked;
     json_.endArray();
     json_.endObject();
     return Status::success();

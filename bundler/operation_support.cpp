@@ -93,21 +93,28 @@ decompressEntriesOnly(const CompressedBundleSpan &span,
   if (!header)
     return std::optional<PartialBundle>();
   uint64_t neededEnd = 0;
-  for (;;) {
-    auto next = (*header)->nextEntry();
-    if (!next || !*next)
-      break;
-    std::string_view entryId = **next;
-    auto payload = (*header)->readEntry();
-    std::optional<OffloadTarget> codeObject =
-        OffloadTarget::parseStored(entryId);
-    if (!payload || !codeObject)
-      return std::optional<PartialBundle>();
-    for (const OffloadTarget &target : requested)
-      if (isCodeObjectCompatible(*codeObject, target,
-                                 config.hipOpenmpCompatible))
-        neededEnd = std::max(neededEnd, payload->offset + payload->size);
-  }
+  bool unusable = false;
+  BundleReader &entries = **header;
+  // A header that cannot be walked to its end counts as far as it goes; an
+  // entry that cannot be read or matched leaves the choice to the whole
+  // decompression, which reports what is wrong.
+  (void)forEachEntry(
+      entries, [&](std::string_view entryId) -> Result<EntryWalk> {
+        auto payload = entries.readEntry();
+        std::optional<OffloadTarget> codeObject =
+            OffloadTarget::parseStored(entryId);
+        if (!payload || !codeObject) {
+          unusable = true;
+          return EntryWalk::Stop;
+        }
+        for (const OffloadTarget &target : requested)
+          if (isCodeObjectCompatible(*codeObject, target,
+                                     config.hipOpenmpCompatible))
+            neededEnd = std::max(neededEnd, payload->offset + payload->size);
+        return EntryWalk::Continue;
+      });
+  if (unusable)
+    return std::optional<PartialBundle>();
   if (neededEnd == 0 || neededEnd >= fullSize)
     return std::optional<PartialBundle>();
   const uint64_t wanted = std::max<uint64_t>(neededEnd, prefix.size());

@@ -265,46 +265,44 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   // Several bundles may lie end to end; each requested target is looked for
   // in one bundle after another.
   auto walk = [&](const InputFile &bundle, BundleReader &reader) -> Status {
-    while (!worklist.empty()) {
-      auto next = reader.nextEntry();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      ++entriesSeen;
-      std::string_view entryId = **next;
-      std::optional<OffloadTarget> codeObject =
-          OffloadTarget::parseStored(entryId);
-      if (!codeObject)
-        return makeError("invalid bundle id read from the bundle");
+    if (worklist.empty())
+      return Status::success();
+    return forEachEntry(
+        reader, [&](std::string_view entryId) -> Result<EntryWalk> {
+          ++entriesSeen;
+          std::optional<OffloadTarget> codeObject =
+              OffloadTarget::parseStored(entryId);
+          if (!codeObject)
+            return makeError("invalid bundle id read from the bundle");
 
-      std::optional<std::pair<std::string_view, size_t>> match;
-      for (const auto &[key, targetIndex] : worklist.entries()) {
-        if (isCodeObjectCompatible(*codeObject, requested[*targetIndex],
-                                   config.hipOpenmpCompatible)) {
-          match.emplace(key, *targetIndex);
-          break;
-        }
-      }
-      if (!match)
-        continue;
+          std::optional<std::pair<std::string_view, size_t>> match;
+          for (const auto &[key, targetIndex] : worklist.entries()) {
+            if (isCodeObjectCompatible(*codeObject, requested[*targetIndex],
+                                       config.hipOpenmpCompatible)) {
+              match.emplace(key, *targetIndex);
+              break;
+            }
+          }
+          if (!match)
+            return EntryWalk::Continue;
 
-      auto output =
-          transaction.create(config.outputFileNames.at(match->second));
-      if (!output)
-        return output.takeError();
-      auto payload = reader.readEntry();
-      if (!payload)
-        return payload.takeError();
-      if (payload->rewrittenObject)
-        rewrites.emplace_back(*output, payload->rewrittenObject);
-      else
-        copies.push_back({&bundle, {*output, payload->offset, payload->size}});
-      worklist.erase(std::string(match->first));
-      if (codeObject->hasHostKind())
-        foundHostBundle = true;
-    }
-    return Status::success();
+          auto output =
+              transaction.create(config.outputFileNames.at(match->second));
+          if (!output)
+            return output.takeError();
+          auto payload = reader.readEntry();
+          if (!payload)
+            return payload.takeError();
+          if (payload->rewrittenObject)
+            rewrites.emplace_back(*output, payload->rewrittenObject);
+          else
+            copies.push_back(
+                {&bundle, {*output, payload->offset, payload->size}});
+          worklist.erase(std::string(match->first));
+          if (codeObject->hasHostKind())
+            foundHostBundle = true;
+          return worklist.empty() ? EntryWalk::Stop : EntryWalk::Continue;
+        });
   };
   for (const auto &[bundle, fullSize] : bundles) {
     if (fullSize) {
@@ -483,19 +481,14 @@ namespace {
 // Prints the entry IDs of one reader, in the order it visits them.
 Status printEntryIds(BundleReader &reader, OperationReport &report,
                      size_t &printed) {
-  for (;;) {
-    auto next = reader.nextEntry();
-    if (!next)
-      return next.takeError();
-    if (!*next)
-      break;
-    report.standardOutput += **next;
+  return forEachEntry(reader, [&](std::string_view id) -> Result<EntryWalk> {
+    report.standardOutput += id;
     report.standardOutput += '\n';
     ++printed;
     if (Status status = reader.skipEntry(); !status.ok())
-      return status;
-  }
-  return Status::success();
+      return status.takeError();
+    return EntryWalk::Continue;
+  });
 }
 
 } // namespace

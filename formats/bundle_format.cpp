@@ -5,6 +5,23 @@
 
 namespace offbundle {
 
+Status forEachEntry(
+    BundleReader &reader,
+    const std::function<Result<EntryWalk>(std::string_view id)> &visit) {
+  for (;;) {
+    Result<std::optional<std::string_view>> next = reader.nextEntry();
+    if (!next)
+      return next.takeError();
+    if (!*next)
+      return Status::success();
+    Result<EntryWalk> wanted = visit(**next);
+    if (!wanted)
+      return wanted.takeError();
+    if (*wanted == EntryWalk::Stop)
+      return Status::success();
+  }
+}
+
 Result<ContainerChoice> containerForType(std::string_view filesType) {
   struct TypeEntry {
     std::string_view type;

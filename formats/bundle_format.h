@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,20 @@ public:
   // that -list makes).
   virtual Status skipEntry() = 0;
 };
+
+// What a visitor of forEachEntry wants next.
+enum class EntryWalk { Continue, Stop };
+
+// Walks the entries of `reader` in order: for each, `visit` gets its ID
+// and may read or skip the entry through `reader`. The walk stops after the
+// last entry, when `visit` says Stop, or at the first error (the reader's or
+// the visitor's), which it returns. It neither reads nor skips an entry
+// itself: whether the walk moves over an entry's contents is observable (a
+// damaged entry the walk only passes fails in some containers and not in
+// others), so that choice stays with the visitor, as in LLVM's loops.
+Status forEachEntry(
+    BundleReader &reader,
+    const std::function<Result<EntryWalk>(std::string_view id)> &visit);
 
 class InputFile;
 
