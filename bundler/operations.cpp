@@ -227,6 +227,208 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   return transaction.commit();
 }
 
+namespace {
+
+// One -unbundle of chosen targets, step by step: the requested targets,
+// the walk over every bundle that takes the first compatible entry for
+// each, the outputs of targets nothing matched, then the copies. Outputs
+// are created in a transaction and appear only when every step succeeded.
+class TargetUnbundling {
+public:
+  TargetUnbundling(const BundlerConfig &config, OperationReport &report)
+      : config_(config), report_(report) {}
+
+  // The requested targets, in LLVM's StringMap order, each with its output.
+  Status readRequestedTargets() {
+    for (size_t i = 0; i < config_.targetNames.size(); ++i) {
+      if (!isWellFormedBundleId(config_.targetNames[i]))
+        return makeError("invalid bundle id from bundle config");
+      worklist_.insertOrAssign(config_.targetNames[i], i);
+      requested_.push_back(OffloadTarget::parse(config_.targetNames[i]));
+    }
+    return Status::success();
+  }
+
+  const std::vector<OffloadTarget> &requested() const { return requested_; }
+
+  // Several bundles may lie end to end; each requested target is looked for
+  // in one bundle after another.
+  Status walkDecodedBundles(const std::vector<DecodedBundle> &bundles,
+                            const ContainerChoice &choice) {
+    for (const auto &[bundle, fullSize] : bundles) {
+      if (fullSize) {
+        // Partly decompressed: the prefix holds every entry the walk may
+        // take.
+        auto reader =
+            BinaryBundleReader::openHeader(bundle->contents(), *fullSize);
+        if (!reader)
+          return fileError(bundle->path(), reader.error().message);
+        if (Status status = walk(*bundle, **reader); !status.ok())
+          return status;
+        continue;
+      }
+      auto reader = openReader(choice, bundle->contents(), bundle->path(),
+                               config_, report_.diagnostics);
+      if (!reader)
+        return reader.takeError();
+      if (Status status = walk(*bundle, **reader); !status.ok())
+        return status;
+    }
+    return Status::success();
+  }
+
+  // A file with no bundle of its own, where LLVM's tool gives up ("Can't
+  // find bundles"): an executable, shared library, object or archive may
+  // hold bundles in .hip_fatbin or .llvm.offloading sections, which are then
+  // unbundled as if the sections were the input. With
+  // -allow-missing-bundles LLVM succeeds (the whole file is the host
+  // output), and so does this tool, in the same way.
+  Status walkEmbeddedBundles(const InputFile &input) {
+    if (entriesSeen_ != 0 || config_.allowMissingBundles ||
+        !holdsEmbeddedBundles(input.contents()))
+      return Status::success();
+    auto discovery =
+        discoverBundles(input, config_, DiscoveryMode::Lenient, report_);
+    if (!discovery)
+      return discovery.takeError();
+    embedded_ = std::move(*discovery);
+    for (const DiscoveredBundle &bundle : embedded_.bundles) {
+      auto reader = openDiscoveredBundle(bundle, config_, /*fileOrder=*/false,
+                                         report_.diagnostics);
+      if (!reader)
+        return reader.takeError();
+      if (Status status = walk(*bundle.data, **reader); !status.ok())
+        return status;
+    }
+    return Status::success();
+  }
+
+  // Targets no entry matched: an error unless -allow-missing-bundles, and
+  // otherwise empty outputs, or, when nothing matched at all, the input
+  // taken to be a plain host file (after decompression, when it was
+  // compressed).
+  Status createUnmatchedOutputs(const std::vector<DecodedBundle> &bundles) {
+    std::vector<std::pair<std::string_view, size_t>> remaining;
+    for (const auto &[key, targetIndex] : worklist_.entries())
+      remaining.emplace_back(key, *targetIndex);
+
+    if (!config_.allowMissingBundles && !remaining.empty()) {
+      std::vector<std::string_view> missing;
+      for (const auto &entry : remaining)
+        missing.push_back(entry.first);
+      return missingBundlesError(missing);
+    }
+
+    if (remaining.size() == config_.targetNames.size()) {
+      for (const auto &[key, targetIndex] : remaining) {
+        auto output =
+            transaction_.create(config_.outputFileNames.at(targetIndex));
+        if (!output)
+          return output.takeError();
+        if (requested_[targetIndex].hasHostKind())
+          for (const auto &bundle : bundles)
+            copies_.push_back(
+                {bundle.file.get(), {*output, 0, bundle.file->size()}});
+      }
+      return Status::success();
+    }
+    if (!(foundHostBundle_ ||
+          config_.hostInputIndex == BundlerConfig::kNoHost ||
+          config_.allowMissingBundles))
+      return makeError("Can't find bundle for the host target");
+    for (const auto &[key, targetIndex] : remaining) {
+      auto output =
+          transaction_.create(config_.outputFileNames.at(targetIndex));
+      if (!output)
+        return output.takeError();
+    }
+    return Status::success();
+  }
+
+  // Copies from each bundle run together; one output may take pieces from
+  // several bundles only in the host case above, where they run in order.
+  // Host objects rewritten out of fat objects come last. Then every output
+  // is put in place.
+  Status writeOutputs(const std::vector<DecodedBundle> &bundles) {
+    std::vector<const InputFile *> sources;
+    for (const auto &bundle : bundles)
+      sources.push_back(bundle.file.get());
+    for (const DiscoveredBundle &bundle : embedded_.bundles)
+      sources.push_back(bundle.data.get());
+    for (const InputFile *source : sources) {
+      std::vector<PendingCopy> fromThisBundle;
+      for (const auto &[from, copy] : copies_)
+        if (from == source)
+          fromThisBundle.push_back(copy);
+      if (Status status = runCopies(*source, fromThisBundle); !status.ok())
+        return status;
+    }
+    for (const auto &[output, plan] : rewrites_)
+      if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
+        return status;
+    return transaction_.commit();
+  }
+
+private:
+  // Takes, from one bundle, the first compatible entry for each target still
+  // wanted; payloads are only noted here and copied later, all at once, so
+  // that outputs can be filled in parallel.
+  Status walk(const InputFile &bundle, BundleReader &reader) {
+    if (worklist_.empty())
+      return Status::success();
+    return forEachEntry(
+        reader, [&](std::string_view entryId) -> Result<EntryWalk> {
+          ++entriesSeen_;
+          std::optional<OffloadTarget> codeObject =
+              OffloadTarget::parseStored(entryId);
+          if (!codeObject)
+            return makeError("invalid bundle id read from the bundle");
+
+          std::optional<std::pair<std::string_view, size_t>> match;
+          for (const auto &[key, targetIndex] : worklist_.entries()) {
+            if (isCodeObjectCompatible(*codeObject, requested_[*targetIndex],
+                                       config_.hipOpenmpCompatible)) {
+              match.emplace(key, *targetIndex);
+              break;
+            }
+          }
+          if (!match)
+            return EntryWalk::Continue;
+
+          auto output =
+              transaction_.create(config_.outputFileNames.at(match->second));
+          if (!output)
+            return output.takeError();
+          auto payload = reader.readEntry();
+          if (!payload)
+            return payload.takeError();
+          if (payload->rewrittenObject)
+            rewrites_.emplace_back(*output, payload->rewrittenObject);
+          else
+            copies_.push_back(
+                {&bundle, {*output, payload->offset, payload->size}});
+          worklist_.erase(std::string(match->first));
+          if (codeObject->hasHostKind())
+            foundHostBundle_ = true;
+          return worklist_.empty() ? EntryWalk::Stop : EntryWalk::Continue;
+        });
+  }
+
+  const BundlerConfig &config_;
+  OperationReport &report_;
+  LlvmOrderedStringMap<size_t> worklist_;
+  std::vector<OffloadTarget> requested_;
+  OutputTransaction transaction_;
+  std::vector<std::pair<const InputFile *, PendingCopy>> copies_;
+  std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
+      rewrites_;
+  Discovery embedded_;
+  bool foundHostBundle_ = false;
+  size_t entriesSeen_ = 0;
+};
+
+} // namespace
+
 Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   auto opened = openInput(config.inputFileNames.front());
   if (!opened)
@@ -236,170 +438,24 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   if (!choice)
     return choice.takeError();
 
-  // Requested targets, in LLVM's StringMap order, each with its output.
-  LlvmOrderedStringMap<size_t> worklist;
-  std::vector<OffloadTarget> requested;
-  for (size_t i = 0; i < config.targetNames.size(); ++i) {
-    if (!isWellFormedBundleId(config.targetNames[i]))
-      return makeError("invalid bundle id from bundle config");
-    worklist.insertOrAssign(config.targetNames[i], i);
-    requested.push_back(OffloadTarget::parse(config.targetNames[i]));
-  }
+  TargetUnbundling unbundling(config, report);
+  if (Status status = unbundling.readRequestedTargets(); !status.ok())
+    return status;
   // Text bundles are scanned whole; binary ones are read from their header.
-  auto decoded =
-      decodeInput(input, config, report,
-                  choice->kind == ContainerKind::Text ? nullptr : &requested);
+  auto decoded = decodeInput(
+      input, config, report,
+      choice->kind == ContainerKind::Text ? nullptr : &unbundling.requested());
   if (!decoded)
     return decoded.takeError();
-  std::vector<DecodedBundle> &bundles = *decoded;
-
-  OutputTransaction transaction;
-  // Payloads are copied after the walk, all at once, so that outputs can be
-  // filled in parallel.
-  std::vector<std::pair<const InputFile *, PendingCopy>> copies;
-  // Host objects rewritten out of fat objects, written after the copies.
-  std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
-      rewrites;
-  bool foundHostBundle = false;
-  size_t entriesSeen = 0;
-  // Several bundles may lie end to end; each requested target is looked for
-  // in one bundle after another.
-  auto walk = [&](const InputFile &bundle, BundleReader &reader) -> Status {
-    if (worklist.empty())
-      return Status::success();
-    return forEachEntry(
-        reader, [&](std::string_view entryId) -> Result<EntryWalk> {
-          ++entriesSeen;
-          std::optional<OffloadTarget> codeObject =
-              OffloadTarget::parseStored(entryId);
-          if (!codeObject)
-            return makeError("invalid bundle id read from the bundle");
-
-          std::optional<std::pair<std::string_view, size_t>> match;
-          for (const auto &[key, targetIndex] : worklist.entries()) {
-            if (isCodeObjectCompatible(*codeObject, requested[*targetIndex],
-                                       config.hipOpenmpCompatible)) {
-              match.emplace(key, *targetIndex);
-              break;
-            }
-          }
-          if (!match)
-            return EntryWalk::Continue;
-
-          auto output =
-              transaction.create(config.outputFileNames.at(match->second));
-          if (!output)
-            return output.takeError();
-          auto payload = reader.readEntry();
-          if (!payload)
-            return payload.takeError();
-          if (payload->rewrittenObject)
-            rewrites.emplace_back(*output, payload->rewrittenObject);
-          else
-            copies.push_back(
-                {&bundle, {*output, payload->offset, payload->size}});
-          worklist.erase(std::string(match->first));
-          if (codeObject->hasHostKind())
-            foundHostBundle = true;
-          return worklist.empty() ? EntryWalk::Stop : EntryWalk::Continue;
-        });
-  };
-  for (const auto &[bundle, fullSize] : bundles) {
-    if (fullSize) {
-      // Partly decompressed: the prefix holds every entry the walk may take.
-      auto reader =
-          BinaryBundleReader::openHeader(bundle->contents(), *fullSize);
-      if (!reader)
-        return fileError(bundle->path(), reader.error().message);
-      if (Status status = walk(*bundle, **reader); !status.ok())
-        return status;
-      continue;
-    }
-    auto reader = openReader(*choice, bundle->contents(), bundle->path(),
-                             config, report.diagnostics);
-    if (!reader)
-      return reader.takeError();
-    if (Status status = walk(*bundle, **reader); !status.ok())
-      return status;
-  }
-
-  // A file with no bundle of its own, where LLVM's tool gives up ("Can't
-  // find bundles"): an executable, shared library, object or archive may
-  // hold bundles in .hip_fatbin or .llvm.offloading sections, which are then
-  // unbundled as if the sections were the input. With
-  // -allow-missing-bundles LLVM succeeds (the whole file is the host
-  // output), and so does this tool, in the same way.
-  Discovery embedded;
-  if (entriesSeen == 0 && !config.allowMissingBundles &&
-      holdsEmbeddedBundles(input.contents())) {
-    auto discovery =
-        discoverBundles(input, config, DiscoveryMode::Lenient, report);
-    if (!discovery)
-      return discovery.takeError();
-    embedded = std::move(*discovery);
-    for (const DiscoveredBundle &bundle : embedded.bundles) {
-      auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/false,
-                                         report.diagnostics);
-      if (!reader)
-        return reader.takeError();
-      if (Status status = walk(*bundle.data, **reader); !status.ok())
-        return status;
-    }
-  }
-
-  std::vector<std::pair<std::string_view, size_t>> remaining;
-  for (const auto &[key, targetIndex] : worklist.entries())
-    remaining.emplace_back(key, *targetIndex);
-
-  if (!config.allowMissingBundles && !remaining.empty()) {
-    std::vector<std::string_view> missing;
-    for (const auto &entry : remaining)
-      missing.push_back(entry.first);
-    return missingBundlesError(missing);
-  }
-
-  if (remaining.size() == config.targetNames.size()) {
-    // No entry matched at all: the input is taken to be a plain host file
-    // (after decompression, when it was compressed).
-    for (const auto &[key, targetIndex] : remaining) {
-      auto output = transaction.create(config.outputFileNames.at(targetIndex));
-      if (!output)
-        return output.takeError();
-      if (requested[targetIndex].hasHostKind())
-        for (const auto &bundle : bundles)
-          copies.push_back(
-              {bundle.file.get(), {*output, 0, bundle.file->size()}});
-    }
-  } else {
-    if (!(foundHostBundle || config.hostInputIndex == BundlerConfig::kNoHost ||
-          config.allowMissingBundles))
-      return makeError("Can't find bundle for the host target");
-    for (const auto &[key, targetIndex] : remaining) {
-      auto output = transaction.create(config.outputFileNames.at(targetIndex));
-      if (!output)
-        return output.takeError();
-    }
-  }
-
-  // Copies from each bundle run together; one output may take pieces from
-  // several bundles only in the host case above, where they run in order.
-  std::vector<const InputFile *> sources;
-  for (const auto &bundle : bundles)
-    sources.push_back(bundle.file.get());
-  for (const DiscoveredBundle &bundle : embedded.bundles)
-    sources.push_back(bundle.data.get());
-  for (const InputFile *source : sources) {
-    std::vector<PendingCopy> fromThisBundle;
-    for (const auto &[from, copy] : copies)
-      if (from == source)
-        fromThisBundle.push_back(copy);
-    if (Status status = runCopies(*source, fromThisBundle); !status.ok())
-      return status;
-  }
-  for (const auto &[output, plan] : rewrites)
-    if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
-      return status;
-  return transaction.commit();
+  const std::vector<DecodedBundle> &bundles = *decoded;
+  if (Status status = unbundling.walkDecodedBundles(bundles, *choice);
+      !status.ok())
+    return status;
+  if (Status status = unbundling.walkEmbeddedBundles(input); !status.ok())
+    return status;
+  if (Status status = unbundling.createUnmatchedOutputs(bundles); !status.ok())
+    return status;
+  return unbundling.writeOutputs(bundles);
 }
 
 // Lists a compressed binary bundle from its header alone: decompresses only
