@@ -186,6 +186,153 @@ void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
   }
 }
 
+// The values of the options that configure every mode, after the
+// environment (the command line wins).
+void readOptionValues(const ParsedCommandLine &parsed, BundlerConfig &config) {
+  config.filesType = parsed.last("type").value_or("");
+  config.allowMissingBundles = parsed.flag("allow-missing-bundles");
+  config.checkInputArchive = parsed.flag("check-input-archive");
+  config.printExternalCommands = parsed.flag("###");
+  config.hipOpenmpCompatible = parsed.flag("hip-openmp-compatible");
+  if (auto alignment = parsed.last("bundle-align"))
+    config.bundleAlignment = std::stoull(*alignment, nullptr, 0);
+  if (parsed.specified("compress"))
+    config.compress = parsed.flag("compress");
+  if (parsed.specified("verbose"))
+    config.verbose = parsed.flag("verbose");
+  if (parsed.specified("verify-hash"))
+    config.verifyHash = parsed.flag("verify-hash");
+  if (auto level = parsed.last("compression-level"))
+    config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
+}
+
+// -input and -output, with the deprecated -inputs and -outputs appended
+// (with LLVM's warnings) unless both spellings were used. Returns the
+// failure, if any.
+std::optional<ToolOutcome> readInputsAndOutputs(const ParsedCommandLine &parsed,
+                                                ToolReporter &report,
+                                                BundlerConfig &config) {
+  std::vector<std::string> inputs = parsed.all("input");
+  std::vector<std::string> outputs = parsed.all("output");
+  if (parsed.specified("input") && parsed.specified("inputs"))
+    return report.fail("-inputs and -input cannot be used together, use only "
+                       "-input instead");
+  if (std::vector<std::string> deprecated = parsed.all("inputs");
+      !deprecated.empty()) {
+    report.warn("-inputs is deprecated, use -input instead");
+    inputs.insert(inputs.end(), deprecated.begin(), deprecated.end());
+  }
+  if (parsed.specified("output") && parsed.specified("outputs"))
+    return report.fail("-outputs and -output cannot be used together, use "
+                       "only -output instead");
+  if (std::vector<std::string> deprecated = parsed.all("outputs");
+      !deprecated.empty()) {
+    report.warn("-outputs is deprecated, use -output instead");
+    outputs.insert(outputs.end(), deprecated.begin(), deprecated.end());
+  }
+  config.inputFileNames = std::move(inputs);
+  config.outputFileNames = std::move(outputs);
+  return std::nullopt;
+}
+
+// What an operation printed, then its error or success.
+ToolOutcome reportOperation(ToolReporter &report,
+                            const OperationReport &printed,
+                            const Status &done) {
+  report.print(printed.standardOutput);
+  report.printDiagnostics(printed.diagnostics);
+  if (!done.ok())
+    return report.fail(done.error().message);
+  return report.finish(0);
+}
+
+// -unbundle -output-dir=<folder>: every entry into the folder. The checks
+// come before LLVM's own: this option's command lines are ones LLVM's tool
+// refuses anyway.
+ToolOutcome runOutputDirectory(const std::string &folder, bool unbundle,
+                               bool list, bool hasTargets, ToolReporter &report,
+                               BundlerConfig &config) {
+  if (folder.empty())
+    return report.fail("-output-dir needs a folder name");
+  if (!unbundle || list)
+    return report.fail("-output-dir is only valid with -unbundle");
+  if (config.checkInputArchive)
+    return report.fail("-check-input-archive cannot be used with -output-dir");
+  if (!config.outputFileNames.empty())
+    return report.fail("-output-dir and -output cannot be used together");
+  if (hasTargets)
+    return report.fail("-targets option is invalid with -output-dir, which "
+                       "extracts every entry");
+  if (config.inputFileNames.size() != 1)
+    return report.fail("only one input file supported in unbundling mode");
+  config.outputDirectory = folder;
+  OperationReport printed;
+  Status done = unbundleAllToDirectory(config, printed);
+  return reportOperation(report, printed, done);
+}
+
+// -list, as IDs or as JSON.
+ToolOutcome runList(bool unbundle, bool hasTargets, ToolReporter &report,
+                    const BundlerConfig &config) {
+  if (unbundle)
+    return report.fail("-unbundle and -list cannot be used together");
+  if (config.inputFileNames.size() != 1)
+    return report.fail("only one input file supported for -list");
+  if (!config.outputFileNames.empty())
+    return report.fail("-outputs option is invalid for -list");
+  if (hasTargets)
+    return report.fail("-targets option is invalid for -list");
+  OperationReport printed;
+  Status listed = config.listAsJson ? listBundlesAsJson(config, printed)
+                                    : listBundleIds(config, printed);
+  return reportOperation(report, printed, listed);
+}
+
+// LLVM's checks of a bundling or unbundling command line, in its order.
+// Returns the failure, if any.
+std::optional<ToolOutcome>
+checkBundlingCommand(const ParsedCommandLine &parsed, bool unbundle,
+                     const std::vector<std::string> &targets,
+                     ToolReporter &report, BundlerConfig &config) {
+  const size_t inputs = config.inputFileNames.size();
+  const size_t outputs = config.outputFileNames.size();
+  if (config.checkInputArchive) {
+    if (!unbundle)
+      return report.fail("-check-input-archive cannot be used while bundling");
+    if (config.filesType != "a")
+      return report.fail("-check-input-archive can only be used for "
+                         "unbundling archives (-type=a)");
+  }
+  if (outputs == 0)
+    return report.fail("no output file specified!");
+  if (!parsed.specified("targets"))
+    return report.fail(
+        "for the --targets option: must be specified at least once!");
+  if (unbundle) {
+    if (inputs != 1)
+      return report.fail("only one input file supported in unbundling mode");
+    if (outputs != targets.size())
+      return report.fail(
+          "number of output files and targets should match in unbundling "
+          "mode");
+  } else {
+    if (config.filesType == "a")
+      return report.fail("Archive files are only supported for unbundling");
+    if (outputs != 1)
+      return report.fail("only one output file supported in bundling mode");
+    if (inputs != targets.size())
+      return report.fail(
+          "number of input files and targets should match in bundling mode");
+  }
+  if (auto problem = checkTargets(targets, unbundle, config)) {
+    if (!problem->llvmFatal)
+      return report.fail(problem->message);
+    report.printError(problem->message);
+    return report.finish(1);
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
@@ -208,46 +355,12 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
 
   BundlerConfig config;
   applyEnvironment(config, report);
-  config.filesType = parsed.last("type").value_or("");
-  config.allowMissingBundles = parsed.flag("allow-missing-bundles");
-  config.checkInputArchive = parsed.flag("check-input-archive");
-  config.printExternalCommands = parsed.flag("###");
-  config.hipOpenmpCompatible = parsed.flag("hip-openmp-compatible");
-  if (auto alignment = parsed.last("bundle-align"))
-    config.bundleAlignment = std::stoull(*alignment, nullptr, 0);
-  if (parsed.specified("compress"))
-    config.compress = parsed.flag("compress");
-  if (parsed.specified("verbose"))
-    config.verbose = parsed.flag("verbose");
-  if (parsed.specified("verify-hash"))
-    config.verifyHash = parsed.flag("verify-hash");
-  if (auto level = parsed.last("compression-level"))
-    config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
-
+  readOptionValues(parsed, config);
   const bool unbundle = parsed.flag("unbundle");
   const bool list = parsed.flag("list");
-  std::vector<std::string> inputs = parsed.all("input");
-  std::vector<std::string> outputs = parsed.all("output");
   const std::vector<std::string> targets = parsed.all("targets");
-
-  if (parsed.specified("input") && parsed.specified("inputs"))
-    return report.fail("-inputs and -input cannot be used together, use only "
-                       "-input instead");
-  if (std::vector<std::string> deprecated = parsed.all("inputs");
-      !deprecated.empty()) {
-    report.warn("-inputs is deprecated, use -input instead");
-    inputs.insert(inputs.end(), deprecated.begin(), deprecated.end());
-  }
-  if (parsed.specified("output") && parsed.specified("outputs"))
-    return report.fail("-outputs and -output cannot be used together, use "
-                       "only -output instead");
-  if (std::vector<std::string> deprecated = parsed.all("outputs");
-      !deprecated.empty()) {
-    report.warn("-outputs is deprecated, use -output instead");
-    outputs.insert(outputs.end(), deprecated.begin(), deprecated.end());
-  }
-  config.inputFileNames = inputs;
-  config.outputFileNames = outputs;
+  if (auto failed = readInputsAndOutputs(parsed, report, config))
+    return std::move(*failed);
 
   // The options of our own come with command lines LLVM's tool refuses, so
   // checking them first changes nothing LLVM accepts.
@@ -259,84 +372,14 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
       return report.fail("-format is only valid with -list");
     config.listAsJson = *format == "json";
   }
-  if (auto folder = parsed.last("output-dir")) {
-    if (folder->empty())
-      return report.fail("-output-dir needs a folder name");
-    if (!unbundle || list)
-      return report.fail("-output-dir is only valid with -unbundle");
-    if (config.checkInputArchive)
-      return report.fail(
-          "-check-input-archive cannot be used with -output-dir");
-    if (!outputs.empty())
-      return report.fail("-output-dir and -output cannot be used together");
-    if (!targets.empty())
-      return report.fail("-targets option is invalid with -output-dir, which "
-                         "extracts every entry");
-    if (inputs.size() != 1)
-      return report.fail("only one input file supported in unbundling mode");
-    config.outputDirectory = *folder;
-    OperationReport printed;
-    Status done = unbundleAllToDirectory(config, printed);
-    report.print(printed.standardOutput);
-    report.printDiagnostics(printed.diagnostics);
-    if (!done.ok())
-      return report.fail(done.error().message);
-    return report.finish(0);
-  }
-
-  if (list) {
-    if (unbundle)
-      return report.fail("-unbundle and -list cannot be used together");
-    if (inputs.size() != 1)
-      return report.fail("only one input file supported for -list");
-    if (!outputs.empty())
-      return report.fail("-outputs option is invalid for -list");
-    if (!targets.empty())
-      return report.fail("-targets option is invalid for -list");
-    OperationReport printed;
-    Status listed = config.listAsJson ? listBundlesAsJson(config, printed)
-                                      : listBundleIds(config, printed);
-    report.print(printed.standardOutput);
-    report.printDiagnostics(printed.diagnostics);
-    if (!listed.ok())
-      return report.fail(listed.error().message);
-    return report.finish(0);
-  }
-
-  if (config.checkInputArchive) {
-    if (!unbundle)
-      return report.fail("-check-input-archive cannot be used while bundling");
-    if (config.filesType != "a")
-      return report.fail("-check-input-archive can only be used for "
-                         "unbundling archives (-type=a)");
-  }
-  if (outputs.empty())
-    return report.fail("no output file specified!");
-  if (!parsed.specified("targets"))
-    return report.fail(
-        "for the --targets option: must be specified at least once!");
-  if (unbundle) {
-    if (inputs.size() != 1)
-      return report.fail("only one input file supported in unbundling mode");
-    if (outputs.size() != targets.size())
-      return report.fail(
-          "number of output files and targets should match in unbundling "
-          "mode");
-  } else {
-    if (config.filesType == "a")
-      return report.fail("Archive files are only supported for unbundling");
-    if (outputs.size() != 1)
-      return report.fail("only one output file supported in bundling mode");
-    if (inputs.size() != targets.size())
-      return report.fail(
-          "number of input files and targets should match in bundling mode");
-  }
-  if (auto problem = checkTargets(targets, unbundle, config)) {
-    if (!problem->llvmFatal)
-      return report.fail(problem->message);
-    report.printError(problem->message);
-    return report.finish(1);
-  }
+  if (auto folder = parsed.last("output-dir"))
+    return runOutputDirectory(*folder, unbundle, list, !targets.empty(), report,
+                              config);
+  if (list)
+    return runList(unbundle, !targets.empty(), report, config);
+  if (auto failed =
+          checkBundlingCommand(parsed, unbundle, targets, report, config))
+    return std::move(*failed);
 
   Status done = Status::success();
   OperationReport printed;
@@ -346,11 +389,7 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   } else {
     done = bundleFiles(config, printed);
   }
-  report.print(printed.standardOutput);
-  report.printDiagnostics(printed.diagnostics);
-  if (!done.ok())
-    return report.fail(done.error().message);
-  return report.finish(0);
+  return reportOperation(report, printed, done);
 }
 
 } // namespace offbundle
