@@ -1,5 +1,7 @@
-// The plain configuration value the command line produces and the operations
-// consume. Nothing in here knows about argv, the environment or exit codes.
+// The plain configuration values the command line produces and the
+// operations consume, one per concern, as llvm-objcopy splits its own: a
+// function that needs only one concern takes only that part. Nothing in
+// here knows about argv, the environment or exit codes.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,8 @@
 
 namespace offbundle {
 
-struct BundlerConfig {
+// The files an operation reads and writes, and the targets they hold.
+struct FilesConfig {
   std::string filesType;
   // Targets as written into bundles: normalised bundle entry IDs, in the
   // order given on the command line.
@@ -17,33 +20,52 @@ struct BundlerConfig {
   std::vector<std::string> inputFileNames;
   std::vector<std::string> outputFileNames;
 
-  uint64_t bundleAlignment = 1;
-  bool allowMissingBundles = false;
-  bool checkInputArchive = false;
-  bool printExternalCommands = false;
-  bool hipOpenmpCompatible = false;
-  bool compress = false;
-  bool verbose = false;
-  // Whether the MD5 hash in a compressed bundle's header is checked against
-  // the data whenever the bundle is decompressed (-verify-hash,
-  // OFFLOAD_BUNDLER_VERIFY_HASH). Without the check, unbundling decompresses
-  // only as far as the entries it extracts.
-  bool verifyHash = true;
-  // Compressed bundles: zstd at this level, in this format version (2 or 3).
-  int compressionLevel = 3;
-  uint16_t compressedBundleVersion = 3;
-
-  // -list -format=json: a machine-readable description of every bundle.
-  bool listAsJson = false;
-  // -unbundle -output-dir=<folder>: every entry of every bundle into this
-  // folder instead of chosen targets into -output files.
-  std::optional<std::string> outputDirectory;
-
   // Index of the host target in targetNames, if any.
   static constexpr unsigned kNoHost = ~0u;
   unsigned hostInputIndex = kNoHost;
   // Bundling without a host entry is allowed when every target is HIP.
   bool allowNoHost = false;
 };
+
+// How stored entries are matched with the targets asked for, and what may
+// be missing.
+struct MatchingConfig {
+  bool allowMissingBundles = false;
+  bool checkInputArchive = false;
+  bool hipOpenmpCompatible = false;
+};
+
+// Compressed bundles, written and read.
+struct CompressionConfig {
+  bool compress = false;
+  // Compressed bundles: zstd at this level, in this format version (2 or 3).
+  int compressionLevel = 3;
+  uint16_t compressedBundleVersion = 3;
+  // Whether the MD5 hash in a compressed bundle's header is checked against
+  // the data whenever the bundle is decompressed (-verify-hash,
+  // OFFLOAD_BUNDLER_VERIFY_HASH). Without the check, unbundling decompresses
+  // only as far as the entries it extracts.
+  bool verifyHash = true;
+  // -verbose: LLVM's report of each compression and decompression.
+  bool verbose = false;
+};
+
+// How outputs are laid out and what is printed besides them.
+struct OutputConfig {
+  uint64_t bundleAlignment = 1;
+  // -###: the external commands LLVM's tool would run, printed.
+  bool printExternalCommands = false;
+  // -list -format=json: a machine-readable description of every bundle.
+  bool listAsJson = false;
+  // -unbundle -output-dir=<folder>: every entry of every bundle into this
+  // folder instead of chosen targets into -output files.
+  std::optional<std::string> outputDirectory;
+};
+
+// Everything one run of the bundler was asked for.
+struct BundlerConfig : FilesConfig,
+                       MatchingConfig,
+                       CompressionConfig,
+                       OutputConfig {};
 
 } // namespace offbundle

@@ -43,7 +43,7 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
 
 Result<DecompressedBundle>
 decompressAsConfigured(std::string_view bytes, const std::string &file,
-                       const BundlerConfig &config,
+                       const CompressionConfig &config,
                        const std::string &errorPrefix,
                        std::string *verboseReport) {
   const HashCheck check =
@@ -68,7 +68,7 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
 Result<std::optional<PartialBundle>>
 decompressEntriesOnly(const CompressedBundleSpan &span,
                       const std::vector<OffloadTarget> &requested,
-                      const BundlerConfig &config) {
+                      const MatchingConfig &config) {
   const uint64_t fullSize = span.header.uncompressedSize;
   auto reader = CompressedPrefixReader::open(span.bytes);
   if (!reader)

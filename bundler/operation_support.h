@@ -32,7 +32,7 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
 // failure is `errorPrefix` followed by the decompressor's message.
 Result<DecompressedBundle>
 decompressAsConfigured(std::string_view bytes, const std::string &file,
-                       const BundlerConfig &config,
+                       const CompressionConfig &config,
                        const std::string &errorPrefix,
                        std::string *verboseReport);
 
@@ -49,6 +49,6 @@ struct PartialBundle {
 Result<std::optional<PartialBundle>>
 decompressEntriesOnly(const CompressedBundleSpan &span,
                       const std::vector<OffloadTarget> &requested,
-                      const BundlerConfig &config);
+                      const MatchingConfig &config);
 
 } // namespace offbundle

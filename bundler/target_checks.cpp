@@ -11,7 +11,7 @@ namespace offbundle {
 
 std::optional<TargetProblem>
 checkTargets(const std::vector<std::string> &targets, bool unbundle,
-             BundlerConfig &config) {
+             FilesConfig &config) {
   std::unordered_set<std::string> seen;
   std::set<std::string> seenNormalized;
   std::map<std::string, std::set<std::string>> targetIdsByKindAndTriple;

@@ -26,6 +26,6 @@ struct TargetProblem {
 // allowNoHost are set.
 std::optional<TargetProblem>
 checkTargets(const std::vector<std::string> &targets, bool unbundle,
-             BundlerConfig &config);
+             FilesConfig &config);
 
 } // namespace offbundle
