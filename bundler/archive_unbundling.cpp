@@ -144,6 +144,7 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
   // Bytes made here (decompressed members, rewritten host objects, member
   // names) that the new archives' members refer to.
   std::deque<std::string> ownedBytes;
+  std::deque<ByteBuffer> decompressedMembers;
   std::vector<std::vector<NewArchiveMember>> archives(requested.size());
   const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
   for (const ArchiveMember &member : *members) {
@@ -158,6 +159,7 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
         return partial.takeError();
       if (*partial) {
         ownedBytes.push_back(std::move((*partial)->bytes));
+        bytes = ownedBytes.back();
         fullSize = (*partial)->fullSize;
       } else {
         auto decompressed =
@@ -165,9 +167,9 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
                                    config, kMemberDecompressionFailed, nullptr);
         if (!decompressed)
           return decompressed.takeError();
-        ownedBytes.push_back(std::move(decompressed->bytes));
+        decompressedMembers.push_back(std::move(decompressed->bytes));
+        bytes = decompressedMembers.back().view();
       }
-      bytes = ownedBytes.back();
     } else if (config.verbose &&
                bytes.size() >= kCompressedBundleCommonHeaderSize) {
       report.diagnostics += "Uncompressed bundle.\n";

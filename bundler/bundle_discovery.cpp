@@ -134,7 +134,7 @@ private:
         if (!decompressed)
           return decompressed.takeError();
         bundle.compression = decompressed->header;
-        bundle.format = sniff(decompressed->bytes);
+        bundle.format = sniff(decompressed->bytes.view());
         bundle.data = InputFile::fromMemory(displayName(member),
                                             std::move(decompressed->bytes));
         break;

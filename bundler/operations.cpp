@@ -42,17 +42,27 @@ Error uncompressedSizeLimitError(std::optional<uint64_t> size, uint64_t limit) {
 struct DecodedBundle {
   std::unique_ptr<InputFile> file;
   std::optional<uint64_t> fullSize;
+  // A hash check left for later (see decodeInput): the hash the header
+  // stores, and the one still being computed from `file`'s bytes (declared
+  // after `file`, so that it stops reading them first).
+  uint64_t storedHash = 0;
+  std::unique_ptr<BackgroundMd5> pendingHash;
 };
 
 // The bundles an input holds: the input itself, or, for compressed input,
 // each compressed bundle laid end to end in it, decompressed. With
 // `entriesFor` (unbundling binary bundles without hash verification), each
-// is decompressed only as far as the entries those targets may take.
-// The input must outlive the result, which may view it.
+// is decompressed only as far as the entries those targets may take. With
+// `deferHashCheck`, hashes to verify are still being computed when this
+// returns, and checkDeferredHashes() must judge them before anything made
+// from the bytes is final: the caller's work overlaps the hashing, the
+// slowest part of decompressing. The input must outlive the result, which
+// may view it.
 Result<std::vector<DecodedBundle>>
 decodeInput(const InputFile &input, const BundlerConfig &config,
             OperationReport &report,
-            const std::vector<OffloadTarget> *entriesFor = nullptr) {
+            const std::vector<OffloadTarget> *entriesFor = nullptr,
+            bool deferHashCheck = false) {
   std::vector<DecodedBundle> bundles;
   std::string_view contents = input.contents();
   // LLVM takes anything shorter than the common header as uncompressed.
@@ -60,7 +70,7 @@ decodeInput(const InputFile &input, const BundlerConfig &config,
       !hasCompressedBundleMagic(contents)) {
     if (config.verbose && contents.size() >= kCompressedBundleCommonHeaderSize)
       report.diagnostics += "Uncompressed bundle.\n";
-    bundles.push_back({InputFile::slice(input, 0, input.size()), {}});
+    bundles.push_back({InputFile::slice(input, 0, input.size()), {}, 0, {}});
     return bundles;
   }
   const std::string failedPrefix = "Failed to decompress input: ";
@@ -93,9 +103,22 @@ decodeInput(const InputFile &input, const BundlerConfig &config,
       if (*entries) {
         bundles.push_back(
             {InputFile::fromMemory(input.path(), std::move((*entries)->bytes)),
-             (*entries)->fullSize});
+             (*entries)->fullSize,
+             0,
+             {}});
         continue;
       }
+    }
+    if (deferHashCheck && config.verifyHash && !config.verbose) {
+      auto decompressed = decompressBundle(span.bytes, HashCheck::Defer);
+      if (!decompressed)
+        return failed(decompressed.error());
+      bundles.push_back(
+          {InputFile::fromMemory(input.path(), std::move(decompressed->bytes)),
+           {},
+           decompressed->header.hash,
+           std::move(decompressed->pendingHash)});
+      continue;
     }
     auto decompressed =
         decompressAsConfigured(span.bytes, input.path(), config, failedPrefix,
@@ -104,9 +127,26 @@ decodeInput(const InputFile &input, const BundlerConfig &config,
       return decompressed.takeError();
     bundles.push_back(
         {InputFile::fromMemory(input.path(), std::move(decompressed->bytes)),
+         {},
+         0,
          {}});
   }
   return bundles;
+}
+
+// Waits for the hash checks decodeInput deferred and judges them, in input
+// order: the first mismatch is the error.
+Status checkDeferredHashes(std::vector<DecodedBundle> &bundles,
+                           const std::string &file) {
+  for (DecodedBundle &bundle : bundles) {
+    if (!bundle.pendingHash)
+      continue;
+    const uint64_t computed = bundle.pendingHash->finish();
+    bundle.pendingHash.reset();
+    if (computed != bundle.storedHash)
+      return hashMismatchError(file, bundle.storedHash, computed);
+  }
+  return Status::success();
 }
 
 // "Can't find bundles for A, B, and C", with the IDs sorted.
@@ -255,7 +295,9 @@ public:
   // in one bundle after another.
   Status walkDecodedBundles(const std::vector<DecodedBundle> &bundles,
                             const ContainerChoice &choice) {
-    for (const auto &[bundle, fullSize] : bundles) {
+    for (const DecodedBundle &decoded : bundles) {
+      const InputFile *bundle = decoded.file.get();
+      const std::optional<uint64_t> &fullSize = decoded.fullSize;
       if (fullSize) {
         // Partly decompressed: the prefix holds every entry the walk may
         // take.
@@ -347,8 +389,8 @@ public:
 
   // Copies from each bundle run together; one output may take pieces from
   // several bundles only in the host case above, where they run in order.
-  // Host objects rewritten out of fat objects come last. Then every output
-  // is put in place.
+  // Host objects rewritten out of fat objects come last. The outputs appear
+  // only at commit().
   Status writeOutputs(const std::vector<DecodedBundle> &bundles) {
     std::vector<const InputFile *> sources;
     for (const auto &bundle : bundles)
@@ -366,8 +408,11 @@ public:
     for (const auto &[output, plan] : rewrites_)
       if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
         return status;
-    return transaction_.commit();
+    return Status::success();
   }
+
+  // Puts every output in place.
+  Status commit() { return transaction_.commit(); }
 
 private:
   // Takes, from one bundle, the first compatible entry for each target still
@@ -442,20 +487,31 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   if (Status status = unbundling.readRequestedTargets(); !status.ok())
     return status;
   // Text bundles are scanned whole; binary ones are read from their header.
+  // Hashes are checked once the outputs are written, before they appear.
   auto decoded = decodeInput(
       input, config, report,
-      choice->kind == ContainerKind::Text ? nullptr : &unbundling.requested());
+      choice->kind == ContainerKind::Text ? nullptr : &unbundling.requested(),
+      /*deferHashCheck=*/true);
   if (!decoded)
     return decoded.takeError();
-  const std::vector<DecodedBundle> &bundles = *decoded;
+  std::vector<DecodedBundle> &bundles = *decoded;
+  // Damaged data is reported as such, whichever step trips over it first.
+  auto damagedOr = [&](Status status) {
+    Status hashes = checkDeferredHashes(bundles, input.path());
+    return hashes.ok() ? status : hashes;
+  };
   if (Status status = unbundling.walkDecodedBundles(bundles, *choice);
       !status.ok())
-    return status;
+    return damagedOr(std::move(status));
   if (Status status = unbundling.walkEmbeddedBundles(input); !status.ok())
-    return status;
+    return damagedOr(std::move(status));
   if (Status status = unbundling.createUnmatchedOutputs(bundles); !status.ok())
+    return damagedOr(std::move(status));
+  if (Status status = unbundling.writeOutputs(bundles); !status.ok())
+    return damagedOr(std::move(status));
+  if (Status status = checkDeferredHashes(bundles, input.path()); !status.ok())
     return status;
-  return unbundling.writeOutputs(bundles);
+  return unbundling.commit();
 }
 
 // Lists a compressed binary bundle from its header alone: decompresses only
@@ -487,7 +543,7 @@ Result<bool> listCompressedHeaders(const InputFile &input,
       if (std::min(wanted, span.header.uncompressedSize) > limit)
         return failed(
             uncompressedSizeLimitError(span.header.uncompressedSize, limit));
-      std::string wholeBundle;
+      ByteBuffer wholeBundle;
       std::string_view prefix;
       if (whole) {
         // Listing reads headers only: it never checks the hash (nor does
@@ -496,7 +552,7 @@ Result<bool> listCompressedHeaders(const InputFile &input,
         if (!decompressed)
           return failed(decompressed.error());
         wholeBundle = std::move(decompressed->bytes);
-        prefix = wholeBundle;
+        prefix = wholeBundle.view();
       } else {
         auto partial = (*reader)->prefix(wanted);
         if (!partial)
@@ -575,7 +631,8 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   if (!choice)
     return choice.takeError();
   size_t printed = 0;
-  for (const auto &[bundle, fullSize] : *decoded) {
+  for (const DecodedBundle &each : *decoded) {
+    const InputFile *bundle = each.file.get();
     auto reader = openReader(*choice, bundle->contents(), bundle->path(),
                              config, report.diagnostics);
     if (!reader)

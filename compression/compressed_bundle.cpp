@@ -100,7 +100,7 @@ Error codecError(const Error &error) {
 // has the room LLVM's one-shot call would have had (the usual case), the
 // streaming decoder's otherwise.
 Error decodingError(const Error &streamingError, StreamDecoder &decoder,
-                    std::string &output, uint64_t expectedSize,
+                    ByteBuffer &output, uint64_t expectedSize,
                     BackgroundMd5 *hasher) {
   if (output.size() == expectedSize) {
     // The replay writes into the buffer the hasher reads.
@@ -118,7 +118,7 @@ Error decodingError(const Error &streamingError, StreamDecoder &decoder,
 // `expectedSize` bytes long or the call fails. Each piece of output is handed
 // to `hasher`, if any, as soon as it exists.
 Status decodeExactly(CompressionMethod method, std::string_view compressedData,
-                     uint64_t expectedSize, std::string &output,
+                     uint64_t expectedSize, ByteBuffer &output,
                      BackgroundMd5 *hasher) {
   uint64_t trustedSize =
       std::max(kTrustedOutputFloor,
@@ -360,23 +360,25 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes,
       bytes.substr(result.header.headerSize,
                    result.compressedExtent - result.header.headerSize);
   uint64_t expectedSize = result.header.uncompressedSize;
-  if (expectedSize > result.bytes.max_size())
+  if (expectedSize > uint64_t{std::numeric_limits<std::ptrdiff_t>::max()})
     return makeError("Decompressed size " + std::to_string(expectedSize) +
                      " is too large for this machine");
 
   try {
-    // Declared after result.bytes so that it stops reading before the buffer
-    // goes away on every path.
-    std::optional<BackgroundMd5> hasher;
+    std::unique_ptr<BackgroundMd5> hasher;
     if (check != HashCheck::Skip)
-      hasher.emplace(expectedSize >= kBackgroundHashThreshold);
-    Status decoded =
-        decodeExactly(result.header.method, compressedData, expectedSize,
-                      result.bytes, hasher ? &*hasher : nullptr);
+      hasher = std::make_unique<BackgroundMd5>(expectedSize >=
+                                               kBackgroundHashThreshold);
+    Status decoded = decodeExactly(result.header.method, compressedData,
+                                   expectedSize, result.bytes, hasher.get());
     if (!decoded.ok())
       return decoded.takeError();
     if (!hasher)
       return result;
+    if (check == HashCheck::Defer) {
+      result.pendingHash = std::move(hasher);
+      return result;
+    }
     uint64_t computedHash = hasher->finish();
     result.computedHash = computedHash;
     if (check == HashCheck::Verify && computedHash != result.header.hash)

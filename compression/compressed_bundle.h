@@ -35,6 +35,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compression/md5.h"
+#include "support/byte_buffer.h"
 #include "support/error.h"
 
 namespace offbundle {
@@ -109,10 +111,15 @@ compressBundleTo(std::string_view uncompressedBundle,
                  const CompressionOptions &options, CompressedBundleSink &sink);
 
 struct DecompressedBundle {
-  std::string bytes;
+  ByteBuffer bytes;
   CompressedBundleHeader header;
-  // The hash of `bytes`, unless HashCheck::Skip left it uncomputed.
+  // The hash of `bytes`, unless HashCheck::Skip left it uncomputed or
+  // HashCheck::Defer left it to `pendingHash`.
   std::optional<uint64_t> computedHash;
+  // With HashCheck::Defer: the hash of `bytes`, still being computed on
+  // another thread from `bytes`' memory. Whoever holds the bytes must keep
+  // them until this is finished or destroyed.
+  std::unique_ptr<BackgroundMd5> pendingHash;
   // Bytes of the input this bundle occupies, header included: the total file
   // size for versions 2 and 3, the whole input for version 1.
   size_t compressedExtent = 0;
@@ -121,8 +128,11 @@ struct DecompressedBundle {
 // What decompressBundle does with the hash in the header: refuse output
 // whose hash differs (Verify), only compute the hash for the caller to judge
 // or report (Compute), or neither (Skip, which saves the MD5 pass, the
-// slowest part of decompressing).
-enum class HashCheck { Verify, Compute, Skip };
+// slowest part of decompressing). Defer returns as soon as the bytes are
+// decoded, the hash still being computed (`pendingHash`), so that the caller
+// can use the bytes meanwhile, and judge the hash before anything it made
+// from them is final.
+enum class HashCheck { Verify, Compute, Skip, Defer };
 
 // Decompresses the bundle at the start of `bytes`, which may continue past it
 // (concatenated bundles). Refuses a total file size outside the input, output

@@ -177,6 +177,16 @@ std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
   return input;
 }
 
+std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
+                                                 ByteBuffer bytes) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = path;
+  input->decoded_ = std::move(bytes);
+  input->data_ = input->decoded_.data();
+  input->size_ = input->decoded_.size();
+  return input;
+}
+
 std::unique_ptr<InputFile> InputFile::slice(const InputFile &parent,
                                             uint64_t offset, uint64_t size) {
   std::unique_ptr<InputFile> input(new InputFile());

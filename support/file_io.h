@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/byte_buffer.h"
 #include "support/error.h"
 #include "support/interrupt_cleanup.h"
 
@@ -28,6 +29,8 @@ public:
   // they came from.
   static std::unique_ptr<InputFile> fromMemory(const std::string &path,
                                                std::string bytes);
+  static std::unique_ptr<InputFile> fromMemory(const std::string &path,
+                                               ByteBuffer bytes);
   // A view of bytes [offset, offset + size) of `parent` (which must outlive
   // it) as a file of its own: a bundle found inside an executable, say.
   // Copies from it still go straight from the parent's file. Requires the
@@ -71,6 +74,7 @@ private:
   // file instead of crashing; see interrupt_cleanup.h.
   SignalRegistration mappingRegistration_;
   std::string buffer_; // contents of non-regular inputs
+  ByteBuffer decoded_; // contents made in memory by a decoder
 };
 
 // Which file a path named at some moment: device, inode and file type.

@@ -26,18 +26,25 @@ cases check, on bundles LLVM 22's bundler made and then damaged here:
     original bytes, given directly or as an archive member (-type=a, whose
     device archive then equals LLVM 22's from the undamaged bundle), while
     unbundling the last entry, or the first one with the check on, fails;
+  * damage that also breaks the bundle inside (an entry ID without its
+    dashes, which LLVM 22 calls invalid, under the hash of the undamaged
+    bundle) is reported as a hash mismatch, whichever step of unbundling
+    meets it first, and without the check fails as in LLVM 22;
   * --help does not mention -verify-hash (it must stay LLVM's).
 
 Usage: hash_verification.py --ours PATH --reference PATH
 """
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
@@ -349,6 +356,48 @@ def main():
                                "-output=damaged.a"]):
                 suite.expect_failure(f"damaged stream {container[0]}: {label}",
                                      ["-unbundle"] + container + arguments)
+
+        # Damage that also breaks the bundle inside: an entry ID without its
+        # dashes, which LLVM 22 calls invalid, under the hash of the
+        # undamaged bundle (zlib, which this suite can write itself). Unbundling overlaps the hash check
+        # with its other steps; whichever step trips over the damage first,
+        # the run reports the hash mismatch, and with -verify-hash=false the
+        # same error as LLVM 22.
+        plain_made = subprocess.run(
+            [reference, "-type=bc", f"-targets={targets}", "-input=host.bin"] +
+            [f"-input=dev{i}.bin" for i in range(len(DEVICES))] +
+            ["-output=good.bc"], cwd=folder, capture_output=True)
+        suite.check("LLVM 22 makes the plain bundle",
+                    plain_made.returncode == 0, plain_made.stderr)
+        plain_bundle = open(os.path.join(folder, "good.bc"), "rb").read()
+        broken_bundle = plain_bundle.replace(
+            DEVICES[1].encode(), DEVICES[1].replace("-", "X").encode())
+        suite.check("the entry ID is damaged", broken_bundle != plain_bundle,
+                    "ID not found")
+        stored_hash = hashlib.md5(plain_bundle).digest()[:8]
+        stream_data = zlib.compress(broken_bundle, 6)
+        ccob_header_size = 32
+        write(folder, "bad_id.ccob",
+              b"CCOB" + struct.pack("<HHQQ", 3, 0,
+                                    ccob_header_size + len(stream_data),
+                                    len(broken_bundle)) +
+              stored_hash + stream_data)
+        for requested in (DEVICES[0], DEVICES[2]):
+            suite.expect_mismatch(
+                f"damaged entry ID, -unbundle {requested}",
+                ["-type=bc", "-unbundle", f"-targets={requested}",
+                 "-input=bad_id.ccob", "-output=existing.out"])
+        unchecked = [suite.run(tool, ["-type=bc", "-unbundle",
+                                      f"-targets={DEVICES[2]}",
+                                      "-input=bad_id.ccob",
+                                      "-output=unchecked.out"] + extra)
+                     for tool, extra in ((ours, ["-verify-hash=false"]),
+                                         (reference, []))]
+        suite.check("damaged entry ID without the check fails as in LLVM 22",
+                    unchecked[0].returncode == unchecked[1].returncode == 1
+                    and unchecked[0].stderr.split(": ", 1)[1] ==
+                    unchecked[1].stderr.split(": ", 1)[1],
+                    f"{unchecked[0].stderr!r} vs {unchecked[1].stderr!r}")
 
         # Help stays LLVM's.
         for flag in ("--help", "--help-hidden", "--help-list-hidden"):

@@ -297,8 +297,9 @@ TEST_P(LlvmIdentity, CompressesToTheBytesLlvmWrote) {
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->header.version, pair.version);
   EXPECT_EQ(plain->compressedExtent, reference.size());
-  std::string ours = compressed(plain->bytes, CompressionMethod::Zstd,
-                                pair.level, pair.version);
+  std::string ours =
+      compressed(std::string(plain->bytes.view()), CompressionMethod::Zstd,
+                 pair.level, pair.version);
   EXPECT_TRUE(ours == reference) << pair.file << ": " << ours.size()
                                  << " bytes against " << reference.size();
 }
@@ -320,7 +321,7 @@ TEST(LlvmIdentity, SmallBundleDecompressesToTheUncompressedReference) {
         "small.v3.level-5.ccob", "small.v2.level3.ccob"}) {
     Result<DecompressedBundle> result = decompressBundle(readDataFile(file));
     ASSERT_TRUE(result.ok()) << file << ": " << result.error().message;
-    EXPECT_TRUE(result->bytes == plain) << file;
+    EXPECT_TRUE(result->bytes.view() == plain) << file;
   }
   EXPECT_EQ(compressed(plain, CompressionMethod::Zstd, 3, 3),
             readDataFile("small.v3.level3.ccob"));
@@ -491,7 +492,7 @@ TEST_P(RoundTrip, DecompressesToTheInput) {
                                     parameters.version);
     Result<DecompressedBundle> result = decompressBundle(bundle);
     ASSERT_TRUE(result.ok()) << result.error().message;
-    EXPECT_TRUE(result->bytes == data) << data.size() << " bytes";
+    EXPECT_TRUE(result->bytes.view() == data) << data.size() << " bytes";
     EXPECT_EQ(result->compressedExtent, bundle.size());
     EXPECT_EQ(result->header.version, parameters.version);
     EXPECT_EQ(result->header.method, parameters.method);
@@ -522,7 +523,7 @@ TEST(RoundTrip, HighlyCompressibleDataGrowsItsBuffer) {
     ASSERT_LT(bundle.size() * 64, data.size());
     Result<DecompressedBundle> result = decompressBundle(bundle);
     ASSERT_TRUE(result.ok()) << result.error().message;
-    EXPECT_TRUE(result->bytes == data);
+    EXPECT_TRUE(result->bytes.view() == data);
   }
 }
 
@@ -570,7 +571,7 @@ TEST(CraftedBundles, Version1ZstdRunsToTheEndOfInput) {
       craftBundle(1, 1, zstdOneShot(plain), plain.size(), truncatedMd5(plain));
   Result<DecompressedBundle> result = decompressBundle(bundle);
   ASSERT_TRUE(result.ok()) << result.error().message;
-  EXPECT_TRUE(result->bytes == plain);
+  EXPECT_TRUE(result->bytes.view() == plain);
   EXPECT_EQ(result->header.version, 1);
   EXPECT_EQ(result->compressedExtent, bundle.size());
 }
@@ -582,7 +583,7 @@ TEST(CraftedBundles, ZlibInEveryVersion) {
                                      plain.size(), truncatedMd5(plain));
     Result<DecompressedBundle> result = decompressBundle(bundle);
     ASSERT_TRUE(result.ok()) << result.error().message;
-    EXPECT_TRUE(result->bytes == plain);
+    EXPECT_TRUE(result->bytes.view() == plain);
     EXPECT_EQ(result->header.method, CompressionMethod::Zlib);
   }
 }
@@ -594,7 +595,7 @@ TEST(CraftedBundles, ZlibTrailingBytesIgnoredLikeLlvm) {
                                    plain.size(), truncatedMd5(plain));
   Result<DecompressedBundle> result = decompressBundle(bundle);
   ASSERT_TRUE(result.ok()) << result.error().message;
-  EXPECT_EQ(result->bytes, plain);
+  EXPECT_EQ(result->bytes.view(), plain);
 }
 
 // Several zstd frames decode one after the other, as ZSTD_decompress does.
@@ -605,14 +606,14 @@ TEST(CraftedBundles, ZstdSeveralFrames) {
   Result<DecompressedBundle> result = decompressBundle(
       craftBundle(3, 1, data, plain.size(), truncatedMd5(plain)));
   ASSERT_TRUE(result.ok()) << result.error().message;
-  EXPECT_EQ(result->bytes, plain);
+  EXPECT_EQ(result->bytes.view(), plain);
 }
 
 TEST(CraftedBundles, EmptyZstdDataForEmptyBundle) {
   Result<DecompressedBundle> result =
       decompressBundle(craftBundle(3, 1, "", 0, truncatedMd5("")));
   ASSERT_TRUE(result.ok()) << result.error().message;
-  EXPECT_TRUE(result->bytes.empty());
+  EXPECT_TRUE(result->bytes.size() == 0);
 }
 
 // --- Decompression refusals --------------------------------------------------
@@ -647,7 +648,7 @@ TEST(DecompressRefusals, HashCheckComputeAndSkipAcceptAMismatch) {
   Result<DecompressedBundle> computed =
       decompressBundle(bundle, HashCheck::Compute);
   ASSERT_TRUE(computed.ok()) << computed.error().message;
-  EXPECT_EQ(computed->bytes, plain);
+  EXPECT_EQ(computed->bytes.view(), plain);
   ASSERT_TRUE(computed->computedHash.has_value());
   EXPECT_EQ(*computed->computedHash, truncatedMd5(plain));
   EXPECT_NE(*computed->computedHash, computed->header.hash);
@@ -655,8 +656,34 @@ TEST(DecompressRefusals, HashCheckComputeAndSkipAcceptAMismatch) {
   Result<DecompressedBundle> skipped =
       decompressBundle(bundle, HashCheck::Skip);
   ASSERT_TRUE(skipped.ok()) << skipped.error().message;
-  EXPECT_EQ(skipped->bytes, plain);
+  EXPECT_EQ(skipped->bytes.view(), plain);
   EXPECT_FALSE(skipped->computedHash.has_value());
+}
+
+// Defer hands the bytes back while the hash is still being computed (on a
+// second thread for bundles of 1 MiB and more); the hash it finishes with is
+// the data's, which the caller compares with the header's.
+TEST(DecompressRefusals, HashCheckDeferLeavesTheHashToTheCaller) {
+  for (size_t size : {size_t{30000}, size_t{3} << 20}) {
+    const std::string plain = codeLikeData(size, 7);
+    for (bool damaged : {false, true}) {
+      std::string bundle = craftBundle(3, 1, zstdOneShot(plain), plain.size(),
+                                       truncatedMd5(plain) ^ (damaged ? 1 : 0));
+      Result<DecompressedBundle> deferred =
+          decompressBundle(bundle, HashCheck::Defer);
+      ASSERT_TRUE(deferred.ok()) << deferred.error().message;
+      ASSERT_NE(deferred->pendingHash, nullptr);
+      EXPECT_FALSE(deferred->computedHash.has_value());
+      // The bytes change hands, and stay where the hasher reads them.
+      const char *where = deferred->bytes.data();
+      ByteBuffer moved = std::move(deferred->bytes);
+      EXPECT_EQ(moved.data(), where);
+      EXPECT_EQ(moved.view(), plain);
+      const uint64_t computed = deferred->pendingHash->finish();
+      EXPECT_EQ(computed, truncatedMd5(plain));
+      EXPECT_EQ(computed == deferred->header.hash, !damaged) << size;
+    }
+  }
 }
 
 TEST(DecompressRefusals, HashMismatchErrorNamesFileAndBothHashes) {
@@ -882,15 +909,15 @@ TEST(Concatenation, WalksEveryBundle) {
 
   Result<DecompressedBundle> fromStart = decompressBundle(all);
   ASSERT_TRUE(fromStart.ok()) << fromStart.error().message;
-  EXPECT_EQ(fromStart->bytes, codeLikeData(20000, 10));
+  EXPECT_EQ(fromStart->bytes.view(), codeLikeData(20000, 10));
   EXPECT_EQ(fromStart->compressedExtent, first.size());
   Result<DecompressedBundle> fromSecond =
       decompressBundle(std::string_view(all).substr(first.size()));
   ASSERT_TRUE(fromSecond.ok()) << fromSecond.error().message;
-  EXPECT_EQ(fromSecond->bytes, codeLikeData(7000, 11));
+  EXPECT_EQ(fromSecond->bytes.view(), codeLikeData(7000, 11));
   Result<DecompressedBundle> fromLast = decompressBundle((*spans)[2].bytes);
   ASSERT_TRUE(fromLast.ok());
-  EXPECT_EQ(fromLast->bytes, "the end");
+  EXPECT_EQ(fromLast->bytes.view(), "the end");
 }
 
 TEST(Concatenation, LlvmReferenceFilesBackToBack) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,28 @@ OutputTransaction::RenameFunction failWhenPlacing(std::string failing,
     }
     return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
   };
+}
+
+// Growing keeps the bytes written so far, shrinking keeps the memory, and a
+// move leaves the bytes where they were and the source empty.
+TEST(ByteBuffer, ResizeKeepsBytesAndMoveKeepsTheirAddress) {
+  ByteBuffer buffer;
+  EXPECT_EQ(buffer.size(), 0u);
+  buffer.resize(5);
+  std::memcpy(buffer.data(), "hello", 5);
+  buffer.resize(1 << 20);
+  EXPECT_EQ(buffer.view().substr(0, 5), "hello");
+  const char *where = buffer.data();
+  buffer.resize(3);
+  EXPECT_EQ(buffer.data(), where);
+  EXPECT_EQ(buffer.view(), "hel");
+  ByteBuffer moved = std::move(buffer);
+  EXPECT_EQ(moved.data(), where);
+  EXPECT_EQ(moved.view(), "hel");
+  EXPECT_EQ(buffer.size(), 0u);
+  auto input = InputFile::fromMemory("in-memory", std::move(moved));
+  EXPECT_EQ(input->contents().data(), where);
+  EXPECT_EQ(input->contents(), "hel");
 }
 
 TEST(OutputTransaction, RenameFailingHalfWayRestoresEveryEarlierOutput) {
