@@ -156,6 +156,21 @@ void JsonWriter::number(uint64_t value) {
   text_ += std::to_string(value);
 }
 
+void JsonWriter::fraction(uint64_t numerator, uint64_t denominator) {
+  beforeValue();
+  // Four decimals, rounded half up, in integer arithmetic so that the text
+  // is the same on every machine: "0.2500", "1.0000", "0.0000" for 0/0.
+  const unsigned __int128 scaled =
+      denominator == 0
+          ? 0
+          : (static_cast<unsigned __int128>(numerator) * 20000 + denominator) /
+                (2 * static_cast<unsigned __int128>(denominator));
+  const uint64_t whole = static_cast<uint64_t>(scaled / 10000);
+  std::string decimals = std::to_string(static_cast<uint64_t>(scaled % 10000));
+  text_ += std::to_string(whole) + "." + std::string(4 - decimals.size(), '0') +
+           decimals;
+}
+
 void JsonWriter::boolean(bool value) {
   beforeValue();
   text_ += value ? "true" : "false";

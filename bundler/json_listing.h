@@ -27,6 +27,8 @@ public:
   void key(std::string_view name);
   void string(std::string_view value);
   void number(uint64_t value);
+  // numerator / denominator as a decimal number with four decimals.
+  void fraction(uint64_t numerator, uint64_t denominator);
   void boolean(bool value);
   void null();
   // Shorthands for "key": value.

@@ -10,6 +10,9 @@ naming:
     clang-offload-bundler (which include the options LLVM 22 lacks and so
     --help does not show), those under "## llvm-offload-binary" for
     llvm-offload-binary.
+offbundle's page (with --offbundle) must name every option its --help and
+each command's --help list, and have an entry for every command the help
+lists ("offbundle list ...").
 Every page must have its sections, carry the version the tools print in its
 .TH line, and render with `groff -man -Tutf8 -ww -z` without a warning.
 clang-offload-packager's page must quote the deprecation warning that the
@@ -20,7 +23,8 @@ replaced, a required phrase taken out, or an unknown macro added, and succeeds o
 one of those is reported; it shows that the check catches them.
 
 Usage: check_man_pages.py --bundler PATH --binary PATH [--packager PATH]
-                          [--man-dir DIR] [--readme FILE] [--self-test]
+                          [--offbundle PATH] [--man-dir DIR] [--readme FILE]
+                          [--self-test]
 """
 
 import argparse
@@ -38,6 +42,7 @@ from suite_support import skip_suite  # noqa: E402
 BUNDLER_PAGE = "clang-offload-bundler.1"
 BINARY_PAGE = "llvm-offload-binary.1"
 PACKAGER_PAGE = "clang-offload-packager.1"
+OFFBUNDLE_PAGE = "offbundle.1"
 
 BUNDLER_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS",
                     "ENVIRONMENT", "COMPRESSED BUNDLES", "EXIT STATUS",
@@ -46,6 +51,8 @@ BINARY_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS",
                    "EXIT STATUS", "DIFFERENCES FROM LLVM 22", "EXAMPLES",
                    "SEE ALSO"]
 PACKAGER_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "SEE ALSO"]
+OFFBUNDLE_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS",
+                      "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"]
 
 # An option as the help and the README spell it: one or two dashes, then a
 # name (LLVM's "--###" included), not inside a longer word.
@@ -70,6 +77,23 @@ def help_options(tool):
         if match:
             names.append(match.group(1).lstrip("-"))
     return names
+
+
+def offbundle_commands_and_options(tool):
+    """The offbundle tool's commands (from its --help) and the option names
+    (without dashes) its --help and every command's --help list."""
+    text = run([tool, "--help"]).stdout.decode(errors="replace")
+    commands = re.findall(r"^  ([a-z]+)  ", text.split("Commands:", 1)[-1]
+                          .split("Options:", 1)[0], re.M)
+    names = []
+    for help_text in [text] + [run([tool, command, "--help"]).stdout.decode(
+            errors="replace") for command in commands]:
+        for line in help_text.splitlines():
+            # Boost's layout: "  -h [ --help ]  ...", "  --json  ...".
+            match = re.match(r"^  (-{1,2}[\w-]+)(?: \[ (--[\w-]+) \])?", line)
+            if match:
+                names += [name.lstrip("-") for name in match.groups() if name]
+    return commands, list(dict.fromkeys(names))
 
 
 def tool_version(tool):
@@ -163,6 +187,12 @@ def option_documented(name, labels):
     return any(pattern.search(label) for label in labels)
 
 
+def command_documented(command, label):
+    """Whether an entry label names the offbundle command `command`."""
+    return re.match(r"offbundle " + re.escape(command) + r"(?!\w)",
+                    label) is not None
+
+
 def variable_documented(name, labels):
     pattern = re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)")
     return any(pattern.search(label) for label in labels)
@@ -210,6 +240,10 @@ def check_pages(man_dir, expectations, lint=True):
         for phrase in expected["phrases"]:
             if phrase not in text:
                 problems.append(f"{page}: does not say '{phrase}'")
+        for command in expected.get("commands", []):
+            if not any(command_documented(command, label)
+                       for label in labels):
+                problems.append(f"{page}: command '{command}' has no entry")
     if lint:
         pages = sorted(name for name in os.listdir(man_dir)
                        if re.search(r"\.\d$", name))
@@ -249,7 +283,7 @@ def build_expectations(args, readme_text):
         if not warning:
             return f"{args.packager} printed no deprecation warning"
         packager_phrases.append(warning)
-    return {
+    expectations = {
         BUNDLER_PAGE: tool_page(BUNDLER_SECTIONS, version, bundler_help,
                                 bundler_readme),
         BINARY_PAGE: tool_page(BINARY_SECTIONS, version, binary_help,
@@ -259,6 +293,17 @@ def build_expectations(args, readme_text):
             "options": [], "variables": [], "phrases": packager_phrases,
         },
     }
+    if args.offbundle:
+        commands, names = offbundle_commands_and_options(args.offbundle)
+        if not commands or not names:
+            return f"{args.offbundle} --help lists no commands or options"
+        expectations[OFFBUNDLE_PAGE] = {
+            "sections": OFFBUNDLE_SECTIONS, "version": version,
+            "options": [("--help", names)], "variables": [], "phrases": [],
+            # Every command has an entry of its own, named as it is typed.
+            "commands": commands,
+        }
+    return expectations
 
 
 def tool_page(sections, version, help_names, readme_names):
@@ -337,6 +382,22 @@ def self_test(man_dir, expectations):
                     print(f"self-test: removing '{phrase}' from {page} went "
                           "unnoticed")
                     missed += 1
+            # Each command's entry, renamed.
+            for command in expected.get("commands", []):
+                lines = source.splitlines(keepends=True)
+                for index in range(1, len(lines)):
+                    if lines[index - 1].strip() in (".TP", ".TQ") and \
+                            command_documented(command,
+                                               plain_text(lines[index])):
+                        lines[index] = ".B removed\\-entry\n"
+                problems = check_mutated(man_dir, scratch, expectations,
+                                         page, "".join(lines), lint=False)
+                mutations += 1
+                if f"{page}: command '{command}' has no entry" \
+                        not in problems:
+                    print(f"self-test: removing the entry of command "
+                          f"'{command}' from {page} went unnoticed")
+                    missed += 1
             # A roff error: an undefined macro, which groff -ww reports.
             problems = check_mutated(man_dir, scratch, expectations, page,
                                      source + ".XQ not a macro\n", lint=True)
@@ -361,6 +422,8 @@ def main():
     parser.add_argument("--packager",
                         help="clang-offload-packager, whose warning the page "
                              "must quote")
+    parser.add_argument("--offbundle",
+                        help="the offbundle tool, whose page is checked too")
     parser.add_argument("--man-dir", default=os.path.join(root, "man"))
     parser.add_argument("--readme", default=os.path.join(root, "README.md"))
     parser.add_argument("--self-test", action="store_true",

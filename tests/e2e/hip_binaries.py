@@ -16,7 +16,13 @@ Our -list, -list -format=json, -unbundle (with -targets and -output-dir)
 and code object URIs must agree with those, and LLVM 22's bundler's own
 behaviour on the same files is recorded as the README describes it.
 
-Usage: hip_binaries.py --ours PATH --reference-bin DIR [--keep DIR]
+The offbundle tool is checked on the same files: list (URIs, IDs and sizes
+against LLVM 22's payloads), sizes (per-target sums against LLVM 22's
+payloads and against list --json), verify (good files, and copies damaged
+in three ways), and its command line.
+
+Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
+                       [--keep DIR]
 """
 
 import argparse
@@ -125,8 +131,9 @@ def file_name_for(entry_id):
 
 
 class Tools:
-    def __init__(self, ours, bin_dir, folder):
+    def __init__(self, ours, bin_dir, folder, offbundle):
         self.ours = ours
+        self.offbundle = offbundle
         self.bin = bin_dir
         self.folder = folder
         self.reference = os.path.join(bin_dir, "clang-offload-bundler")
@@ -515,6 +522,152 @@ class Suite:
         check(not os.path.exists(folder), "a failed -output-dir left a folder")
         check(section_offset <= second, "bundle before its section")
 
+    # --- the offbundle tool --------------------------------------------------
+
+    def offbundle(self, arguments):
+        return run([self.tools.offbundle] + arguments, self.tools.folder,
+                   ok=False)
+
+    def check_toolkit_list(self, path, units):
+        """offbundle list: a line per entry, URI, ID and size, bundle by
+        bundle in file order; a URI reads back the payload LLVM 22
+        unbundled, and entries of compressed bundles have none. list
+        --json says the same."""
+        done = self.offbundle(["list", path])
+        check(done.returncode == 0 and not done.stderr,
+              f"list failed: {done.stderr.decode()}")
+        lines = [line.split("\t") for line in done.stdout.decode().splitlines()]
+        listed = json.loads(self.offbundle(["list", "--json", path]).stdout)
+        entries = listed["files"][0]["entries"]
+        check(listed["files"][0]["file"] == path, "file name")
+        check(len(lines) == len(entries) ==
+              sum(len(unit.listed) for unit in units),
+              f"{len(lines)} lines, {len(entries)} JSON entries")
+        position = 0
+        for index, unit in enumerate(units):
+            mine = lines[position:position + len(unit.listed)]
+            as_json = entries[position:position + len(unit.listed)]
+            position += len(unit.listed)
+            check(sorted(uri_id[1] for uri_id in mine) == sorted(unit.listed),
+                  f"bundle {index}: IDs {mine} != {unit.listed}")
+            for (uri, entry_id, size), entry in zip(mine, as_json):
+                payload = unit.payloads[entry_id]
+                check(int(size) == len(payload), f"size of {entry_id}")
+                check(entry["id"] == entry_id and entry["size"] == len(payload)
+                      and entry["bundle"] == index and
+                      entry["compressed"] == unit.compressed,
+                      f"JSON entry {entry}")
+                check((entry["uri"] or "-") == uri, "JSON URI")
+                if unit.compressed:
+                    check(uri == "-", f"compressed entry with URI {uri}")
+                    continue
+                match = re.fullmatch(r"file://(.*)#offset=(\d+)&size=(\d+)",
+                                     uri)
+                check(match is not None and
+                      urllib.parse.unquote(match.group(1)) ==
+                      os.path.realpath(path), f"URI {uri}")
+                check(read(path, int(match.group(2)), int(match.group(3))) ==
+                      payload, f"URI {uri} does not read {entry_id}")
+
+    def check_toolkit_sizes(self, path, units):
+        """offbundle sizes: per target, the entries and payload bytes LLVM
+        22 unbundled, equal to the sums of list --json's entry sizes; the
+        bundle totals; shares of the file size."""
+        done = self.offbundle(["sizes", "--json", path])
+        check(done.returncode == 0 and not done.stderr,
+              f"sizes failed: {done.stderr.decode()}")
+        report = json.loads(done.stdout)
+        entries = json.loads(self.offbundle(
+            ["list", "--json", path]).stdout)["files"][0]["entries"]
+        expected = {}
+        for unit in units:
+            for entry_id in unit.listed:
+                rest = entry_id.split("-", 1)[1]
+                target = rest[:-1] if rest.endswith("-") else rest
+                count, size = expected.get(target, (0, 0))
+                expected[target] = (count + 1,
+                                    size + len(unit.payloads[entry_id]))
+        from_list = {}
+        for entry in entries:
+            count, size = from_list.get(entry["target"], (0, 0))
+            from_list[entry["target"]] = (count + 1, size + entry["size"])
+        file_size = os.path.getsize(path)
+        for summary in (report, report["files"][0]):
+            targets = {t["target"]: (t["entries"], t["bytes"])
+                       for t in summary["targets"]}
+            check(targets == expected == from_list,
+                  f"targets {targets}, LLVM 22 {expected}, list {from_list}")
+            check(summary["file_size"] == file_size, "file size")
+            for target in summary["targets"]:
+                check(abs(target["share"] - target["file_bytes"] / file_size)
+                      <= 0.00005, f"share of {target}")
+            for kind, compressed in (("compressed", True), ("plain", False)):
+                mine = [u for u in units if u.compressed == compressed]
+                check(summary[kind] == {
+                    "bundles": len(mine),
+                    "file_bytes": sum(len(u.bundle) for u in mine),
+                    "bytes": sum(len(p) for u in mine
+                                 for p in u.payloads.values())},
+                    f"{kind} totals {summary[kind]}")
+            plain_bytes = sum(t["file_bytes"] for t in summary["targets"])
+            check(plain_bytes <= sum(len(u.bundle) for u in units),
+                  "targets take more room than the bundles")
+        text = self.offbundle(["sizes", path]).stdout.decode()
+        for target, (count, size) in expected.items():
+            check(re.search(rf"^{re.escape(target)} +{count} +{size} ", text,
+                            re.M) is not None, f"text has no row for {target}")
+
+    def check_toolkit_verify(self, good, plain_bundle, compressed_path):
+        """offbundle verify: an ok line per good file; a line per damaged
+        one (a byte flipped in a compressed stream, a bundle cut short, a
+        hash byte flipped) on standard error, and exit status 1."""
+        done = self.offbundle(["verify"] + good)
+        check(done.returncode == 0 and not done.stderr and
+              [line.split(":")[0] for line in
+               done.stdout.decode().splitlines()] == good,
+              f"verify of good files: {done.returncode} {done.stderr}")
+        listing = self.json_listing(compressed_path)
+        bundle = listing["bundles"][1]
+        data = bytearray(read(compressed_path))
+        data[bundle["offset"] + 32 + (bundle["size"] - 32) // 2] ^= 0x10
+        damaged = {"flipped-stream": bytes(data)}
+        bundle_bytes = read(plain_bundle)
+        damaged["cut-bundle"] = bundle_bytes[:len(bundle_bytes) - 100]
+        data = bytearray(read(compressed_path))
+        data[bundle["offset"] + 24] ^= 0x01
+        damaged["flipped-hash"] = bytes(data)
+        for name, content in damaged.items():
+            with open(os.path.join(self.tools.folder, name), "wb") as handle:
+                handle.write(content)
+        mixed = [good[0], "flipped-stream", "cut-bundle", good[-1],
+                 "flipped-hash"]
+        done = self.offbundle(["verify"] + mixed)
+        errors = done.stderr.decode().splitlines()
+        check(done.returncode == 1 and len(errors) == 3 and
+              all(line.startswith(f"offbundle: error: '{name}'")
+                  for line, name in zip(errors, list(damaged))),
+              f"verify of damaged files: {done.returncode} {errors}")
+        check([line.split(":")[0] for line in
+               done.stdout.decode().splitlines()] == [good[0], good[-1]],
+              f"ok lines {done.stdout}")
+
+    def check_toolkit_usage(self, path):
+        """offbundle's command line: help, version, and one error line with
+        exit status 1 for each mistake."""
+        for arguments in (["--help"], ["list", "--help"], ["sizes", "-h"],
+                          ["verify", "--help"], ["--version"]):
+            done = self.offbundle(arguments)
+            check(done.returncode == 0 and done.stdout and not done.stderr,
+                  f"{arguments}: {done.returncode} {done.stderr}")
+        for arguments in ([], ["frobnicate", path], ["list"],
+                          ["list", "--bogus", path], ["verify", "--json", path],
+                          ["sizes", "no-such-file"]):
+            done = self.offbundle(arguments)
+            check(done.returncode == 1 and not done.stdout and
+                  len(done.stderr.splitlines()) == 1 and
+                  done.stderr.startswith(b"offbundle: error: "),
+                  f"{arguments}: {done.returncode} {done.stderr}")
+
     def check_random_damage(self, paths, count):
         """Random damage to offload data: every command either succeeds or
         fails with one error line, and a failed -output-dir leaves nothing."""
@@ -666,6 +819,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ours", required=True)
     parser.add_argument("--reference-bin", required=True)
+    parser.add_argument("--offbundle", required=True,
+                        help="the offbundle tool")
     parser.add_argument("--keep", help="keep the build folder here")
     args = parser.parse_args()
     require_executables(*(os.path.join(args.reference_bin, name) for name in
@@ -675,7 +830,8 @@ def main():
                         *(shutil.which(name) or name for name in ("gcc", "ar")))
     folder = tempfile.mkdtemp(prefix="offbundle-hip-binaries-")
     tools = Tools(os.path.abspath(args.ours),
-                  os.path.abspath(args.reference_bin), folder)
+                  os.path.abspath(args.reference_bin), folder,
+                  os.path.abspath(args.offbundle))
     suite = Suite(tools)
     # Every path below is relative to the build folder.
     home = os.getcwd()
@@ -757,6 +913,25 @@ def main():
         suite.case("[compressed executable] damaged .hip_fatbin",
                    suite.check_failures, "app-compressed")
         suite.case("usage errors", suite.check_usage_errors, "app-plain")
+        for label in ("plain", "compressed"):
+            objs = [units[o] for o in objects[label]]
+            for path, members in ((f"app-{label}", objs),
+                                  (f"libkernels-{label}.so", objs[1:]),
+                                  (f"libunits-{label}.a", objs)):
+                suite.case(f"[{path}] offbundle list", suite.check_toolkit_list,
+                           path, members)
+                suite.case(f"[{path}] offbundle sizes",
+                           suite.check_toolkit_sizes, path, members)
+        suite.case("[mixed executable] offbundle list",
+                   suite.check_toolkit_list, "app-mixed", mixed_units)
+        suite.case("[mixed executable] offbundle sizes",
+                   suite.check_toolkit_sizes, "app-mixed", mixed_units)
+        suite.case("offbundle verify", suite.check_toolkit_verify,
+                   ["app-plain", "app-compressed", "app-mixed",
+                    "libkernels-compressed.so", "libunits-compressed.a",
+                    units[objects["compressed"][0]].bundle_file],
+                   units[objects["plain"][0]].bundle_file, "app-compressed")
+        suite.case("offbundle usage", suite.check_toolkit_usage, "app-plain")
         suite.case("archive of 300 objects, 64 open files allowed",
                    suite.check_many_members, units[objects["plain"][1]], 300)
         suite.case("randomly damaged offload data (150 files)",

@@ -37,7 +37,7 @@ from suite_support import (Tally, finish, require_executables,  # noqa: E402
                            skip_suite)
 
 TOOLS = ["clang-offload-bundler", "llvm-offload-binary",
-         "clang-offload-packager"]
+         "clang-offload-packager", "offbundle"]
 LIBRARIES = ["api", "bundler", "formats", "archive", "bitcode", "targets",
              "compression", "support"]
 SAMPLE_TARGETS = ["host-x86_64-unknown-linux-gnu",

@@ -586,5 +586,21 @@ TEST(Json, WriterKeepsKeyOrderAndIndents) {
                            "}\n");
 }
 
+// Fractions have four decimals, rounded half up, for any 64-bit operands.
+TEST(Json, FractionsHaveFourDecimals) {
+  JsonWriter json;
+  json.beginArray();
+  json.fraction(1, 4);
+  json.fraction(2, 3);
+  json.fraction(1, 20000); // 0.00005: half up
+  json.fraction(1, 20001);
+  json.fraction(7, 7);
+  json.fraction(5, 0);
+  json.fraction(UINT64_MAX, UINT64_MAX / 3);
+  json.endArray();
+  EXPECT_EQ(json.finish(), "[\n  0.2500,\n  0.6667,\n  0.0001,\n  0.0000,\n"
+                           "  1.0000,\n  0.0000,\n  3.0000\n]\n");
+}
+
 } // namespace
 } // namespace offbundle

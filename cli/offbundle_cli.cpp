@@ -1,0 +1,435 @@
+#include "cli/offbundle_cli.h"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include <offbundle/offbundle.h>
+
+#include "bundler/code_object_uri.h"
+#include "bundler/json_listing.h"
+#include "cli/tool_start.h"
+#include "cli/version.h"
+#include "toolkit/inventory.h"
+
+namespace offbundle {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char *kProgram = "offbundle";
+
+struct CommandSpec {
+  std::string_view name;
+  std::string_view summary;
+  bool takesJson;
+};
+
+constexpr CommandSpec kCommands[] = {
+    {"list", "one line per bundle entry: its code object URI, ID and size",
+     true},
+    {"sizes",
+     "per target: entries, payload bytes and the room they take in the file",
+     true},
+    {"verify",
+     "check every bundle: structure, sizes, and compressed bundles' data and "
+     "hashes",
+     false},
+};
+
+std::string versionText() {
+  return std::string("offbundle ") + kOffbundleVersion + " (LLVM " +
+         kCompatibleLlvmVersion + " bundle formats)\n";
+}
+
+std::string mainHelp() {
+  std::string text = "Usage: offbundle COMMAND [OPTIONS] FILE...\n"
+                     "\n"
+                     "The GPU code in fat binaries: standalone bundles (plain "
+                     "or compressed),\n"
+                     "fat objects, objects with .hip_fatbin or "
+                     ".llvm.offloading sections,\n"
+                     "archives, executables and shared libraries.\n"
+                     "\n"
+                     "Commands:\n";
+  for (const CommandSpec &command : kCommands) {
+    std::string name(command.name);
+    text += "  " + name + std::string(8 - name.size(), ' ') +
+            std::string(command.summary) + "\n";
+  }
+  text += "\n"
+          "Options:\n"
+          "  -h [ --help ]         print this help, or with a command, its "
+          "help\n"
+          "  --version             print the version\n"
+          "\n"
+          "Run 'offbundle COMMAND --help' for a command's options.\n";
+  return text;
+}
+
+po::options_description commandOptions(const CommandSpec &command) {
+  po::options_description options("Options");
+  options.add_options()("help,h", "print this help");
+  if (command.takesJson)
+    options.add_options()("json", "print JSON instead of text");
+  return options;
+}
+
+std::string commandHelp(const CommandSpec &command) {
+  std::ostringstream options;
+  options << commandOptions(command);
+  return "Usage: offbundle " + std::string(command.name) +
+         " [OPTIONS] FILE...\n\n" + std::string(command.summary) + ".\n\n" +
+         options.str();
+}
+
+const CommandSpec *findCommand(std::string_view name) {
+  for (const CommandSpec &command : kCommands)
+    if (command.name == name)
+      return &command;
+  return nullptr;
+}
+
+// What a command was asked to do.
+struct Request {
+  const CommandSpec *command = nullptr;
+  std::vector<std::string> files;
+  bool json = false;
+  bool help = false;
+};
+
+Result<Request> parseRequest(const CommandSpec &command,
+                             const std::vector<std::string> &arguments) {
+  po::options_description options = commandOptions(command);
+  po::options_description all;
+  all.add(options);
+  all.add_options()("file", po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(arguments)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              values);
+  } catch (const po::error &error) {
+    return makeError(std::string(error.what()) + " (see 'offbundle " +
+                     std::string(command.name) + " --help')");
+  }
+  Request request;
+  request.command = &command;
+  request.help = values.count("help") != 0;
+  request.json = values.count("json") != 0;
+  if (values.count("file"))
+    request.files = values["file"].as<std::vector<std::string>>();
+  if (!request.help && request.files.empty())
+    return makeError("no input file (see 'offbundle " +
+                     std::string(command.name) + " --help')");
+  return request;
+}
+
+// The message for a file that could not be read, naming the file once.
+// The library's hash mismatch message points to the bundler's option that
+// skips the check, which this tool does not have.
+std::string fileMessage(const std::string &path, std::string message) {
+  constexpr std::string_view kBundlerHint =
+      " (corrupt data; -verify-hash=false skips this check)";
+  if (message.size() >= kBundlerHint.size() &&
+      message.compare(message.size() - kBundlerHint.size(), kBundlerHint.size(),
+                      kBundlerHint) == 0)
+    message.replace(message.size() - kBundlerHint.size(), kBundlerHint.size(),
+                    " (corrupt data)");
+  if (message.find("'" + path + "'") != std::string::npos)
+    return message;
+  return "'" + path + "': " + message;
+}
+
+// "1 bundle", "2 bundles".
+std::string counted(uint64_t count, const std::string &singular,
+                    const std::string &plural) {
+  return std::to_string(count) + " " + (count == 1 ? singular : plural);
+}
+
+// An opened input, or the line saying why it could not be.
+struct OpenedFile {
+  std::string path;
+  std::optional<api::Input> input;
+  std::string failure;
+};
+
+OpenedFile openFile(const std::string &path) {
+  OpenedFile opened{path, std::nullopt, ""};
+  api::Expected<api::Input> input = api::Input::open(path);
+  if (input)
+    opened.input.emplace(std::move(*input));
+  else
+    opened.failure = fileMessage(path, input.error().message);
+  return opened;
+}
+
+uint64_t fileSizeOf(const std::string &path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<uint64_t>(size);
+}
+
+std::string listText(const std::vector<InventoryEntry> &entries) {
+  std::string text;
+  for (const InventoryEntry &entry : entries)
+    text += entry.uri.value_or("-") + "\t" + entry.id + "\t" +
+            std::to_string(entry.size) + "\n";
+  return text;
+}
+
+void listJson(JsonWriter &json, const std::vector<InventoryEntry> &entries) {
+  json.key("entries");
+  json.beginArray();
+  for (const InventoryEntry &entry : entries) {
+    json.beginObject();
+    json.field("bundle", uint64_t{entry.bundle});
+    json.field("member", entry.member);
+    json.field("section", entry.section);
+    json.key("compressed");
+    json.boolean(entry.compressed);
+    json.field("id", entry.id);
+    json.field("target", entry.target);
+    json.field("size", entry.size);
+    json.key("uri");
+    entry.uri ? json.string(*entry.uri) : json.null();
+    json.endObject();
+  }
+  json.endArray();
+}
+
+std::string percent(uint64_t part, uint64_t whole) {
+  if (whole == 0)
+    return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f%%",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return text;
+}
+
+std::string padLeft(const std::string &text, size_t width) {
+  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
+std::string padRight(const std::string &text, size_t width) {
+  return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
+}
+
+std::string sizesText(const std::string &path, const SizeSummary &summary) {
+  std::string text = path + ": " + std::to_string(summary.fileSize) +
+                     " bytes; " +
+                     counted(summary.compressed.bundles + summary.plain.bundles,
+                             "bundle", "bundles") +
+                     "\n";
+  size_t nameWidth = std::string_view("target").size();
+  for (const TargetSize &target : summary.targets)
+    nameWidth = std::max(nameWidth, target.target.size());
+  text += padRight("target", nameWidth) + "  " + padLeft("entries", 7) + "  " +
+          padLeft("bytes", 12) + "  " + padLeft("file bytes", 12) + "  " +
+          padLeft("share", 6) + "\n";
+  for (const TargetSize &target : summary.targets)
+    text += padRight(target.target, nameWidth) + "  " +
+            padLeft(std::to_string(target.entries), 7) + "  " +
+            padLeft(std::to_string(target.bytes), 12) + "  " +
+            padLeft(std::to_string(target.fileBytes), 12) + "  " +
+            padLeft(percent(target.fileBytes, summary.fileSize), 6) + "\n";
+  text += "compressed bundles: " + std::to_string(summary.compressed.bundles) +
+          ", " + std::to_string(summary.compressed.fileBytes) +
+          " bytes in the file, " + std::to_string(summary.compressed.bytes) +
+          " bytes of payloads uncompressed\n";
+  text += "plain bundles: " + std::to_string(summary.plain.bundles) + ", " +
+          std::to_string(summary.plain.fileBytes) + " bytes in the file, " +
+          std::to_string(summary.plain.bytes) + " bytes of payloads\n";
+  return text;
+}
+
+void totalsJson(JsonWriter &json, std::string_view name,
+                const BundleTotals &totals) {
+  json.key(name);
+  json.beginObject();
+  json.field("bundles", totals.bundles);
+  json.field("file_bytes", totals.fileBytes);
+  json.field("bytes", totals.bytes);
+  json.endObject();
+}
+
+void sizesJson(JsonWriter &json, const SizeSummary &summary) {
+  json.field("file_size", summary.fileSize);
+  json.key("targets");
+  json.beginArray();
+  for (const TargetSize &target : summary.targets) {
+    json.beginObject();
+    json.field("target", target.target);
+    json.field("entries", target.entries);
+    json.field("bytes", target.bytes);
+    json.field("file_bytes", target.fileBytes);
+    json.key("share");
+    json.fraction(target.fileBytes, summary.fileSize);
+    json.endObject();
+  }
+  json.endArray();
+  totalsJson(json, "compressed", summary.compressed);
+  totalsJson(json, "plain", summary.plain);
+}
+
+// Several files' sizes as one: targets of the same name add up.
+SizeSummary combined(const std::vector<SizeSummary> &summaries) {
+  SizeSummary total;
+  for (const SizeSummary &summary : summaries) {
+    total.fileSize += summary.fileSize;
+    for (BundleTotals *part : {&total.compressed, &total.plain}) {
+      const BundleTotals &from =
+          part == &total.compressed ? summary.compressed : summary.plain;
+      part->bundles += from.bundles;
+      part->fileBytes += from.fileBytes;
+      part->bytes += from.bytes;
+    }
+    for (const TargetSize &target : summary.targets) {
+      auto found = std::find_if(total.targets.begin(), total.targets.end(),
+                                [&](const TargetSize &known) {
+                                  return known.target == target.target;
+                                });
+      if (found == total.targets.end()) {
+        total.targets.push_back(target);
+        continue;
+      }
+      found->entries += target.entries;
+      found->bytes += target.bytes;
+      found->fileBytes += target.fileBytes;
+    }
+  }
+  std::stable_sort(total.targets.begin(), total.targets.end(),
+                   [](const TargetSize &a, const TargetSize &b) {
+                     return a.fileBytes > b.fileBytes;
+                   });
+  return total;
+}
+
+// list and sizes: every file must open; the first that does not is the
+// error, and nothing is printed.
+ToolOutcome runReport(const Request &request, ToolReporter &reporter) {
+  const bool sizes = request.command->name == "sizes";
+  std::string text;
+  JsonWriter json;
+  json.beginObject();
+  std::vector<SizeSummary> summaries;
+  if (request.json) {
+    json.key("files");
+    json.beginArray();
+  }
+  for (const std::string &path : request.files) {
+    OpenedFile opened = openFile(path);
+    if (!opened.input)
+      return reporter.fail(opened.failure);
+    if (sizes) {
+      summaries.push_back(summarizeSizes(*opened.input, fileSizeOf(path)));
+      if (request.json) {
+        json.beginObject();
+        json.field("file", path);
+        sizesJson(json, summaries.back());
+        json.endObject();
+      } else {
+        text += (text.empty() ? "" : "\n") + sizesText(path, summaries.back());
+      }
+      continue;
+    }
+    Result<std::string> uriPath = uriFilePath(path);
+    std::vector<InventoryEntry> entries =
+        listEntries(*opened.input, uriPath ? *uriPath : std::string());
+    if (request.json) {
+      json.beginObject();
+      json.field("file", path);
+      listJson(json, entries);
+      json.endObject();
+    } else {
+      if (request.files.size() > 1)
+        text += (text.empty() ? "" : "\n") + path + ":\n";
+      text += listText(entries);
+    }
+  }
+  if (!request.json) {
+    reporter.print(text);
+    return reporter.finish(0);
+  }
+  json.endArray();
+  if (sizes) {
+    SizeSummary total = combined(summaries);
+    sizesJson(json, total);
+  }
+  json.endObject();
+  reporter.print(json.finish());
+  return reporter.finish(0);
+}
+
+// verify: every file is checked; a line per faulty file, exit status 1 if
+// any was.
+ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
+  bool failed = false;
+  for (const std::string &path : request.files) {
+    OpenedFile opened = openFile(path);
+    if (!opened.input) {
+      reporter.printError(std::string(kProgram) + ": error: " +
+                          escapeControlCharacters(opened.failure));
+      failed = true;
+      continue;
+    }
+    uint64_t entries = 0;
+    uint64_t compressed = 0;
+    for (const api::Bundle &bundle : opened.input->bundles()) {
+      entries += bundle.entries.size();
+      compressed += bundle.compression ? 1 : 0;
+    }
+    reporter.print(
+        path + ": ok, " +
+        counted(opened.input->bundles().size(), "bundle", "bundles") + " (" +
+        std::to_string(compressed) + " compressed, " +
+        (compressed == 0 ? "no hashes to check" : "hashes match") + "), " +
+        counted(entries, "entry", "entries") + "\n");
+  }
+  return reporter.finish(failed ? 1 : 0);
+}
+
+} // namespace
+
+ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
+  ToolReporter reporter(kProgram, {});
+  if (argv.size() < 2)
+    return reporter.fail("no command given (see 'offbundle --help')");
+  const std::string &first = argv[1];
+  if (first == "--help" || first == "-h") {
+    reporter.print(mainHelp());
+    return reporter.finish(0);
+  }
+  if (first == "--version") {
+    reporter.print(versionText());
+    return reporter.finish(0);
+  }
+  const CommandSpec *command = findCommand(first);
+  if (!command)
+    return reporter.fail("unknown command '" + first +
+                         "' (see 'offbundle --help')");
+  auto request = parseRequest(
+      *command, std::vector<std::string>(argv.begin() + 2, argv.end()));
+  if (!request)
+    return reporter.fail(request.error().message);
+  if (request->help) {
+    reporter.print(commandHelp(*command));
+    return reporter.finish(0);
+  }
+  if (command->name == "verify")
+    return runVerify(*request, reporter);
+  return runReport(*request, reporter);
+}
+
+} // namespace offbundle

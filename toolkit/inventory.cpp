@@ -1,0 +1,87 @@
+#include "toolkit/inventory.h"
+
+#include <algorithm>
+#include <map>
+
+#include "bundler/code_object_uri.h"
+
+namespace offbundle {
+
+std::string targetOf(const api::Entry &entry) {
+  if (!entry.target)
+    return entry.id;
+  if (entry.target->targetId.empty())
+    return entry.target->triple;
+  return entry.target->triple + "-" + entry.target->targetId;
+}
+
+std::vector<InventoryEntry> listEntries(const api::Input &input,
+                                        const std::string &uriPath) {
+  std::vector<InventoryEntry> listed;
+  const std::vector<api::Bundle> &bundles = input.bundles();
+  for (size_t index = 0; index < bundles.size(); ++index) {
+    const api::Bundle &bundle = bundles[index];
+    for (const api::Entry &entry : bundle.entries) {
+      InventoryEntry item;
+      item.id = entry.id;
+      item.target = targetOf(entry);
+      item.size = entry.size;
+      if (entry.fileOffset && !uriPath.empty())
+        item.uri = formatCodeObjectUri(uriPath, *entry.fileOffset, entry.size);
+      item.bundle = index;
+      item.member = bundle.member;
+      item.section = bundle.section;
+      item.compressed = bundle.compression.has_value();
+      listed.push_back(std::move(item));
+    }
+  }
+  return listed;
+}
+
+namespace {
+
+// The room an entry takes in the file: its payload in a plain bundle, its
+// share of a compressed bundle's size otherwise.
+uint64_t fileBytesOf(const api::Bundle &bundle, const api::Entry &entry) {
+  if (!bundle.compression)
+    return entry.size;
+  const uint64_t whole = bundle.compression->uncompressedSize;
+  if (whole == 0)
+    return 0;
+  // 128-bit product: a bundle's sizes may each approach 2^64 in a header.
+  const unsigned __int128 share =
+      static_cast<unsigned __int128>(bundle.fileSize) * entry.size / whole;
+  return static_cast<uint64_t>(share);
+}
+
+} // namespace
+
+SizeSummary summarizeSizes(const api::Input &input, uint64_t fileSize) {
+  SizeSummary summary;
+  summary.fileSize = fileSize;
+  std::map<std::string, TargetSize> perTarget;
+  for (const api::Bundle &bundle : input.bundles()) {
+    BundleTotals &totals =
+        bundle.compression ? summary.compressed : summary.plain;
+    ++totals.bundles;
+    totals.fileBytes += bundle.fileSize;
+    for (const api::Entry &entry : bundle.entries) {
+      const std::string target = targetOf(entry);
+      TargetSize &size = perTarget[target];
+      size.target = target;
+      ++size.entries;
+      size.bytes += entry.size;
+      size.fileBytes += fileBytesOf(bundle, entry);
+      totals.bytes += entry.size;
+    }
+  }
+  for (auto &[name, size] : perTarget)
+    summary.targets.push_back(std::move(size));
+  std::stable_sort(summary.targets.begin(), summary.targets.end(),
+                   [](const TargetSize &a, const TargetSize &b) {
+                     return a.fileBytes > b.fileBytes;
+                   });
+  return summary;
+}
+
+} // namespace offbundle
