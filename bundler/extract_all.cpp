@@ -1,4 +1,5 @@
-// -unbundle -output-dir=<folder>: every entry of every bundle of the input
+// -unbundle -output-dir=<folder> (and offbundle extract, which selects
+// entries by target): every entry of every bundle of the input
 // (a bundle, compressed bundles, a fat object, an executable or shared
 // library's .hip_fatbin and .llvm.offloading sections, an archive of any of
 // these) written into one folder, with no need to know the targets first.
@@ -102,6 +103,13 @@ struct Extracted {
 
 Status unbundleAllToDirectory(const BundlerConfig &config,
                               OperationReport &report) {
+  Result<size_t> written = extractEntries(config, {}, report);
+  return written ? Status::success() : Status(written.takeError());
+}
+
+Result<size_t> extractEntries(const BundlerConfig &config,
+                              const EntrySelector &selected,
+                              OperationReport &report) {
   const std::string &folder = *config.outputDirectory;
   auto input = openInput(config.inputFileNames.front());
   if (!input)
@@ -120,6 +128,8 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
     BundleReader &bundleEntries = **reader;
     Status walked = forEachEntry(
         bundleEntries, [&](std::string_view id) -> Result<EntryWalk> {
+          if (selected && !selected(id))
+            return EntryWalk::Continue;
           std::string name = safeFileName(id);
           if (!bundle.member.empty())
             name = safeFileName(baseNameOf(bundle.member)) + "-" + name;
@@ -130,8 +140,10 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
           return EntryWalk::Continue;
         });
     if (!walked.ok())
-      return walked;
+      return walked.takeError();
   }
+  if (entries.empty() && selected)
+    return size_t{0};
   if (entries.empty())
     return fileError(config.inputFileNames.front(),
                      "no bundle entries to extract: it holds no offload "
@@ -155,7 +167,7 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
   // first and the folders they were in can then be removed.
   CreatedFolders folders;
   if (Status status = folders.create(folder); !status.ok())
-    return status;
+    return status.takeError();
   OutputTransaction transaction;
   std::string written;
   // One output at a time, each closed once written: an archive may hold
@@ -171,16 +183,16 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
             : (*output)->copyFrom(*entry.bundle->data, entry.payload.offset,
                                   entry.payload.size);
     if (!status.ok())
-      return status;
+      return status.takeError();
     if (Status finished = transaction.finish(**output); !finished.ok())
-      return finished;
+      return finished.takeError();
     written += path + "\n";
   }
   if (Status status = transaction.commit(); !status.ok())
-    return status;
+    return status.takeError();
   folders.keep();
   report.standardOutput += written;
-  return Status::success();
+  return entries.size();
 }
 
 } // namespace offbundle

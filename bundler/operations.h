@@ -2,6 +2,8 @@
 // values; the command-line layer prints them.
 #pragma once
 
+#include <functional>
+
 #include <string>
 
 #include "bundler/config.h"
@@ -34,9 +36,21 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report);
 // single input, wherever it sits (bundler/json_listing.cpp).
 Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report);
 
-// -unbundle -output-dir: writes every entry of every bundle of the single
-// input into config.outputDirectory and prints the path of each file
-// written (bundler/extract_all.cpp).
+// Which entries extractEntries writes: given the stored entry ID, true to
+// write it.
+using EntrySelector = std::function<bool(std::string_view entryId)>;
+
+// Writes the entries of every bundle of the single input that `selected`
+// takes (all of them when it is empty) into config.outputDirectory and
+// prints the path of each file written. Returns how many were written; with
+// a selector that takes none, 0, and nothing is written or created (without
+// one, an input holding no entries is an error).
+Result<size_t> extractEntries(const BundlerConfig &config,
+                              const EntrySelector &selected,
+                              OperationReport &report);
+
+// -unbundle -output-dir: extractEntries of every entry
+// (bundler/extract_all.cpp).
 Status unbundleAllToDirectory(const BundlerConfig &config,
                               OperationReport &report);
 

@@ -13,9 +13,11 @@
 
 #include "bundler/code_object_uri.h"
 #include "bundler/json_listing.h"
+#include "bundler/operations.h"
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "toolkit/inventory.h"
+#include "toolkit/target_selection.h"
 
 namespace offbundle {
 namespace {
@@ -26,17 +28,22 @@ constexpr const char *kProgram = "offbundle";
 
 struct CommandSpec {
   std::string_view name;
+  std::string_view arguments; // after the options, in the usage line
   std::string_view summary;
   bool takesJson;
 };
 
 constexpr CommandSpec kCommands[] = {
-    {"list", "one line per bundle entry: its code object URI, ID and size",
-     true},
-    {"sizes",
+    {"list", "FILE...",
+     "one line per bundle entry: its code object URI, ID and size", true},
+    {"sizes", "FILE...",
      "per target: entries, payload bytes and the room they take in the file",
      true},
-    {"verify",
+    {"extract", "FILE",
+     "write bundle entries, decompressed, into a folder: all of them, or "
+     "those of the targets given",
+     false},
+    {"verify", "FILE...",
      "check every bundle: structure, sizes, and compressed bundles' data and "
      "hashes",
      false},
@@ -77,15 +84,23 @@ po::options_description commandOptions(const CommandSpec &command) {
   options.add_options()("help,h", "print this help");
   if (command.takesJson)
     options.add_options()("json", "print JSON instead of text");
+  if (command.name == "extract")
+    options.add_options()(
+        "target,t", po::value<std::vector<std::string>>()->composing(),
+        "only the entries of this target (repeatable, or comma-separated): "
+        "host, an entry ID, or a processor with optional features (gfx90a "
+        "selects every variant, gfx90a:xnack+ those it can run)")(
+        "output,o", po::value<std::string>()->default_value("."),
+        "the folder to write into (created when missing)");
   return options;
 }
 
 std::string commandHelp(const CommandSpec &command) {
   std::ostringstream options;
   options << commandOptions(command);
-  return "Usage: offbundle " + std::string(command.name) +
-         " [OPTIONS] FILE...\n\n" + std::string(command.summary) + ".\n\n" +
-         options.str();
+  return "Usage: offbundle " + std::string(command.name) + " [OPTIONS] " +
+         std::string(command.arguments) + "\n\n" +
+         std::string(command.summary) + ".\n\n" + options.str();
 }
 
 const CommandSpec *findCommand(std::string_view name) {
@@ -101,6 +116,8 @@ struct Request {
   std::vector<std::string> files;
   bool json = false;
   bool help = false;
+  std::vector<std::string> targets; // extract
+  std::string output;               // extract
 };
 
 Result<Request> parseRequest(const CommandSpec &command,
@@ -130,6 +147,10 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.json = values.count("json") != 0;
   if (values.count("file"))
     request.files = values["file"].as<std::vector<std::string>>();
+  if (values.count("target"))
+    request.targets = values["target"].as<std::vector<std::string>>();
+  if (values.count("output"))
+    request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
     return makeError("no input file (see 'offbundle " +
                      std::string(command.name) + " --help')");
@@ -372,6 +393,57 @@ ToolOutcome runReport(const Request &request, ToolReporter &reporter) {
   return reporter.finish(0);
 }
 
+// The targets a file holds, for the message saying none matched.
+std::string heldTargets(const std::string &path) {
+  OpenedFile opened = openFile(path);
+  if (!opened.input)
+    return "";
+  std::vector<std::string> targets;
+  for (const api::Bundle &bundle : opened.input->bundles())
+    for (const api::Entry &entry : bundle.entries)
+      if (std::find(targets.begin(), targets.end(), targetOf(entry)) ==
+          targets.end())
+        targets.push_back(targetOf(entry));
+  std::string text;
+  for (const std::string &target : targets)
+    text += (text.empty() ? "" : ", ") + target;
+  return text;
+}
+
+// extract: the entries of one file, all or those of the targets given, into
+// a folder, all or nothing; prints each file written.
+ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
+  if (request.files.size() != 1)
+    return reporter.fail("extract takes one file (see 'offbundle extract "
+                         "--help')");
+  const std::string &path = request.files.front();
+  auto selectors = parseTargetSelectors(request.targets);
+  if (!selectors)
+    return reporter.fail(selectors.error().message);
+  BundlerConfig config;
+  config.filesType = "o";
+  config.inputFileNames = {path};
+  config.outputDirectory = request.output;
+  EntrySelector selected;
+  if (!selectors->empty())
+    selected = [&](std::string_view entryId) {
+      return anySelects(*selectors, entryId);
+    };
+  OperationReport report;
+  Result<size_t> written = extractEntries(config, selected, report);
+  if (!written)
+    return reporter.fail(fileMessage(path, written.error().message));
+  if (*written == 0) {
+    std::string asked;
+    for (const TargetSelector &selector : *selectors)
+      asked += (asked.empty() ? "" : ", ") + selector.text();
+    return reporter.fail("'" + path + "' holds no entry for " + asked +
+                         "; its targets: " + heldTargets(path));
+  }
+  reporter.print(report.standardOutput);
+  return reporter.finish(0);
+}
+
 // verify: every file is checked; a line per faulty file, exit status 1 if
 // any was.
 ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
@@ -429,6 +501,8 @@ ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
   }
   if (command->name == "verify")
     return runVerify(*request, reporter);
+  if (command->name == "extract")
+    return runExtract(*request, reporter);
   return runReport(*request, reporter);
 }
 

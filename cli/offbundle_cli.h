@@ -2,6 +2,7 @@
 //
 //   offbundle list FILE... [--json]     every entry: URI, ID, size
 //   offbundle sizes FILE... [--json]    per target: entries, bytes, share
+//   offbundle extract FILE [-t T]... [-o DIR]  entries into a folder
 //   offbundle verify FILE...            every bundle checked, hashes too
 //   offbundle --help | --version; offbundle COMMAND --help
 //

@@ -18,8 +18,9 @@ behaviour on the same files is recorded as the README describes it.
 
 The offbundle tool is checked on the same files: list (URIs, IDs and sizes
 against LLVM 22's payloads), sizes (per-target sums against LLVM 22's
-payloads and against list --json), verify (good files, and copies damaged
-in three ways), and its command line.
+payloads and against list --json), extract (all entries and those of
+several kinds of target, against LLVM 22's payloads), verify (good files,
+and copies damaged in three ways), and its command line.
 
 Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
                        [--keep DIR]
@@ -651,15 +652,77 @@ class Suite:
                done.stdout.decode().splitlines()] == [good[0], good[-1]],
               f"ok lines {done.stdout}")
 
+    def check_toolkit_extract(self, path, units, member_of=False):
+        """offbundle extract: every entry, or those of the targets asked
+        for (a bare processor takes every feature variant), each file
+        holding the payload LLVM 22 unbundled, named as -output-dir names
+        it; a target the file lacks is an error that creates nothing."""
+        def expected_files(selected):
+            names = []
+            for unit in units:
+                prefix = (os.path.basename(unit.obj) + "-") if member_of \
+                    else ""
+                for entry_id in unit.listed:
+                    if selected(entry_id):
+                        names.append((prefix + file_name_for(entry_id),
+                                      unit.payloads[entry_id]))
+            counts = {}
+            for name, _ in names:
+                counts[name] = counts.get(name, 0) + 1
+            numbered, seen = [], {}
+            for name, payload in names:
+                if counts[name] > 1:
+                    seen[name] = seen.get(name, -1) + 1
+                    name = f"{name}.{seen[name]}"
+                numbered.append((name, payload))
+            return dict(numbered)
+
+        cases = [([], lambda entry_id: True),
+                 (["-t", "gfx90a"], lambda entry_id: "gfx90a" in entry_id),
+                 (["--target=host"], lambda entry_id:
+                  entry_id.startswith("host-")),
+                 (["-t", "gfx906,gfx90a:xnack+"],
+                  lambda entry_id: not entry_id.startswith("host-")),
+                 (["-t", "hipv4-amdgcn-amd-amdhsa--gfx906"],
+                  lambda entry_id: entry_id.endswith("gfx906"))]
+        for index, (arguments, selected) in enumerate(cases):
+            folder = os.path.join(
+                self.tools.folder,
+                f"toolkit-extract-{file_name_for(path)}-{index}", "nested")
+            done = self.offbundle(["extract", path, "-o", folder] + arguments)
+            check(done.returncode == 0 and not done.stderr,
+                  f"extract {arguments}: {done.stderr.decode()}")
+            expected = expected_files(selected)
+            found = {name: read(os.path.join(folder, name))
+                     for name in os.listdir(folder)}
+            check(sorted(found) == sorted(expected),
+                  f"extract {arguments} wrote {sorted(found)}, expected "
+                  f"{sorted(expected)}")
+            check(found == expected, f"extract {arguments}: contents differ")
+            check(sorted(done.stdout.decode().splitlines()) ==
+                  sorted(os.path.join(folder, name) for name in expected),
+                  "printed paths")
+        for arguments in (["-t", "gfx90a:xnack-"], ["-t", "gfx1100"],
+                          ["-t", "gfx90a:"], ["-t", "hip-bad"],
+                          ["-t", "gfx906", path]):
+            folder = os.path.join(self.tools.folder, "toolkit-never")
+            done = self.offbundle(["extract", path, "-o", folder] + arguments)
+            check(done.returncode == 1 and not done.stdout and
+                  len(done.stderr.splitlines()) == 1 and
+                  done.stderr.startswith(b"offbundle: error: ") and
+                  not os.path.exists(folder),
+                  f"extract {arguments}: {done.returncode} {done.stderr}")
+
     def check_toolkit_usage(self, path):
         """offbundle's command line: help, version, and one error line with
         exit status 1 for each mistake."""
         for arguments in (["--help"], ["list", "--help"], ["sizes", "-h"],
+                          ["extract", "--help"],
                           ["verify", "--help"], ["--version"]):
             done = self.offbundle(arguments)
             check(done.returncode == 0 and done.stdout and not done.stderr,
                   f"{arguments}: {done.returncode} {done.stderr}")
-        for arguments in ([], ["frobnicate", path], ["list"],
+        for arguments in ([], ["frobnicate", path], ["list"], ["extract"],
                           ["list", "--bogus", path], ["verify", "--json", path],
                           ["sizes", "no-such-file"]):
             done = self.offbundle(arguments)
@@ -922,6 +985,14 @@ def main():
                            path, members)
                 suite.case(f"[{path}] offbundle sizes",
                            suite.check_toolkit_sizes, path, members)
+        for path, members, member_of in (
+                ("app-compressed", [units[o] for o in objects["compressed"]],
+                 False),
+                ("app-mixed", mixed_units, False),
+                ("libunits-plain.a", [units[o] for o in objects["plain"]],
+                 True)):
+            suite.case(f"[{path}] offbundle extract",
+                       suite.check_toolkit_extract, path, members, member_of)
         suite.case("[mixed executable] offbundle list",
                    suite.check_toolkit_list, "app-mixed", mixed_units)
         suite.case("[mixed executable] offbundle sizes",

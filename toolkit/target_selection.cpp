@@ -1,0 +1,96 @@
+#include "toolkit/target_selection.h"
+
+namespace offbundle {
+
+Result<TargetSelector> TargetSelector::parse(std::string_view text) {
+  TargetSelector selector;
+  selector.text_ = std::string(text);
+  if (text == "host") {
+    selector.form_ = Form::Host;
+    return selector;
+  }
+  // Features end in '+' or '-' after a ':'; a '-' before any ':' makes an
+  // entry ID.
+  if (text.substr(0, text.find(':')).find('-') != std::string_view::npos) {
+    if (!isWellFormedBundleId(text))
+      return makeError("'" + std::string(text) +
+                       "' is no target: an entry ID has the form "
+                       "<kind>-<arch>-<vendor>-<os>-<environment>[-<target "
+                       "id>]");
+    selector.form_ = Form::EntryId;
+    selector.entryId_ = OffloadTarget::parse(text);
+    if (!selector.entryId_.isOffloadKindValid() ||
+        !selector.entryId_.isTripleValid())
+      return makeError("'" + std::string(text) +
+                       "' is no target: unknown offload kind or triple");
+    return selector;
+  }
+  std::optional<std::string_view> processor =
+      parseTargetIdFormat(text, &selector.features_);
+  if (!processor || processor->empty() || text.back() == ':' ||
+      text.find("::") != std::string_view::npos)
+    return makeError("'" + std::string(text) +
+                     "' is no target: a processor is written like gfx90a "
+                     "or gfx90a:xnack+");
+  selector.form_ = Form::Processor;
+  selector.processor_ = std::string(*processor);
+  return selector;
+}
+
+bool TargetSelector::selects(std::string_view entryId) const {
+  std::optional<OffloadTarget> entry = OffloadTarget::parseStored(entryId);
+  if (!entry)
+    return false;
+  switch (form_) {
+  case Form::Host:
+    return entry->hasHostKind();
+  case Form::EntryId:
+    return isCodeObjectCompatible(*entry, entryId_,
+                                  /*hipOpenmpCompatible=*/false);
+  case Form::Processor:
+    break;
+  }
+  if (entry->hasHostKind() || entry->targetId.empty())
+    return false;
+  TargetFeatureMap entryFeatures;
+  std::optional<std::string_view> entryProcessor =
+      parseTargetIdFormat(entry->targetId, &entryFeatures);
+  if (!entryProcessor || *entryProcessor != processor_)
+    return false;
+  for (const auto &[feature, enabled] : features_) {
+    auto setting = entryFeatures.find(feature);
+    if (setting != entryFeatures.end() && setting->second != enabled)
+      return false;
+  }
+  return true;
+}
+
+Result<std::vector<TargetSelector>>
+parseTargetSelectors(const std::vector<std::string> &values) {
+  std::vector<TargetSelector> selectors;
+  for (const std::string &value : values) {
+    size_t start = 0;
+    while (start <= value.size()) {
+      size_t comma = value.find(',', start);
+      if (comma == std::string::npos)
+        comma = value.size();
+      auto selector = TargetSelector::parse(
+          std::string_view(value).substr(start, comma - start));
+      if (!selector)
+        return selector.takeError();
+      selectors.push_back(std::move(*selector));
+      start = comma + 1;
+    }
+  }
+  return selectors;
+}
+
+bool anySelects(const std::vector<TargetSelector> &selectors,
+                std::string_view entryId) {
+  for (const TargetSelector &selector : selectors)
+    if (selector.selects(entryId))
+      return true;
+  return false;
+}
+
+} // namespace offbundle
