@@ -16,7 +16,10 @@
 #include "bundler/operations.h"
 #include "cli/tool_start.h"
 #include "cli/version.h"
+#include "compression/compressed_bundle.h"
+#include "support/file_io.h"
 #include "toolkit/inventory.h"
+#include "toolkit/rewrite.h"
 #include "toolkit/target_selection.h"
 
 namespace offbundle {
@@ -34,19 +37,20 @@ struct CommandSpec {
 };
 
 constexpr CommandSpec kCommands[] = {
-    {"list", "FILE...",
-     "one line per bundle entry: its code object URI, ID and size", true},
-    {"sizes", "FILE...",
-     "per target: entries, payload bytes and the room they take in the file",
+    {"list", "FILE...", "every bundle entry: its code object URI, ID and size",
      true},
-    {"extract", "FILE",
-     "write bundle entries, decompressed, into a folder: all of them, or "
-     "those of the targets given",
+    {"sizes", "FILE...",
+     "per target: entries, payload bytes and room in the file", true},
+    {"extract", "FILE", "write entries, decompressed, into a folder, by target",
+     false},
+    {"prune", "FILE --keep TARGET[,TARGET...] -o OUT",
+     "copy keeping the host entries and those of the targets kept", false},
+    {"compress", "FILE -o OUT",
+     "copy whose plain bundles are compressed as by -compress", false},
+    {"decompress", "FILE -o OUT", "copy whose compressed bundles are plain",
      false},
     {"verify", "FILE...",
-     "check every bundle: structure, sizes, and compressed bundles' data and "
-     "hashes",
-     false},
+     "check every bundle, compressed ones against their hash", false},
 };
 
 std::string versionText() {
@@ -64,9 +68,12 @@ std::string mainHelp() {
                      "archives, executables and shared libraries.\n"
                      "\n"
                      "Commands:\n";
+  size_t width = 0;
+  for (const CommandSpec &command : kCommands)
+    width = std::max(width, command.name.size());
   for (const CommandSpec &command : kCommands) {
     std::string name(command.name);
-    text += "  " + name + std::string(8 - name.size(), ' ') +
+    text += "  " + name + std::string(width + 2 - name.size(), ' ') +
             std::string(command.summary) + "\n";
   }
   text += "\n"
@@ -92,6 +99,20 @@ po::options_description commandOptions(const CommandSpec &command) {
         "selects every variant, gfx90a:xnack+ those it can run)")(
         "output,o", po::value<std::string>()->default_value("."),
         "the folder to write into (created when missing)");
+  const bool rewrites = command.name == "prune" || command.name == "compress" ||
+                        command.name == "decompress";
+  if (command.name == "prune")
+    options.add_options()(
+        "keep,k", po::value<std::vector<std::string>>()->composing(),
+        "keep the entries of this target (repeatable, or comma-separated), "
+        "in the forms extract's --target takes");
+  if (rewrites)
+    options.add_options()("output,o", po::value<std::string>(),
+                          "the file to write (may be FILE itself)");
+  if (command.name == "prune" || command.name == "compress")
+    options.add_options()("level",
+                          po::value<int>()->default_value(kDefaultZstdLevel),
+                          "zstd level of the bundles compressed");
   return options;
 }
 
@@ -116,8 +137,9 @@ struct Request {
   std::vector<std::string> files;
   bool json = false;
   bool help = false;
-  std::vector<std::string> targets; // extract
-  std::string output;               // extract
+  std::vector<std::string> targets; // extract --target, prune --keep
+  std::string output;               // extract, prune, compress, decompress
+  int level = kDefaultZstdLevel;    // prune, compress
 };
 
 Result<Request> parseRequest(const CommandSpec &command,
@@ -149,6 +171,10 @@ Result<Request> parseRequest(const CommandSpec &command,
     request.files = values["file"].as<std::vector<std::string>>();
   if (values.count("target"))
     request.targets = values["target"].as<std::vector<std::string>>();
+  if (values.count("keep"))
+    request.targets = values["keep"].as<std::vector<std::string>>();
+  if (values.count("level"))
+    request.level = values["level"].as<int>();
   if (values.count("output"))
     request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
@@ -444,6 +470,64 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
   return reporter.finish(0);
 }
 
+// prune, compress, decompress: one file rewritten into another, which
+// appears only when everything succeeded.
+ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
+  const std::string command(request.command->name);
+  const std::string usage = " (see 'offbundle " + command + " --help')";
+  if (request.files.size() != 1)
+    return reporter.fail(command + " takes one file" + usage);
+  if (request.output.empty())
+    return reporter.fail(command + " needs -o OUT" + usage);
+  RewriteRequest rewrite;
+  rewrite.kind = command == "prune"      ? RewriteKind::Prune
+                 : command == "compress" ? RewriteKind::Compress
+                                         : RewriteKind::Decompress;
+  rewrite.compressionLevel = request.level;
+  if (rewrite.kind == RewriteKind::Prune) {
+    if (request.targets.empty())
+      return reporter.fail("prune needs --keep TARGET" + usage);
+    auto selectors = parseTargetSelectors(request.targets);
+    if (!selectors)
+      return reporter.fail(selectors.error().message);
+    rewrite.keep = std::move(*selectors);
+  }
+  const std::string &path = request.files.front();
+  auto input = InputFile::open(path);
+  if (!input)
+    return reporter.fail(fileMessage(path, input.error().message));
+  auto result = rewriteFile(path, (*input)->contents(), rewrite);
+  if (!result)
+    return reporter.fail(fileMessage(path, result.error().message));
+  if (rewrite.kind == RewriteKind::Prune && result->deviceEntriesKept == 0) {
+    std::string asked;
+    for (const TargetSelector &selector : rewrite.keep)
+      asked += (asked.empty() ? "" : ", ") + selector.text();
+    return reporter.fail("'" + path + "' holds no entry for " + asked +
+                         "; its targets: " + heldTargets(path));
+  }
+  OutputTransaction transaction;
+  auto output = transaction.create(request.output);
+  if (!output)
+    return reporter.fail(output.error().message);
+  if (Status written = (*output)->write(result->bytes); !written.ok())
+    return reporter.fail(written.error().message);
+  if (Status committed = transaction.commit(); !committed.ok())
+    return reporter.fail(committed.error().message);
+  std::string summary = request.output + ": " +
+                        std::to_string((*input)->size()) + " -> " +
+                        std::to_string(result->bytes.size()) + " bytes";
+  if (rewrite.kind == RewriteKind::Prune)
+    summary += ", " + counted(result->entriesKept, "entry", "entries") +
+               " kept, " + std::to_string(result->entriesRemoved) + " removed";
+  else if (!result->changed)
+    summary +=
+        std::string(", already ") +
+        (rewrite.kind == RewriteKind::Compress ? "compressed" : "uncompressed");
+  reporter.print(summary + "\n");
+  return reporter.finish(0);
+}
+
 // verify: every file is checked; a line per faulty file, exit status 1 if
 // any was.
 ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
@@ -503,6 +587,9 @@ ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
     return runVerify(*request, reporter);
   if (command->name == "extract")
     return runExtract(*request, reporter);
+  if (command->name == "prune" || command->name == "compress" ||
+      command->name == "decompress")
+    return runRewrite(*request, reporter);
   return runReport(*request, reporter);
 }
 

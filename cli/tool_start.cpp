@@ -50,8 +50,10 @@ startCommandLine(const std::vector<std::string> &rawArgv,
 }
 
 int runToolMain(int argc, char **argv,
-                ToolOutcome (*runTool)(const std::vector<std::string> &)) {
-  const char *argv0 = argc > 0 ? argv[0] : "offbundle";
+                ToolOutcome (*runTool)(const std::vector<std::string> &),
+                const char *programName) {
+  const char *argv0 =
+      programName ? programName : (argc > 0 ? argv[0] : "offbundle");
   installInterruptCleanup(argv0);
   ToolOutcome outcome;
   try {

@@ -29,8 +29,11 @@ startCommandLine(const std::vector<std::string> &rawArgv,
 // that escapes the tool (an allocation that failed) is one "error:" line
 // and exit status 1, after the outputs' temporaries were removed on the
 // way out.
+// `programName`, when given, names the tool in that error line instead of
+// argv[0].
 int runToolMain(int argc, char **argv,
-                ToolOutcome (*runTool)(const std::vector<std::string> &));
+                ToolOutcome (*runTool)(const std::vector<std::string> &),
+                const char *programName = nullptr);
 
 // Collects what a tool prints and how it ends, carrying on from what
 // startCommandLine printed.

@@ -344,6 +344,37 @@ compressBundleTo(std::string_view uncompressedBundle,
   }
 }
 
+namespace {
+
+class StringSink final : public CompressedBundleSink {
+public:
+  explicit StringSink(std::string &bytes) : bytes_(bytes) {}
+  Status append(std::string_view bytes) override {
+    bytes_.append(bytes);
+    return Status::success();
+  }
+  Status overwrite(uint64_t offset, std::string_view bytes) override {
+    bytes_.replace(static_cast<size_t>(offset), bytes.size(), bytes);
+    return Status::success();
+  }
+
+private:
+  std::string &bytes_;
+};
+
+} // namespace
+
+Result<std::string> compressBundle(std::string_view uncompressedBundle,
+                                   const CompressionOptions &options) {
+  std::string bundle;
+  StringSink sink(bundle);
+  Result<CompressedBundleHeader> header =
+      compressBundleTo(uncompressedBundle, options, sink);
+  if (!header)
+    return header.takeError();
+  return bundle;
+}
+
 Result<DecompressedBundle> decompressBundle(std::string_view bytes,
                                             HashCheck check) {
   Result<CompressedBundleHeader> headerOrError =

@@ -110,6 +110,10 @@ Result<CompressedBundleHeader>
 compressBundleTo(std::string_view uncompressedBundle,
                  const CompressionOptions &options, CompressedBundleSink &sink);
 
+// The same, collected in a string: the whole compressed bundle.
+Result<std::string> compressBundle(std::string_view uncompressedBundle,
+                                   const CompressionOptions &options);
+
 struct DecompressedBundle {
   ByteBuffer bytes;
   CompressedBundleHeader header;

@@ -474,6 +474,8 @@ void appendSignedLeb(std::string &out, int64_t value) {
 struct Edit {
   bool removeBundleSections = false;
   const std::vector<OffloadBundleSection> *added = nullptr;
+  // A section whose contents are replaced: its name and the new bytes.
+  const std::pair<std::string_view, std::string_view> *updated = nullptr;
 };
 
 } // namespace
@@ -511,6 +513,7 @@ private:
   Status orderSymbolsLocalFirst();
   Status checkGroupSymbols() const;
   void addBundleSections(const std::vector<OffloadBundleSection> &added);
+  Status updateSection(std::string_view name, std::string_view contents);
 
   // Finalizing (step 5), in the order finalizeAndWrite runs the steps.
   Result<ElfWritePlan> finalizeAndWrite();
@@ -1758,7 +1761,36 @@ Result<ElfWritePlan> ElfPlanBuilder::run(const Edit &edit) {
     return status.takeError();
   if (edit.added)
     addBundleSections(*edit.added);
+  if (edit.updated)
+    if (Status status =
+            updateSection(edit.updated->first, edit.updated->second);
+        !status.ok())
+      return status.takeError();
   return finalizeAndWrite();
+}
+
+// llvm-objcopy --update-section: new contents of any size for a section
+// that has contents of its own and that no relocations apply to (their
+// offsets would no longer mean anything).
+Status ElfPlanBuilder::updateSection(std::string_view name,
+                                     std::string_view contents) {
+  for (size_t id = 0; id < sections_.size(); ++id) {
+    SectionRecord &section = sections_[id];
+    if (section.name != name)
+      continue;
+    if (section.type == kElfSectionTypeNoBits)
+      return makeError("section '" + std::string(name) +
+                       "' has no contents to replace");
+    for (const SectionRecord &other : sections_)
+      if (isRelocationRole(other) &&
+          other.targetSection == static_cast<int>(id))
+        return makeError("section '" + std::string(name) +
+                         "' has relocations and cannot be replaced");
+    section.contents = contents;
+    section.size = contents.size();
+    return Status::success();
+  }
+  return makeError("no section '" + std::string(name) + "'");
 }
 
 // ---------------------------------------------------------------------------
@@ -1804,6 +1836,19 @@ planOffloadBundleSections(std::string_view object,
                        section.first + "'");
   Edit edit;
   edit.added = &sections;
+  return ElfPlanBuilder(*parsed).run(edit);
+}
+
+Result<ElfWritePlan> planSectionUpdate(std::string_view object,
+                                       std::string_view sectionName,
+                                       std::string_view contents) {
+  Result<ElfObject> parsed = parseElfObject(object);
+  if (!parsed.ok())
+    return parsed.takeError();
+  const std::pair<std::string_view, std::string_view> updated{sectionName,
+                                                              contents};
+  Edit edit;
+  edit.updated = &updated;
   return ElfPlanBuilder(*parsed).run(edit);
 }
 

@@ -116,6 +116,15 @@ Result<ElfWritePlan>
 planOffloadBundleSections(std::string_view object,
                           const std::vector<OffloadBundleSection> &sections);
 
+// What llvm-objcopy --update-section=<name>=<file> writes: the contents of
+// the section of that name replaced by `contents`, of any size, everything
+// else rewritten as above. The section must have contents (not SHT_NOBITS)
+// and no relocations applying to it. The chunks view `object` and
+// `contents`, which must outlive the plan.
+Result<ElfWritePlan> planSectionUpdate(std::string_view object,
+                                       std::string_view sectionName,
+                                       std::string_view contents);
+
 // What llvm-objcopy writes for the host extraction command above: every
 // section whose name starts with the prefix is removed (with what hangs on
 // it), everything else is rewritten.

@@ -4,5 +4,6 @@
 #include "cli/tool_start.h"
 
 int main(int argc, char **argv) {
-  return offbundle::runToolMain(argc, argv, offbundle::runOffbundle);
+  return offbundle::runToolMain(argc, argv, offbundle::runOffbundle,
+                                "offbundle");
 }

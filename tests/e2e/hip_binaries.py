@@ -19,8 +19,12 @@ behaviour on the same files is recorded as the README describes it.
 The offbundle tool is checked on the same files: list (URIs, IDs and sizes
 against LLVM 22's payloads), sizes (per-target sums against LLVM 22's
 payloads and against list --json), extract (all entries and those of
-several kinds of target, against LLVM 22's payloads), verify (good files,
-and copies damaged in three ways), and its command line.
+several kinds of target, against LLVM 22's payloads), prune, compress and
+decompress of each translation unit's object and bundle (entries against
+LLVM 22's payloads, compressed bytes against LLVM 22's -compress, round
+trips, pruned objects linked by clang 22, refusals that leave the output
+alone), verify (good files, and copies damaged in three ways), and its
+command line.
 
 Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
                        [--keep DIR]
@@ -713,11 +717,171 @@ class Suite:
                   not os.path.exists(folder),
                   f"extract {arguments}: {done.returncode} {done.stderr}")
 
+    def bundle_of(self, path, name):
+        """The .hip_fatbin of an object, or the whole file of a bundle."""
+        if read(path, 0, 4) == b"\x7fELF":
+            return self.tools.dump_section(path, ".hip_fatbin", name)
+        return read(os.path.join(self.tools.folder, path))
+
+    def llvm_entries(self, bundle_bytes, name):
+        """{entry ID: payload} of a bundle, as LLVM 22's bundler lists and
+        unbundles it."""
+        path = os.path.join(self.tools.folder, name)
+        with open(path, "wb") as handle:
+            handle.write(bundle_bytes)
+        listed = self.tools.bundler(["-list", "-type=o", "-input=" + path],
+                                    reference=True)
+        check(listed.returncode == 0, f"LLVM 22 cannot list {name}: "
+              f"{listed.stderr.decode()}")
+        entries = {}
+        for entry_id in listed.stdout.decode().splitlines():
+            out = f"{path}.{file_name_for(entry_id)}"
+            done = self.tools.bundler(["-unbundle", "-type=o", "-input=" + path,
+                                       "-targets=" + entry_id,
+                                       "-output=" + out], reference=True)
+            check(done.returncode == 0, f"LLVM 22 cannot unbundle {entry_id}")
+            entries[entry_id] = read(out)
+        return entries
+
+    def llvm_compressed(self, unit):
+        """What LLVM 22's -compress writes for the unit's plain bundle: its
+        entries bundled again in file order with clang's -bundle-align=4096
+        (checked to give the same plain bundle first)."""
+        ids = [entry["id"] for entry in json.loads(self.offbundle(
+            ["list", "--json", unit.bundle_file]).stdout)["files"][0]["entries"]]
+        inputs = []
+        for index, entry_id in enumerate(ids):
+            name = os.path.join(self.tools.folder, f"rebundle-{index}")
+            with open(name, "wb") as handle:
+                handle.write(unit.payloads[entry_id])
+            inputs.append("-input=" + name)
+        common = ["-type=o", "-bundle-align=4096", "-targets=" + ",".join(ids)]
+        plain = os.path.join(self.tools.folder, "rebundle.hipfb")
+        packed = os.path.join(self.tools.folder, "rebundle.ccob")
+        for extra, out in (([], plain), (["-compress"], packed)):
+            done = self.tools.bundler(common + inputs + extra +
+                                      ["-output=" + out], reference=True)
+            check(done.returncode == 0, f"LLVM 22 rebundling: {done.stderr}")
+        check(read(plain) == unit.bundle,
+              "LLVM 22 does not rebuild the bundle from its entries")
+        return read(packed)
+
+    def check_as_objcopy(self, original, rewritten, bundle):
+        """A rewritten object is what llvm-objcopy --update-section writes
+        for its new .hip_fatbin."""
+        name = os.path.join(self.tools.folder, f"{rewritten}.section")
+        with open(name, "wb") as handle:
+            handle.write(bundle)
+        reference = f"{rewritten}.objcopy"
+        run([self.tools.tool("llvm-objcopy"),
+             f"--update-section=.hip_fatbin={name}", original, reference],
+            self.tools.folder)
+        check(read(os.path.join(self.tools.folder, rewritten)) ==
+              read(os.path.join(self.tools.folder, reference)),
+              f"{rewritten} differs from llvm-objcopy --update-section")
+
+    def check_toolkit_rewrite(self, unit):
+        """prune, compress and decompress of one translation unit's object
+        and of its bundle alone: the entries kept are LLVM 22's payloads,
+        compressed bundles are LLVM 22's -compress bytes, round trips give
+        the bundle back, rewritten objects are llvm-objcopy
+        --update-section's bytes, and the section keeps its alignment."""
+        kept = [i for i in unit.listed if "gfx906" in i or i.startswith("host")]
+        for source in (unit.obj, unit.bundle_file):
+            out = f"pruned-{source}"
+            done = self.offbundle(["prune", source, "--keep", "gfx906", "-o",
+                                   out])
+            check(done.returncode == 0, f"prune {source}: {done.stderr}")
+            bundle = self.bundle_of(out, f"pruned-{source}.bundle")
+            check((bundle[:4] == b"CCOB") == unit.compressed,
+                  "compression changed")
+            if unit.compressed:
+                check(bundle[4:8] == unit.bundle[4:8],
+                      "format version or method changed")
+            if source == unit.obj:
+                self.check_as_objcopy(source, out, bundle)
+            entries = self.llvm_entries(bundle, f"pruned-{source}.check")
+            check(sorted(entries) == sorted(kept), f"kept {sorted(entries)}")
+            check(all(entries[i] == unit.payloads[i] for i in kept),
+                  "kept payloads differ")
+            if not unit.compressed:
+                removed = sum(len(unit.payloads[i]) for i in unit.listed
+                              if i not in kept)
+                shrunk = os.path.getsize(source) - os.path.getsize(out)
+                check(shrunk >= 0.9 * removed,
+                      f"shrank by {shrunk} for {removed} bytes removed")
+        forward = "compress" if not unit.compressed else "decompress"
+        backward = "decompress" if not unit.compressed else "compress"
+        for source in (unit.obj, unit.bundle_file):
+            there, back = f"{forward}-{source}", f"{backward}-{source}"
+            for command, src, dst in ((forward, source, there),
+                                      (backward, there, back)):
+                done = self.offbundle([command, src, "-o", dst])
+                check(done.returncode == 0, f"{command} {src}: {done.stderr}")
+            turned = self.bundle_of(there, f"{there}.bundle")
+            check((turned[:4] == b"CCOB") != unit.compressed,
+                  f"{forward} of {source}")
+            entries = self.llvm_entries(turned, f"{there}.check")
+            check(entries == unit.payloads, f"{forward}: entries differ")
+            if not unit.compressed:
+                check(turned == self.llvm_compressed(unit),
+                      "not LLVM 22's -compress bytes")
+                check(self.bundle_of(back, f"{back}.bundle") == unit.bundle,
+                      "compress then decompress is not the bundle")
+            if read(there, 0, 4) == b"\x7fELF":
+                self.check_as_objcopy(source, there, turned)
+                layout = run([self.tools.tool("llvm-readelf"), "-SW", there],
+                             self.tools.folder)
+                check(not layout.stderr and re.search(
+                    rb"\.hip_fatbin +PROGBITS +0+ [0-9a-f]*000 .* A +0 +0 +4096",
+                    layout.stdout), "section alignment or warnings")
+
+    def check_toolkit_rewritten_link(self, objects, label):
+        """Objects pruned to gfx906 link with clang 22 into a program whose
+        bundles hold only host and gfx906 entries; compressed ones link too."""
+        clang = self.tools.tool("clang++")
+        pruned = []
+        for obj in objects:
+            out = f"link-pruned-{obj}"
+            done = self.offbundle(["prune", obj, "-k", "gfx906", "-o", out])
+            check(done.returncode == 0, f"prune {obj}: {done.stderr}")
+            pruned.append(out)
+        program = f"app-pruned-{label}"
+        run([clang] + pruned + ["-o", program, "-fuse-ld=lld", "-L.",
+                                "-lamdhip64"], self.tools.folder)
+        listed = json.loads(self.offbundle(["list", "--json", program]).stdout)
+        entries = listed["files"][0]["entries"]
+        check(len({e["bundle"] for e in entries}) == len(objects),
+              "bundles in the program")
+        check(all("gfx906" in e["id"] or e["id"].startswith("host")
+                  for e in entries) and len(entries) == 2 * len(objects),
+              f"entries {[e['id'] for e in entries]}")
+
+    def check_toolkit_rewrite_failures(self, exe, obj):
+        """A refused rewrite leaves the output as it was: executables, a
+        target the object lacks, a file that is no bundle."""
+        out = os.path.join(self.tools.folder, "untouched.o")
+        for arguments in (["prune", exe, "-k", "gfx906"],
+                          ["compress", exe],
+                          ["prune", obj, "-k", "gfx1100"],
+                          ["prune", obj],
+                          ["decompress", "hip_stub.c"],
+                          ["compress", obj, obj]):
+            with open(out, "wb") as handle:
+                handle.write(b"left alone")
+            done = self.offbundle(arguments + ["-o", out])
+            check(done.returncode == 1 and not done.stdout and
+                  len(done.stderr.splitlines()) == 1 and
+                  done.stderr.startswith(b"offbundle: error: ") and
+                  read(out) == b"left alone",
+                  f"{arguments}: {done.returncode} {done.stderr}")
+
     def check_toolkit_usage(self, path):
         """offbundle's command line: help, version, and one error line with
         exit status 1 for each mistake."""
         for arguments in (["--help"], ["list", "--help"], ["sizes", "-h"],
-                          ["extract", "--help"],
+                          ["extract", "--help"], ["prune", "--help"],
+                          ["compress", "--help"], ["decompress", "--help"],
                           ["verify", "--help"], ["--version"]):
             done = self.offbundle(arguments)
             check(done.returncode == 0 and done.stdout and not done.stderr,
@@ -732,8 +896,9 @@ class Suite:
                   f"{arguments}: {done.returncode} {done.stderr}")
 
     def check_random_damage(self, paths, count):
-        """Random damage to offload data: every command either succeeds or
-        fails with one error line, and a failed -output-dir leaves nothing."""
+        """Random damage to offload data: every command (the bundler's and
+        offbundle's) either succeeds or fails with one error line, and a
+        failed run leaves no output."""
         generator = random.Random(9)
         ranges = {}
         for path in paths:
@@ -747,6 +912,14 @@ class Suite:
                     ["-unbundle", "-type=o", "-output-dir=" + folder],
                     ["-unbundle", "-type=o", "-output=damaged.co",
                      "-targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack+"])
+        toolkit_commands = (["list", "damaged"],
+                            ["sizes", "--json", "damaged"],
+                            ["verify", "damaged"],
+                            ["extract", "damaged", "-o", folder],
+                            ["prune", "damaged", "-k", "gfx906", "-o",
+                             "damaged.out"],
+                            ["compress", "damaged", "-o", "damaged.out"],
+                            ["decompress", "damaged", "-o", "damaged.out"])
         for number in range(count):
             path = generator.choice(paths)
             data = bytearray(read(path))
@@ -778,6 +951,24 @@ class Suite:
                           f"mutation {number}: a failed -output-dir left "
                           "its folder")
                 if done.returncode == 0 and "-format=json" in arguments:
+                    json.loads(done.stdout)
+                shutil.rmtree(folder, ignore_errors=True)
+            for arguments in toolkit_commands:
+                if os.path.exists("damaged.out"):
+                    os.remove("damaged.out")
+                done = self.offbundle(arguments)
+                lines = done.stderr.splitlines()
+                check(done.returncode == 0 or
+                      (done.returncode == 1 and len(lines) == 1 and
+                       lines[0].startswith(b"offbundle: error: ")),
+                      f"mutation {number} of {path}, offbundle {arguments}: "
+                      f"exit {done.returncode}, {done.stderr[:500]}")
+                if done.returncode != 0:
+                    check(not os.path.exists("damaged.out") and
+                          not os.path.exists(folder),
+                          f"mutation {number}: offbundle {arguments} failed "
+                          "and left an output")
+                if done.returncode == 0 and "--json" in arguments:
                     json.loads(done.stdout)
                 shutil.rmtree(folder, ignore_errors=True)
 
@@ -993,6 +1184,15 @@ def main():
                  True)):
             suite.case(f"[{path}] offbundle extract",
                        suite.check_toolkit_extract, path, members, member_of)
+        for obj in objects["plain"] + objects["compressed"]:
+            suite.case(f"[{obj}] offbundle prune, compress, decompress",
+                       suite.check_toolkit_rewrite, units[obj])
+        for label in ("plain", "compressed"):
+            suite.case(f"[{label} objects] pruned objects link",
+                       suite.check_toolkit_rewritten_link, objects[label],
+                       label)
+        suite.case("offbundle rewrites refused", suite.check_toolkit_rewrite_failures,
+                   "app-plain", objects["plain"][0])
         suite.case("[mixed executable] offbundle list",
                    suite.check_toolkit_list, "app-mixed", mixed_units)
         suite.case("[mixed executable] offbundle sizes",
@@ -1008,7 +1208,8 @@ def main():
         suite.case("randomly damaged offload data (150 files)",
                    suite.check_random_damage,
                    ["app-plain", "app-compressed", "app-mixed",
-                    "libkernels-compressed.so", "scale-new-driver.o"], 150)
+                    "libkernels-compressed.so", "scale-new-driver.o",
+                    objects["plain"][0], objects["compressed"][0]], 150)
     except Failure as failure:
         # Each case catches its own failures: this one comes from making the
         # inputs with LLVM 22's tools, without which nothing can be checked.

@@ -96,6 +96,21 @@ def main():
 
         for seed in [compressed, compressed_text, compressed + compressed]:
             add("fuzz_compressed_bundle", seed)
+
+        # offbundle's rewrites: bundles alone, and in an object's
+        # .hip_fatbin as clang puts them there.
+        objcopy = os.path.join(os.path.dirname(args.reference), "llvm-objcopy")
+        for index, seed in enumerate([binary, aligned, compressed]):
+            add("fuzz_rewrite", seed)
+            section = os.path.join(scratch, f"fatbin{index}")
+            with open(section, "wb") as f:
+                f.write(seed)
+            with_fatbin = os.path.join(scratch, f"fatbin{index}.o")
+            subprocess.run([objcopy, f"--add-section=.hip_fatbin={section}",
+                            "--set-section-flags=.hip_fatbin=alloc,readonly",
+                            os.path.join(DATA, "elf", "clang-x86_64-O0.o"),
+                            with_fatbin], check=True)
+            add("fuzz_rewrite", read(with_fatbin))
         for seed in data_files("compression", (".ccob",)):
             add("fuzz_compressed_bundle", seed)
 

@@ -19,7 +19,6 @@
 namespace offbundle {
 namespace {
 
-using in_memory::compressBundle;
 
 ToolOutcome run(std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), "clang-offload-bundler");

@@ -24,7 +24,6 @@
 namespace offbundle {
 namespace {
 
-using in_memory::compressBundle;
 using in_memory::truncatedMd5;
 
 constexpr const char *kHeaderTooSmall =

@@ -22,7 +22,6 @@
 namespace offbundle {
 namespace {
 
-using in_memory::compressBundle;
 using in_memory::readOffloadBinary;
 
 using namespace std::string_literals;

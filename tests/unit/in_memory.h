@@ -1,6 +1,6 @@
-// Whole-string forms of what the product streams. The tools write archives,
-// offload binaries and compressed bundles piece by piece into their outputs
-// and hash as the bytes go by; the unit tests compare whole results with
+// Whole-string forms of what the product streams. The tools write archives
+// and offload binaries piece by piece into their outputs and hash as the
+// bytes go by; the unit tests compare whole results with
 // stored references, so they build them in memory through the same plans,
 // sinks and hashers.
 #pragma once
@@ -22,33 +22,6 @@ inline uint64_t truncatedMd5(std::string_view data) {
   TruncatedMd5Hasher hasher;
   hasher.update(data);
   return hasher.finish();
-}
-
-// The compressed bundle compressBundleTo streams, collected in a string.
-inline Result<std::string> compressBundle(std::string_view uncompressedBundle,
-                                          const CompressionOptions &options) {
-  class StringSink final : public CompressedBundleSink {
-  public:
-    explicit StringSink(std::string &bytes) : bytes_(bytes) {}
-    Status append(std::string_view bytes) override {
-      bytes_.append(bytes);
-      return Status::success();
-    }
-    Status overwrite(uint64_t offset, std::string_view bytes) override {
-      bytes_.replace(static_cast<size_t>(offset), bytes.size(), bytes);
-      return Status::success();
-    }
-
-  private:
-    std::string &bytes_;
-  };
-  std::string bundle;
-  StringSink sink(bundle);
-  Result<CompressedBundleHeader> header =
-      compressBundleTo(uncompressedBundle, options, sink);
-  if (!header)
-    return header.takeError();
-  return bundle;
 }
 
 // The pieces of an archive plan, one after another.

@@ -1,0 +1,50 @@
+// offbundle prune, compress and decompress on any bytes: a standalone
+// bundle or an object whose .hip_fatbin holds one. What they write anew
+// must read back: a bundle compress or prune wrote decompresses (with its
+// hash checked) without error.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#include "fuzz_support.h"
+#include "toolkit/rewrite.h"
+
+namespace {
+
+offbundle::RewriteRequest request(offbundle::RewriteKind kind) {
+  offbundle::RewriteRequest made;
+  made.kind = kind;
+  // Level 1 keeps each run fast; the bytes written do not depend on it
+  // being the default.
+  made.compressionLevel = 1;
+  if (kind == offbundle::RewriteKind::Prune) {
+    auto keep = offbundle::parseTargetSelectors({"gfx906,gfx90a:xnack+"});
+    if (!keep)
+      std::abort();
+    made.keep = std::move(*keep);
+  }
+  return made;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const std::string_view contents = offbundle::fuzz::asView(data, size);
+  for (offbundle::RewriteKind kind :
+       {offbundle::RewriteKind::Prune, offbundle::RewriteKind::Compress,
+        offbundle::RewriteKind::Decompress}) {
+    auto result = offbundle::rewriteFile("input", contents, request(kind));
+    if (!result)
+      continue;
+    // Unchanged files (a compressed bundle given to compress) are copies of
+    // the input, as damaged as it was.
+    if (kind == offbundle::RewriteKind::Decompress || !result->changed)
+      continue;
+    // What was written decompresses (or is already plain) without error.
+    auto plain = offbundle::rewriteFile(
+        "output", result->bytes, request(offbundle::RewriteKind::Decompress));
+    if (!plain)
+      std::abort();
+  }
+  return 0;
+}

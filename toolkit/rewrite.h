@@ -1,0 +1,61 @@
+// offbundle prune, compress and decompress: a copy of a file whose bundles
+// are rewritten, on the files this version rewrites:
+//
+//   - a standalone bundle: a binary bundle (.hipfb, the host entry empty),
+//     or one compressed bundle (CCOB, as hipcc --genco --offload-compress
+//     writes .hsaco files);
+//   - a relocatable ELF object whose .hip_fatbin section holds one such
+//     bundle, as clang writes each HIP translation unit; the section is
+//     replaced as llvm-objcopy --update-section would replace it, so the
+//     object links as before.
+//
+// Executables, shared libraries, archives and other containers are refused
+// with an error naming what they are.
+//
+// What each does to a bundle:
+//   prune       keeps the host entries and the entries a kept target selects
+//               (see target_selection.h), in their order and alignment (the
+//               largest power of two up to 4096 that every payload offset is
+//               a multiple of, which reproduces clang's -bundle-align); a
+//               compressed bundle is decompressed (its hash checked), pruned
+//               and compressed again with its format version and method
+//   compress    a plain bundle becomes the compressed bundle LLVM 22's
+//               clang-offload-bundler -compress writes for it (zstd, the
+//               given level, format version 3); a compressed one is kept
+//   decompress  a compressed bundle becomes the plain bundle it holds (its
+//               hash checked); a plain one is kept
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/error.h"
+#include "toolkit/target_selection.h"
+
+namespace offbundle {
+
+enum class RewriteKind { Prune, Compress, Decompress };
+
+struct RewriteRequest {
+  RewriteKind kind = RewriteKind::Compress;
+  std::vector<TargetSelector> keep; // prune
+  int compressionLevel = 3;         // compress, and prune's recompression
+};
+
+struct RewriteResult {
+  std::string bytes;        // the whole new file
+  uint64_t entriesKept = 0; // prune: host entries included
+  uint64_t deviceEntriesKept = 0;
+  uint64_t entriesRemoved = 0;
+  bool changed = false; // whether any bundle changed
+};
+
+// The rewritten copy of `file` (whose contents are `bytes`, named `file` in
+// messages).
+Result<RewriteResult> rewriteFile(const std::string &file,
+                                  std::string_view bytes,
+                                  const RewriteRequest &request);
+
+} // namespace offbundle
