@@ -1,9 +1,12 @@
 #include "toolkit/rewrite.h"
 
 #include <algorithm>
+#include <deque>
 #include <memory>
+#include <optional>
 
 #include "archive/ar_archive.h"
+#include "bitcode/bitcode_symbols.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
@@ -54,12 +57,14 @@ uint64_t inferredAlignment(const std::vector<PlainEntry> &entries) {
 
 class BundleRewriter {
 public:
-  BundleRewriter(const std::string &file, const RewriteRequest &request,
-                 RewriteResult &result)
-      : file_(file), request_(request), result_(result) {}
+  BundleRewriter(const RewriteRequest &request, RewriteResult &result)
+      : request_(request), result_(result) {}
 
-  // The bundle (plain or compressed) rewritten as asked.
-  Result<std::string> rewrite(std::string_view bundle) {
+  // The bundle (plain or compressed) rewritten as asked; `name` names it in
+  // messages.
+  Result<std::string> rewrite(std::string_view bundle,
+                              const std::string &name) {
+    file_ = name;
     if (bundle.size() >= kCompressedBundleCommonHeaderSize &&
         hasCompressedBundleMagic(bundle))
       return rewriteCompressed(bundle);
@@ -146,24 +151,26 @@ private:
     return std::string(output->memoryContents());
   }
 
-  const std::string &file_;
+  std::string file_;
   const RewriteRequest &request_;
   RewriteResult &result_;
 };
 
 // A relocatable object's .hip_fatbin rewritten, the rest of the object
-// written again as llvm-objcopy --update-section does.
-Result<std::string> rewriteObject(const std::string &file,
-                                  std::string_view bytes,
-                                  BundleRewriter &rewriter) {
+// written again as llvm-objcopy --update-section does; nothing when the
+// object has no .hip_fatbin (`required` makes that an error, naming why).
+Result<std::optional<std::string>> rewriteObject(const std::string &name,
+                                                 std::string_view bytes,
+                                                 BundleRewriter &rewriter,
+                                                 bool required) {
   auto object = parseElfObject(bytes);
   if (!object)
-    return makeError("'" + file + "': " + object.error().message);
+    return makeError("'" + name + "': " + object.error().message);
   if (object->header().programHeaderCount != 0)
-    return makeError("'" + file +
+    return makeError("'" + name +
                      "': rewriting executables and shared libraries is not "
-                     "supported yet, only standalone bundles and "
-                     "relocatable objects");
+                     "supported yet, only standalone bundles, relocatable "
+                     "objects and archives of them");
   const ElfSection *fatbin = nullptr;
   bool newDriver = false;
   for (const ElfSection &section : object->sections()) {
@@ -171,20 +178,87 @@ Result<std::string> rewriteObject(const std::string &file,
       fatbin = &section;
     newDriver = newDriver || section.name == ".llvm.offloading";
   }
+  if (!fatbin && newDriver)
+    return makeError("'" + name +
+                     "': objects of clang's new offloading driver "
+                     "(.llvm.offloading) are not rewritten yet");
+  if (!fatbin && !required)
+    return std::optional<std::string>();
   if (!fatbin)
-    return makeError(
-        "'" + file + "': " +
-        (newDriver ? std::string("objects of clang's new offloading driver "
-                                 "(.llvm.offloading) are not rewritten yet")
-                   : std::string("no .hip_fatbin section: no GPU code to "
-                                 "rewrite")));
-  auto bundle = rewriter.rewrite(object->contents(*fatbin));
+    return makeError("'" + name +
+                     "': no .hip_fatbin section: no GPU code to rewrite");
+  auto bundle = rewriter.rewrite(object->contents(*fatbin), name);
   if (!bundle)
     return bundle.takeError();
   auto plan = planSectionUpdate(bytes, kFatbinSection, *bundle);
   if (!plan)
+    return makeError("'" + name + "': " + plan.error().message);
+  return std::optional<std::string>(plan->render());
+}
+
+bool isBundle(std::string_view bytes) {
+  return (bytes.size() >= kCompressedBundleCommonHeaderSize &&
+          hasCompressedBundleMagic(bytes)) ||
+         binaryBundleHeaderSize(bytes).value_or(0) != 0;
+}
+
+// An archive whose members are rewritten one by one (objects with a
+// .hip_fatbin, and bundles; other members as they are), written again as
+// llvm-ar rcD writes it: GNU format, a symbol table, no timestamps. The
+// input comes back unchanged when no member changed.
+Result<std::string> rewriteArchive(const std::string &file,
+                                   std::string_view bytes,
+                                   BundleRewriter &rewriter,
+                                   const RewriteResult &result) {
+  if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
+    return makeError("'" + file +
+                     "': thin archives are not rewritten; rewrite the "
+                     "objects they name");
+  auto members = readArchive(bytes, file);
+  if (!members)
+    return makeError("'" + file + "': " + members.error().message);
+  std::deque<std::string> rewritten;
+  std::vector<NewArchiveMember> written;
+  for (const ArchiveMember &member : *members) {
+    const std::string name = file + "(" + member.name + ")";
+    std::optional<std::string> changed;
+    if (isElf(member.bytes)) {
+      auto object = rewriteObject(name, member.bytes, rewriter, false);
+      if (!object)
+        return object.takeError();
+      changed = std::move(*object);
+    } else if (isBundle(member.bytes)) {
+      auto bundle = rewriter.rewrite(member.bytes, name);
+      if (!bundle)
+        return bundle.takeError();
+      changed = std::move(*bundle);
+    }
+    if (changed) {
+      rewritten.push_back(std::move(*changed));
+      written.push_back({member.name, rewritten.back()});
+    } else {
+      written.push_back({member.name, member.bytes});
+    }
+  }
+  if (!result.changed)
+    return std::string(bytes);
+  ArchiveWriteOptions options;
+  options.sym64Threshold = sym64ThresholdFromEnvironment();
+  options.bitcodeSymbols = [](std::string_view bitcode) {
+    return bitcodeArchiveSymbols(bitcode);
+  };
+  auto plan = planGnuArchive(written, options);
+  if (!plan)
     return makeError("'" + file + "': " + plan.error().message);
-  return plan->render();
+  std::string archive;
+  archive.reserve(static_cast<size_t>(plan->size()));
+  Status streamed = plan->stream([&](std::string_view piece) {
+    archive += piece;
+    return Status::success();
+  });
+  if (!streamed.ok())
+    return streamed.takeError();
+  return archive;
 }
 
 } // namespace
@@ -193,16 +267,18 @@ Result<RewriteResult> rewriteFile(const std::string &file,
                                   std::string_view bytes,
                                   const RewriteRequest &request) {
   RewriteResult result;
-  BundleRewriter rewriter(file, request, result);
+  BundleRewriter rewriter(request, result);
   Result<std::string> rewritten = std::string();
-  if (isElf(bytes))
-    rewritten = rewriteObject(file, bytes, rewriter);
-  else if (isArchive(bytes))
-    return makeError("'" + file +
-                     "': rewriting archives is not supported "
-                     "yet, only standalone bundles and relocatable objects");
-  else
-    rewritten = rewriter.rewrite(bytes);
+  if (isElf(bytes)) {
+    auto object = rewriteObject(file, bytes, rewriter, true);
+    if (!object)
+      return object.takeError();
+    rewritten = std::move(**object);
+  } else if (isArchive(bytes)) {
+    rewritten = rewriteArchive(file, bytes, rewriter, result);
+  } else {
+    rewritten = rewriter.rewrite(bytes, file);
+  }
   if (!rewritten)
     return rewritten.takeError();
   result.bytes = std::move(*rewritten);

@@ -7,10 +7,13 @@
 //   - a relocatable ELF object whose .hip_fatbin section holds one such
 //     bundle, as clang writes each HIP translation unit; the section is
 //     replaced as llvm-objcopy --update-section would replace it, so the
-//     object links as before.
+//     object links as before;
+//   - an archive of such objects and bundles (other members are kept as
+//     they are), written again as llvm-ar rcD writes it: GNU format, a
+//     symbol table, no timestamps; the input is kept when nothing changed.
 //
-// Executables, shared libraries, archives and other containers are refused
-// with an error naming what they are.
+// Executables, shared libraries, thin archives and objects of the new
+// offloading driver are refused with an error naming what they are.
 //
 // What each does to a bundle:
 //   prune       keeps the host entries and the entries a kept target selects

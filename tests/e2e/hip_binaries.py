@@ -857,6 +857,25 @@ class Suite:
                   for e in entries) and len(entries) == 2 * len(objects),
               f"entries {[e['id'] for e in entries]}")
 
+    def check_toolkit_archive_rewrite(self, archive, objects, command,
+                                      extra):
+        """An archive rewritten is what llvm-ar rcD writes for its members
+        rewritten one by one (each checked against llvm-objcopy above)."""
+        folder = os.path.join(self.tools.folder, f"members-{command}-{archive}")
+        os.makedirs(folder, exist_ok=True)
+        for obj in objects:
+            done = self.offbundle([command, obj, "-o",
+                                   os.path.join(folder, obj)] + extra)
+            check(done.returncode == 0, f"{command} {obj}: {done.stderr}")
+        out = f"{command}-{archive}"
+        done = self.offbundle([command, archive, "-o", out] + extra)
+        check(done.returncode == 0, f"{command} {archive}: {done.stderr}")
+        reference = os.path.join(folder, "reference.a")
+        run([self.tools.tool("llvm-ar"), "rcD", reference] + objects, folder)
+        check(read(os.path.join(self.tools.folder, out)) == read(reference),
+              f"{command} of {archive} is not llvm-ar's archive of its "
+              "members rewritten")
+
     def check_toolkit_rewrite_failures(self, exe, obj):
         """A refused rewrite leaves the output as it was: executables, a
         target the object lacks, a file that is no bundle."""
@@ -1191,6 +1210,13 @@ def main():
             suite.case(f"[{label} objects] pruned objects link",
                        suite.check_toolkit_rewritten_link, objects[label],
                        label)
+        for label in ("plain", "compressed"):
+            for command, extra in (("prune", ["-k", "gfx906"]),
+                                   ("compress", []), ("decompress", [])):
+                suite.case(f"[libunits-{label}.a] offbundle {command}",
+                           suite.check_toolkit_archive_rewrite,
+                           f"libunits-{label}.a", objects[label], command,
+                           extra)
         suite.case("offbundle rewrites refused", suite.check_toolkit_rewrite_failures,
                    "app-plain", objects["plain"][0])
         suite.case("[mixed executable] offbundle list",

@@ -97,8 +97,8 @@ def main():
         for seed in [compressed, compressed_text, compressed + compressed]:
             add("fuzz_compressed_bundle", seed)
 
-        # offbundle's rewrites: bundles alone, and in an object's
-        # .hip_fatbin as clang puts them there.
+        # offbundle's rewrites: bundles alone, in an object's .hip_fatbin as
+        # clang puts them there, and an archive of bundles.
         objcopy = os.path.join(os.path.dirname(args.reference), "llvm-objcopy")
         for index, seed in enumerate([binary, aligned, compressed]):
             add("fuzz_rewrite", seed)
@@ -111,6 +111,7 @@ def main():
                             os.path.join(DATA, "elf", "clang-x86_64-O0.o"),
                             with_fatbin], check=True)
             add("fuzz_rewrite", read(with_fatbin))
+        add("fuzz_rewrite", archive)
         for seed in data_files("compression", (".ccob",)):
             add("fuzz_compressed_bundle", seed)
 
