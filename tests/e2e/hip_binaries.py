@@ -22,9 +22,10 @@ payloads and against list --json), extract (all entries and those of
 several kinds of target, against LLVM 22's payloads), prune, compress and
 decompress of each translation unit's object and bundle (entries against
 LLVM 22's payloads, compressed bytes against LLVM 22's -compress, round
-trips, pruned objects linked by clang 22, refusals that leave the output
-alone), verify (good files, and copies damaged in three ways), and its
-command line.
+trips, pruned objects linked by clang 22 and run against a stand-in HIP
+runtime that records what each translation unit registers, refusals that
+leave the output alone), verify (good files, and copies damaged in three
+ways), and its command line.
 
 Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
                        [--keep DIR]
@@ -91,7 +92,112 @@ int __hipPushCallConfiguration(long a, int b, long c, int d, unsigned long e,
 int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
 """
 
+# A stand-in for the HIP runtime's shared library, as a program or library
+# loads it: libamdhip64.so.5 with the hip_4.2 symbol version. Its
+# __hipRegisterFatBinary does what the runtime does with a registration:
+# checks the wrapper's magic, follows its pointer to the bundle,
+# decompresses a compressed bundle, reads the bundle's entries, and
+# records each (registration number, entry ID, size, FNV-1a hash of the
+# payload) in the file OFFBUNDLE_REGISTRY names; anything it cannot read
+# is recorded as an error line.
+REGISTERING_RUNTIME = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+struct wrapper { uint32_t magic, version; const unsigned char *binary; void *unused; };
+static int registrations;
+
+static uint64_t fnv(const unsigned char *p, uint64_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t i = 0; i < n; ++i) { h ^= p[i]; h *= 0x100000001b3ull; }
+  return h;
+}
+static uint64_t u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static void record(FILE *out, int number, const unsigned char *bundle, uint64_t size) {
+  if (size < 32 || memcmp(bundle, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0) {
+    fprintf(out, "%d error: no bundle\n", number); return;
+  }
+  uint64_t count = u64(bundle + 24), at = 32;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (at + 24 > size) { fprintf(out, "%d error: header\n", number); return; }
+    uint64_t offset = u64(bundle + at), length = u64(bundle + at + 8),
+             idLength = u64(bundle + at + 16);
+    at += 24;
+    if (idLength > size - at || offset > size || length > size - offset) {
+      fprintf(out, "%d error: entry\n", number); return;
+    }
+    fprintf(out, "%d %.*s %llu %016llx\n", number, (int)idLength, bundle + at,
+            (unsigned long long)length,
+            (unsigned long long)fnv(bundle + offset, length));
+    at += idLength;
+  }
+}
+
+void **__hipRegisterFatBinary(const struct wrapper *w) {
+  static void *handle;
+  const char *path = getenv("OFFBUNDLE_REGISTRY");
+  FILE *out = path ? fopen(path, "a") : stderr;
+  int number = registrations++;
+  if (w->magic != 0x48495046u) {
+    fprintf(out, "%d error: wrapper magic\n", number);
+  } else if (memcmp(w->binary, "CCOB", 4) == 0) {
+    uint16_t version, method; memcpy(&version, w->binary + 4, 2);
+    memcpy(&method, w->binary + 6, 2);
+    uint64_t total = 0, plain = 0; size_t header = version == 2 ? 24 : 32;
+    if (version == 2) { uint32_t t, p; memcpy(&t, w->binary + 8, 4);
+      memcpy(&p, w->binary + 12, 4); total = t; plain = p; }
+    else { memcpy(&total, w->binary + 8, 8); memcpy(&plain, w->binary + 16, 8); }
+    unsigned char *bytes = malloc(plain ? plain : 1);
+    int ok;
+    if (method == 1) {
+      ok = ZSTD_decompress(bytes, plain, w->binary + header, total - header) == plain;
+    } else {
+      uLongf length = plain;
+      ok = uncompress(bytes, &length, w->binary + header, total - header) == Z_OK && length == plain;
+    }
+    if (ok) record(out, number, bytes, plain);
+    else fprintf(out, "%d error: decompression\n", number);
+    free(bytes);
+  } else {
+    /* A plain bundle: its size is where its furthest entry ends. */
+    uint64_t count = u64(w->binary + 24), at = 32, end = 32;
+    for (uint64_t i = 0; i < count && i < 4096; ++i) {
+      uint64_t e = u64(w->binary + at) + u64(w->binary + at + 8);
+      uint64_t header = at + 24 + u64(w->binary + at + 16);
+      end = e > end ? e : end; end = header > end ? header : end;
+      at = header;
+    }
+    record(out, number, w->binary, end);
+  }
+  if (out != stderr) fclose(out);
+  return &handle;
+}
+void __hipRegisterFunction(void **m, const void *hf, char *df, const char *dn,
+                           int t, void *a, void *b, void *c, void *d, int *e) {}
+void __hipRegisterVar(void **m, char *hv, char *dv, const char *dn, int ext,
+                      long size, int cnst, int global) {}
+void __hipRegisterManagedVar(void *h, void **p, char *n, const char *dn,
+                             long s, unsigned a) {}
+void __hipUnregisterFatBinary(void **m) {}
+int hipLaunchKernel(const void *f) { return 0; }
+int __hipPushCallConfiguration(long a, int b, long c, int d, unsigned long e,
+                               void *s) { return 0; }
+int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
+"""
+
 CCOB_HEADER = {2: ("<4sHHIIQ", 24), 3: ("<4sHHQQQ", 32)}
+
+
+def fnv1a(data):
+    value = 0xcbf29ce484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return value
 
 
 class Failure(Exception):
@@ -876,6 +982,74 @@ class Suite:
               f"{command} of {archive} is not llvm-ar's archive of its "
               "members rewritten")
 
+    def check_toolkit_registration(self, objects, units, label):
+        """Programs linked from objects pruned to gfx906 run with the
+        stand-in runtime, which sees one registration per translation unit,
+        each with exactly the host and gfx906 entries, byte for byte the
+        payloads LLVM 22 unbundles from the original objects."""
+        folder = self.tools.folder
+        runtime = os.path.join(folder, "runtime")
+        if not os.path.exists(os.path.join(runtime, "libamdhip64.so.5")):
+            os.makedirs(runtime, exist_ok=True)
+            with open(os.path.join(runtime, "runtime.c"), "w") as handle:
+                handle.write(REGISTERING_RUNTIME)
+            with open(os.path.join(runtime, "hip.map"), "w") as handle:
+                handle.write("hip_4.2 { global: *; };\n")
+            run(["gcc", "-shared", "-fPIC", "-o",
+                 os.path.join(runtime, "libamdhip64.so.5"),
+                 "-Wl,-soname,libamdhip64.so.5",
+                 "-Wl,--version-script=" + os.path.join(runtime, "hip.map"),
+                 os.path.join(runtime, "runtime.c"), "-lzstd", "-lz"], folder)
+            os.symlink("libamdhip64.so.5",
+                       os.path.join(runtime, "libamdhip64.so"))
+        clang = self.tools.tool("clang++")
+        for variant, rewrite in (("original", None),
+                                 ("pruned", ["prune", "-k", "gfx906"])):
+            objs = []
+            for obj in objects:
+                if rewrite:
+                    out = f"registered-{variant}-{obj}"
+                    done = self.offbundle([rewrite[0], obj] + rewrite[1:] +
+                                          ["-o", out])
+                    check(done.returncode == 0, f"{rewrite} {obj}")
+                    objs.append(out)
+                else:
+                    objs.append(obj)
+            program = f"registered-{variant}-{label}"
+            run([clang] + objs + ["-o", program, "-fuse-ld=lld",
+                                  "-L" + runtime, "-lamdhip64",
+                                  "-Wl,-rpath," + runtime], folder)
+            registry = os.path.join(folder, f"{program}.registry")
+            if os.path.exists(registry):
+                os.remove(registry)
+            done = subprocess.run([os.path.join(folder, program)], cwd=folder,
+                                  env=dict(os.environ,
+                                           OFFBUNDLE_REGISTRY=registry),
+                                  capture_output=True)
+            check(done.returncode == 0, f"{program} exited {done.returncode}")
+            lines = open(registry).read().splitlines()
+            seen = {}
+            for line in lines:
+                number, entry_id, size, digest = line.split(" ")
+                seen.setdefault(int(number), {})[entry_id] = (int(size),
+                                                              digest)
+            check(len(seen) == len(objects), f"{len(seen)} registrations "
+                  f"for {len(objects)} units: {lines}")
+            # Registration order follows the constructors' order, which the
+            # linker decides: match each registration to its unit.
+            wanted = []
+            for unit in units:
+                ids = [i for i in unit.listed
+                       if variant == "original" or "gfx906" in i or
+                       i.startswith("host")]
+                wanted.append({i: (len(unit.payloads[i]),
+                                   f"{fnv1a(unit.payloads[i]):016x}")
+                               for i in ids})
+            for registered in seen.values():
+                check(registered in wanted, f"registration {registered} is "
+                      "no unit's entries")
+                wanted.remove(registered)
+
     def check_toolkit_rewrite_failures(self, exe, obj):
         """A refused rewrite leaves the output as it was: executables, a
         target the object lacks, a file that is no bundle."""
@@ -1210,6 +1384,10 @@ def main():
             suite.case(f"[{label} objects] pruned objects link",
                        suite.check_toolkit_rewritten_link, objects[label],
                        label)
+        for label in ("plain", "compressed"):
+            suite.case(f"[{label} objects] pruned, registered by the runtime",
+                       suite.check_toolkit_registration, objects[label],
+                       [units[o] for o in objects[label]], label)
         for label in ("plain", "compressed"):
             for command, extra in (("prune", ["-k", "gfx906"]),
                                    ("compress", []), ("decompress", [])):
