@@ -77,8 +77,9 @@ int shift_host(int x) { return x - 3; }
 """,
 }
 
-RUNTIME_STUB = """\
-void **__hipRegisterFatBinary(const void *data) { (void)data; static void *h; return &h; }
+# The runtime entry points clang's HIP code calls, other than the
+# registration of a fat binary.
+RUNTIME_ENTRY_POINTS = """
 void __hipRegisterFunction(void **m, const void *hf, char *df, const char *dn,
                            int t, void *a, void *b, void *c, void *d, int *e) {}
 void __hipRegisterVar(void **m, char *hv, char *dv, const char *dn, int ext,
@@ -91,6 +92,10 @@ int __hipPushCallConfiguration(long a, int b, long c, int d, unsigned long e,
                                void *s) { return 0; }
 int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
 """
+
+RUNTIME_STUB = """\
+void **__hipRegisterFatBinary(const void *data) { (void)data; static void *h; return &h; }
+""" + RUNTIME_ENTRY_POINTS
 
 # A stand-in for the HIP runtime's shared library, as a program or library
 # loads it: libamdhip64.so.5 with the hip_4.2 symbol version. Its
@@ -177,18 +182,7 @@ void **__hipRegisterFatBinary(const struct wrapper *w) {
   if (out != stderr) fclose(out);
   return &handle;
 }
-void __hipRegisterFunction(void **m, const void *hf, char *df, const char *dn,
-                           int t, void *a, void *b, void *c, void *d, int *e) {}
-void __hipRegisterVar(void **m, char *hv, char *dv, const char *dn, int ext,
-                      long size, int cnst, int global) {}
-void __hipRegisterManagedVar(void *h, void **p, char *n, const char *dn,
-                             long s, unsigned a) {}
-void __hipUnregisterFatBinary(void **m) {}
-int hipLaunchKernel(const void *f) { return 0; }
-int __hipPushCallConfiguration(long a, int b, long c, int d, unsigned long e,
-                               void *s) { return 0; }
-int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
-"""
+""" + RUNTIME_ENTRY_POINTS
 
 CCOB_HEADER = {2: ("<4sHHIIQ", 24), 3: ("<4sHHQQQ", 32)}
 
