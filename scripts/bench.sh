@@ -29,6 +29,14 @@
 #  11. archive    -unbundle -type=a of a 1 GiB library of 2,000 fat objects
 #                 for one GPU: >= 3x, or within 1.25x of the "cp floor" row
 #                 (`cp` of a file of the output's size, same disk)
+#  12. tk_sizes   `offbundle sizes` of a real ROCm library (Debian's
+#                 librocsparse0, 1.25 GiB, 111 bundles; the .deb the
+#                 rocm_library test keeps in build/tests/rocm_packages, else
+#                 `apt-get download`, never installed): < 50 ms, headers only
+#  13. tk_list    `offbundle list` of it: < 50 ms
+#                 (12 and 13 time our offbundle tool alone: LLVM has none;
+#                 they are left out, and say so, when the package cannot be
+#                 had)
 # With --size 2 (4 x 2 MiB, a typical HIP object) the targets are >= 1.3x
 # for every compressed scenario and >= 3x for every other (the start-up and
 # archive targets stay those above).
@@ -301,7 +309,19 @@ run_scenario() {
 
 # floor NAME "PREPARE" CMD...: median ms of CMD alone (a physical floor
 # that a scenario is compared with), recorded as a row of its own.
-floor_names=() floor_ms=()
+floor_names=() floor_ms=() absolute_names=() absolute_ms=()
+# absolute NAME COMMAND...: times one of our commands that has no LLVM
+# counterpart, for a target on its own time.
+absolute() {
+  local name=$1
+  shift
+  progress "[$name] timing ($runs runs)"
+  hyperfine -N --style none --warmup 1 --runs "$runs" \
+    --export-json "$name.json" -n "$name" "$(q "$@")" >/dev/null
+  absolute_names+=("$name")
+  absolute_ms+=("$(median_ms "$name.json" 0)")
+}
+
 floor() {
   local name=$1 prepare=$2
   shift 2
@@ -420,6 +440,27 @@ floor "cp floor" "rm -f cp-copy.a" cp cp-source.a cp-copy.a
 fi
 
 # ---------------------------------------------------------------------------
+# The offbundle tool on a real ROCm library.
+
+if selected tk_sizes || selected tk_list; then
+  offbundle=$(dirname "$ours")/offbundle
+  deb=$(find "$repo_root/build/tests/rocm_packages" -name 'librocsparse0_*.deb' 2>/dev/null | head -1)
+  if [[ -z $deb ]] && (apt-get download librocsparse0 >/dev/null 2>&1); then
+    deb=$(find . -maxdepth 1 -name 'librocsparse0_*.deb' | head -1)
+  fi
+  if [[ -n $deb && -x $offbundle ]]; then
+    progress "[toolkit] unpacking $deb"
+    dpkg-deb -x "$deb" rocsparse
+    library=$(find rocsparse -name 'librocsparse.so.*.*' | head -1)
+    if selected tk_sizes; then absolute tk_sizes "$offbundle" sizes "$library"; fi
+    if selected tk_list; then absolute tk_list "$offbundle" list "$library"; fi
+    rm -rf rocsparse
+  else
+    echo "bench.sh: tk_sizes, tk_list left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
+  fi
+fi
+
+# ---------------------------------------------------------------------------
 # Report.
 
 # Targets per scenario: minimum speedup, maximum peak RSS of ours in MiB
@@ -456,6 +497,9 @@ for i in "${!names[@]}"; do
 done
 for i in "${!floor_names[@]}"; do
   printf '%-10s %12s\n' "${floor_names[$i]}" "${floor_ms[$i]}"
+done
+for i in "${!absolute_names[@]}"; do
+  printf '%-10s %12s   (offbundle alone)\n' "${absolute_names[$i]}" "${absolute_ms[$i]}"
 done
 echo
 
@@ -499,6 +543,10 @@ for i in "${!names[@]}"; do
     verdict "$name: ours peak ${ours_rss[$i]} MiB < ${max_rss[$name]} MiB" \
       "$(lt "${ours_rss[$i]}" "${max_rss[$name]}")"
   fi
+done
+for i in "${!absolute_names[@]}"; do
+  verdict "${absolute_names[$i]}: ${absolute_ms[$i]} ms < 50 ms" \
+    "$(lt "${absolute_ms[$i]}" 50)"
 done
 if ((mismatches)); then
   echo "  outputs identical to the reference              FAIL ($mismatches mismatches)"

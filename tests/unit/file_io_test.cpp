@@ -86,8 +86,9 @@ OutputTransaction::RenameFunction failWhenPlacing(std::string failing,
   };
 }
 
-// Growing keeps the bytes written so far, shrinking keeps the memory, and a
-// move leaves the bytes where they were and the source empty.
+// Growing keeps the bytes written so far (small and huge-page buffers
+// alike), shrinking keeps the memory, and a move leaves the bytes where they
+// were and the source empty.
 TEST(ByteBuffer, ResizeKeepsBytesAndMoveKeepsTheirAddress) {
   ByteBuffer buffer;
   EXPECT_EQ(buffer.size(), 0u);
@@ -95,6 +96,12 @@ TEST(ByteBuffer, ResizeKeepsBytesAndMoveKeepsTheirAddress) {
   std::memcpy(buffer.data(), "hello", 5);
   buffer.resize(1 << 20);
   EXPECT_EQ(buffer.view().substr(0, 5), "hello");
+  // Large buffers sit on 2 MiB boundaries, for huge pages.
+  buffer.resize(size_t{40} << 20);
+  EXPECT_EQ(buffer.view().substr(0, 5), "hello");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % (size_t{2} << 20),
+            0u);
+  buffer.data()[(size_t{40} << 20) - 1] = 'x';
   const char *where = buffer.data();
   buffer.resize(3);
   EXPECT_EQ(buffer.data(), where);
