@@ -183,7 +183,8 @@ Result<Request> parseRequest(const CommandSpec &command,
   return request;
 }
 
-// The message for a file that could not be read, naming the file once.
+// The message for a file that could not be read or written, naming the
+// file once.
 // The library's hash mismatch message points to the bundler's option that
 // skips the check, which this tool does not have.
 std::string fileMessage(const std::string &path, std::string message) {
@@ -194,7 +195,9 @@ std::string fileMessage(const std::string &path, std::string message) {
                       kBundlerHint) == 0)
     message.replace(message.size() - kBundlerHint.size(), kBundlerHint.size(),
                     " (corrupt data)");
-  if (message.find("'" + path + "'") != std::string::npos)
+  // Messages that start with a quoted name say which file they are about
+  // (an output, a member); others are about the input.
+  if (!message.empty() && message.front() == '\'')
     return message;
   return "'" + path + "': " + message;
 }
