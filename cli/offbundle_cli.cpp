@@ -21,6 +21,7 @@
 #include "toolkit/inventory.h"
 #include "toolkit/rewrite.h"
 #include "toolkit/target_selection.h"
+#include "toolkit/verification.h"
 
 namespace offbundle {
 namespace {
@@ -540,6 +541,17 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
     if (!opened.input) {
       reporter.printError(std::string(kProgram) + ": error: " +
                           escapeControlCharacters(opened.failure));
+      failed = true;
+      continue;
+    }
+    auto bytes = InputFile::open(path);
+    Status wrappersGood =
+        bytes ? checkHipWrappers(path, (*bytes)->contents(), *opened.input)
+              : Status(bytes.takeError());
+    if (!wrappersGood.ok()) {
+      reporter.printError(std::string(kProgram) + ": error: " +
+                          escapeControlCharacters(
+                              fileMessage(path, wrappersGood.error().message)));
       failed = true;
       continue;
     }

@@ -24,8 +24,10 @@ decompress of each translation unit's object and bundle (entries against
 LLVM 22's payloads, compressed bytes against LLVM 22's -compress, round
 trips, pruned objects linked by clang 22 and run against a stand-in HIP
 runtime that records what each translation unit registers, refusals that
-leave the output alone), verify (good files, and copies damaged in three
-ways), and its command line.
+leave the output alone), verify (good files, copies damaged in three ways,
+and HIP fat binary wrappers of PIE, non-PIE and shared-library files
+pointed outside .hip_fatbin, into a bundle, or given a wrong magic), and
+its command line.
 
 Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
                        [--keep DIR]
@@ -1063,6 +1065,66 @@ class Suite:
                   read(out) == b"left alone",
                   f"{arguments}: {done.returncode} {done.stderr}")
 
+    def elf_sections(self, data):
+        """{name: (address, offset, size)} of a 64-bit little-endian ELF
+        file's sections."""
+        shoff = struct.unpack_from("<Q", data, 0x28)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+        headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+                   for i in range(shnum)]
+        names_offset = headers[shstrndx][4]
+        sections = {}
+        for name, _, _, address, offset, size in headers:
+            start = names_offset + name
+            label = bytes(data[start:data.index(b"\0", start)]).decode()
+            sections[label] = (address, offset, size)
+        return sections
+
+    def with_wrapper_pointer(self, path, index, value):
+        """A copy of a linked file whose wrapper `index` points to `value`:
+        its RELATIVE relocation's addend changed, or the pointer itself in a
+        file without one."""
+        data = bytearray(read(path))
+        sections = self.elf_sections(data)
+        wrapper_address, wrapper_offset, _ = sections[".hipFatBinSegment"]
+        field = wrapper_address + 24 * index + 8
+        _, rela_offset, rela_size = sections.get(".rela.dyn", (0, 0, 0))
+        for at in range(rela_offset, rela_offset + rela_size, 24):
+            where, info = struct.unpack_from("<QQ", data, at)
+            if where == field and info & 0xffffffff == 8:
+                struct.pack_into("<Q", data, at + 16, value)
+                return bytes(data)
+        struct.pack_into("<Q", data, wrapper_offset + 24 * index + 8, value)
+        return bytes(data)
+
+    def check_toolkit_verify_wrappers(self, path):
+        """offbundle verify follows every HIP fat binary wrapper as the
+        runtime would: a pointer outside .hip_fatbin, one inside it but not
+        at a bundle, or a wrong magic is a fault; the good file passes."""
+        done = self.offbundle(["verify", path])
+        check(done.returncode == 0, f"verify {path}: {done.stderr}")
+        data = read(path)
+        fatbin_address, _, fatbin_size = self.elf_sections(data)[".hip_fatbin"]
+        wrapper_offset = self.elf_sections(data)[".hipFatBinSegment"][1]
+        magic = bytearray(data)
+        magic[wrapper_offset + 24] ^= 0x01
+        cases = {"outside": self.with_wrapper_pointer(path, 1, 0x10),
+                 "past the end": self.with_wrapper_pointer(
+                     path, 1, fatbin_address + fatbin_size),
+                 "inside a bundle": self.with_wrapper_pointer(
+                     path, 1, fatbin_address + 8),
+                 "magic": bytes(magic)}
+        for label, content in cases.items():
+            name = f"wrapper-{label.replace(' ', '-')}-{path}"
+            with open(os.path.join(self.tools.folder, name), "wb") as handle:
+                handle.write(content)
+            done = self.offbundle(["verify", name])
+            lines = done.stderr.decode().splitlines()
+            check(done.returncode == 1 and len(lines) == 1 and
+                  lines[0].startswith(f"offbundle: error: '{name}': HIP fat "
+                                      "binary wrapper 1 "),
+                  f"{label}: {done.returncode} {lines}")
+
     def check_toolkit_usage(self, path):
         """offbundle's command line: help, version, and one error line with
         exit status 1 for each mistake."""
@@ -1395,6 +1457,12 @@ def main():
                    suite.check_toolkit_list, "app-mixed", mixed_units)
         suite.case("[mixed executable] offbundle sizes",
                    suite.check_toolkit_sizes, "app-mixed", mixed_units)
+        run([clang] + objects["plain"] + ["-o", "app-no-pie", "-no-pie"] +
+            link, folder)
+        for path in ("app-plain", "app-compressed", "libkernels-plain.so",
+                     "app-no-pie"):
+            suite.case(f"[{path}] offbundle verify follows the wrappers",
+                       suite.check_toolkit_verify_wrappers, path)
         suite.case("offbundle verify", suite.check_toolkit_verify,
                    ["app-plain", "app-compressed", "app-mixed",
                     "libkernels-compressed.so", "libunits-compressed.a",

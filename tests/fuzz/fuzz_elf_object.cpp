@@ -1,11 +1,13 @@
 // ELF objects: parsing, the host extraction llvm-objcopy would do, adding
-// bundle sections, and the archive writer's symbol listing.
+// bundle sections, the archive writer's symbol listing, and the HIP fat
+// binary wrappers of linked files.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
 #include "archive/archive_symbols.h"
 #include "formats/elf_object.h"
+#include "formats/hip_wrappers.h"
 #include "fuzz_support.h"
 
 namespace {
@@ -48,6 +50,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view bytes = offbundle::fuzz::asView(data, size);
   if (!offbundle::isElf(bytes))
     return 0;
+
+  // The HIP fat binary wrappers of linked files, as offbundle verify reads
+  // them: .hip_fatbin's address range must not wrap around.
+  if (auto wrappers = offbundle::readHipWrappers(bytes);
+      wrappers.ok() && *wrappers &&
+      (*wrappers)->fatbinEnd < (*wrappers)->fatbinStart)
+    std::abort();
 
   if (auto object = offbundle::parseElfObject(bytes); object.ok()) {
     for (const offbundle::ElfSection &section : object->sections()) {

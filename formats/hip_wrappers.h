@@ -1,0 +1,58 @@
+// The HIP fat binary wrappers of a linked ELF file: how the HIP runtime finds
+// each translation unit's bundle in an executable or shared library.
+//
+// clang gives every HIP translation unit one wrapper in .hipFatBinSegment,
+// which __hipRegisterFatBinary receives:
+//
+//   magic     u32   0x48495046 ("HIPF" read as a little-endian u32)
+//   version   u32   1
+//   binary    ptr   the address of the unit's bundle in .hip_fatbin
+//   unused    ptr   0
+//
+// 24 bytes each on 64-bit targets. In a position-independent file the
+// linker leaves `binary` to a dynamic relocation, R_X86_64_RELATIVE (8) or
+// R_AARCH64_RELATIVE (1027) in a SHT_RELA section, whose addend is the
+// address; elsewhere the address is stored in the field itself.
+//
+// Read here: 64-bit little-endian files with section headers. Wrappers are
+// reported as found; judging them (is the magic right, does the pointer
+// reach a bundle) is the caller's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/error.h"
+
+namespace offbundle {
+
+inline constexpr uint32_t kHipWrapperMagic = 0x48495046;
+inline constexpr uint64_t kHipWrapperSize = 24;
+
+struct HipWrapper {
+  uint64_t address = 0; // where the wrapper is
+  uint32_t magic = 0;
+  uint32_t version = 0;
+  uint64_t binary = 0; // the address its pointer holds once relocated
+};
+
+struct HipWrappers {
+  // The .hip_fatbin section's addresses, [fatbinStart, fatbinEnd).
+  uint64_t fatbinStart = 0;
+  uint64_t fatbinEnd = 0;
+  // Where .hip_fatbin starts in the file.
+  uint64_t fatbinOffset = 0;
+  std::vector<HipWrapper> wrappers;
+};
+
+// The wrappers of a linked ELF file. Nothing when the file is not a 64-bit
+// little-endian ELF file with program headers, or has no .hipFatBinSegment
+// or no .hip_fatbin. An Error when the sections it reads lie outside the
+// file, .hipFatBinSegment is not a whole number of wrappers, or
+// .hip_fatbin's addresses wrap around.
+Result<std::optional<HipWrappers>> readHipWrappers(std::string_view bytes);
+
+} // namespace offbundle

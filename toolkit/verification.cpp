@@ -1,0 +1,55 @@
+#include "toolkit/verification.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <set>
+
+#include "formats/hip_wrappers.h"
+
+namespace offbundle {
+namespace {
+
+std::string hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%" PRIx64, value);
+  return text;
+}
+
+} // namespace
+
+Status checkHipWrappers(const std::string &file, std::string_view bytes,
+                        const api::Input &input) {
+  auto found = readHipWrappers(bytes);
+  if (!found)
+    return makeError("'" + file + "': " + found.error().message);
+  if (!*found)
+    return Status::success();
+  const HipWrappers &wrappers = **found;
+  // Where the bundles found in .hip_fatbin start, as addresses.
+  std::set<uint64_t> bundleStarts;
+  for (const api::Bundle &bundle : input.bundles())
+    if (bundle.section == ".hip_fatbin" && bundle.member.empty() &&
+        bundle.fileOffset && *bundle.fileOffset >= wrappers.fatbinOffset)
+      bundleStarts.insert(wrappers.fatbinStart +
+                          (*bundle.fileOffset - wrappers.fatbinOffset));
+  for (size_t index = 0; index < wrappers.wrappers.size(); ++index) {
+    const HipWrapper &wrapper = wrappers.wrappers[index];
+    const std::string which = "'" + file + "': HIP fat binary wrapper " +
+                              std::to_string(index) + " (at " +
+                              hex(wrapper.address) + ")";
+    if (wrapper.magic != kHipWrapperMagic)
+      return makeError(which + " has magic " + hex(wrapper.magic) +
+                       ", not HIPF");
+    if (wrapper.binary < wrappers.fatbinStart ||
+        wrapper.binary >= wrappers.fatbinEnd)
+      return makeError(which + " points to " + hex(wrapper.binary) +
+                       ", outside .hip_fatbin [" + hex(wrappers.fatbinStart) +
+                       ", " + hex(wrappers.fatbinEnd) + ")");
+    if (bundleStarts.count(wrapper.binary) == 0)
+      return makeError(which + " points to " + hex(wrapper.binary) +
+                       ", which is no bundle's start in .hip_fatbin");
+  }
+  return Status::success();
+}
+
+} // namespace offbundle

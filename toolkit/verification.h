@@ -1,0 +1,24 @@
+// What offbundle verify checks beyond reading every bundle (which the
+// public API's Input::open does, compressed bundles against their hashes):
+// in an executable or shared library, that every HIP fat binary wrapper
+// (formats/hip_wrappers.h) is one the runtime can follow, its magic "HIPF"
+// and its pointer at the first byte of one of the bundles found in
+// .hip_fatbin.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <offbundle/offbundle.h>
+
+#include "support/error.h"
+
+namespace offbundle {
+
+// The first wrapper of `bytes` (the file `input` was opened from, named
+// `file` in messages) the runtime could not follow, as an Error; success
+// when there is none, or the file has no wrappers.
+Status checkHipWrappers(const std::string &file, std::string_view bytes,
+                        const api::Input &input);
+
+} // namespace offbundle
