@@ -19,13 +19,20 @@ LLVM 22 lists the cut bundles. Checked:
   first gfx90a:xnack- payload of the first bundle holding one;
 - -list -format=json of a cut bundle: `id` as stored, `triple` normalised;
 - -unbundle -type=a -check-input-archive of an archive of two cut bundles:
-  each device archive holds the payloads, named after the stored IDs.
+  each device archive holds the payloads, named after the stored IDs;
+- the offbundle tool on the whole library: list --json (every entry's ID,
+  size and URI as the headers give them, in file order), sizes --json (per
+  target, the sums of list's entries; the totals the headers give), verify
+  (every bundle, and every one of the library's HIP fat binary wrappers
+  followed to its bundle), and extract -t gfx90a:xnack- (one file per
+  bundle, each the payload the header records).
 
 The package is fetched with `apt-get download` (never installed) and kept in
 the cache folder, so later runs in the same build tree reuse it; the suite
 is skipped only when the package cannot be downloaded.
 
-Usage: rocm_library.py --ours PATH --reference PATH --cache DIR
+Usage: rocm_library.py --ours PATH --reference PATH --offbundle PATH
+                       --cache DIR
 """
 
 import argparse
@@ -326,14 +333,85 @@ def check_device_archives(suite, section, bundles):
                     f"{[name for name, _ in expected]}")
 
 
+def check_offbundle(suite, offbundle, library, section, bundles, work):
+    """The offbundle tool on the whole library, against the headers."""
+    def run(*arguments):
+        return subprocess.run([offbundle] + list(arguments),
+                              capture_output=True, timeout=TOOL_TIMEOUT)
+
+    expected = [(index, entry_id, size, section.offset + start + offset)
+                for index, (start, _, entries) in enumerate(bundles)
+                for entry_id, offset, size in entries]
+    listed = run("list", "--json", library)
+    suite.check("offbundle list --json", listed.returncode == 0,
+                listed.stderr.decode(errors="replace"))
+    if listed.returncode != 0:
+        return
+    entries = json.loads(listed.stdout)["files"][0]["entries"]
+    real = os.path.realpath(library)
+    suite.check("offbundle list: every entry, in file order",
+                [(e["bundle"], e["id"], e["size"],
+                  int(e["uri"].split("#offset=")[1].split("&")[0]))
+                 for e in entries] == expected and
+                all(e["uri"].startswith("file://" + real + "#")
+                    for e in entries),
+                f"{len(entries)} entries listed, {len(expected)} expected")
+
+    sizes = run("sizes", "--json", library)
+    suite.check("offbundle sizes --json", sizes.returncode == 0,
+                sizes.stderr.decode(errors="replace"))
+    if sizes.returncode == 0:
+        report = json.loads(sizes.stdout)
+        sums = {}
+        for entry in entries:
+            count, total = sums.get(entry["target"], (0, 0))
+            sums[entry["target"]] = (count + 1, total + entry["size"])
+        suite.check("offbundle sizes: per target, the sums of list's entries",
+                    {t["target"]: (t["entries"], t["bytes"])
+                     for t in report["targets"]} == sums, str(sums))
+        suite.check("offbundle sizes: the totals the headers give",
+                    report["plain"]["bundles"] == len(bundles) and
+                    report["plain"]["bytes"] ==
+                    sum(size for _, _, size, _ in expected) and
+                    report["compressed"]["bundles"] == 0 and
+                    report["file_size"] == os.path.getsize(library),
+                    str(report["plain"]))
+
+    verified = run("verify", library)
+    suite.check("offbundle verify: every bundle and wrapper",
+                verified.returncode == 0 and
+                f"ok, {len(bundles)} bundles".encode() in verified.stdout,
+                verified.stderr.decode(errors="replace"))
+
+    folder = os.path.join(work, "extracted")
+    extracted = run("extract", library, "-t", "gfx90a:xnack-", "-o", folder)
+    wanted = [(entry_id, offset, size)
+              for index, entry_id, size, offset in expected
+              if entry_id.endswith("gfx90a:xnack-")]
+    written = extracted.stdout.decode().splitlines()
+    suite.check("offbundle extract -t gfx90a:xnack-: a file per bundle",
+                extracted.returncode == 0 and len(written) == len(bundles) ==
+                len(wanted), extracted.stderr.decode(errors="replace"))
+    if extracted.returncode == 0:
+        with open(library, "rb") as whole:
+            same = True
+            for path, (_, offset, size) in zip(written, wanted):
+                whole.seek(offset)
+                with open(path, "rb") as out:
+                    same = same and out.read() == whole.read(size)
+        suite.check("offbundle extract: the payloads the headers record", same)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ours", required=True)
     parser.add_argument("--reference", required=True)
+    parser.add_argument("--offbundle", required=True)
     parser.add_argument("--cache", required=True,
                         help="folder keeping the downloaded package")
     args = parser.parse_args()
-    require_executables(args.ours, args.reference)
+    require_executables(args.ours, args.reference, args.offbundle)
     if shutil.which("dpkg-deb") is None:
         skip_suite("no dpkg-deb to unpack the package with")
 
@@ -399,6 +477,8 @@ def main():
         os.remove(cut)
 
         check_device_archives(suite, section, bundles)
+        check_offbundle(suite, os.path.abspath(args.offbundle), library,
+                        section, bundles, work)
 
         expected = None
         for start, _, entries in bundles:
