@@ -12,13 +12,13 @@
 #include <offbundle/offbundle.h>
 
 #include "bundler/code_object_uri.h"
-#include "bundler/json_listing.h"
 #include "bundler/operations.h"
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
 #include "support/file_io.h"
 #include "toolkit/inventory.h"
+#include "toolkit/reports.h"
 #include "toolkit/rewrite.h"
 #include "toolkit/target_selection.h"
 #include "toolkit/verification.h"
@@ -203,12 +203,6 @@ std::string fileMessage(const std::string &path, std::string message) {
   return "'" + path + "': " + message;
 }
 
-// "1 bundle", "2 bundles".
-std::string counted(uint64_t count, const std::string &singular,
-                    const std::string &plural) {
-  return std::to_string(count) + " " + (count == 1 ? singular : plural);
-}
-
 // An opened input, or the line saying why it could not be.
 struct OpenedFile {
   std::string path;
@@ -232,194 +226,33 @@ uint64_t fileSizeOf(const std::string &path) {
   return error ? 0 : static_cast<uint64_t>(size);
 }
 
-std::string listText(const std::vector<InventoryEntry> &entries) {
-  std::string text;
-  for (const InventoryEntry &entry : entries)
-    text += entry.uri.value_or("-") + "\t" + entry.id + "\t" +
-            std::to_string(entry.size) + "\n";
-  return text;
-}
-
-void listJson(JsonWriter &json, const std::vector<InventoryEntry> &entries) {
-  json.key("entries");
-  json.beginArray();
-  for (const InventoryEntry &entry : entries) {
-    json.beginObject();
-    json.field("bundle", uint64_t{entry.bundle});
-    json.field("member", entry.member);
-    json.field("section", entry.section);
-    json.key("compressed");
-    json.boolean(entry.compressed);
-    json.field("id", entry.id);
-    json.field("target", entry.target);
-    json.field("size", entry.size);
-    json.key("uri");
-    entry.uri ? json.string(*entry.uri) : json.null();
-    json.endObject();
-  }
-  json.endArray();
-}
-
-std::string percent(uint64_t part, uint64_t whole) {
-  if (whole == 0)
-    return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f%%",
-                100.0 * static_cast<double>(part) / static_cast<double>(whole));
-  return text;
-}
-
-std::string padLeft(const std::string &text, size_t width) {
-  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
-}
-
-std::string padRight(const std::string &text, size_t width) {
-  return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
-}
-
-std::string sizesText(const std::string &path, const SizeSummary &summary) {
-  std::string text = path + ": " + std::to_string(summary.fileSize) +
-                     " bytes; " +
-                     counted(summary.compressed.bundles + summary.plain.bundles,
-                             "bundle", "bundles") +
-                     "\n";
-  size_t nameWidth = std::string_view("target").size();
-  for (const TargetSize &target : summary.targets)
-    nameWidth = std::max(nameWidth, target.target.size());
-  text += padRight("target", nameWidth) + "  " + padLeft("entries", 7) + "  " +
-          padLeft("bytes", 12) + "  " + padLeft("file bytes", 12) + "  " +
-          padLeft("share", 6) + "\n";
-  for (const TargetSize &target : summary.targets)
-    text += padRight(target.target, nameWidth) + "  " +
-            padLeft(std::to_string(target.entries), 7) + "  " +
-            padLeft(std::to_string(target.bytes), 12) + "  " +
-            padLeft(std::to_string(target.fileBytes), 12) + "  " +
-            padLeft(percent(target.fileBytes, summary.fileSize), 6) + "\n";
-  text += "compressed bundles: " + std::to_string(summary.compressed.bundles) +
-          ", " + std::to_string(summary.compressed.fileBytes) +
-          " bytes in the file, " + std::to_string(summary.compressed.bytes) +
-          " bytes of payloads uncompressed\n";
-  text += "plain bundles: " + std::to_string(summary.plain.bundles) + ", " +
-          std::to_string(summary.plain.fileBytes) + " bytes in the file, " +
-          std::to_string(summary.plain.bytes) + " bytes of payloads\n";
-  return text;
-}
-
-void totalsJson(JsonWriter &json, std::string_view name,
-                const BundleTotals &totals) {
-  json.key(name);
-  json.beginObject();
-  json.field("bundles", totals.bundles);
-  json.field("file_bytes", totals.fileBytes);
-  json.field("bytes", totals.bytes);
-  json.endObject();
-}
-
-void sizesJson(JsonWriter &json, const SizeSummary &summary) {
-  json.field("file_size", summary.fileSize);
-  json.key("targets");
-  json.beginArray();
-  for (const TargetSize &target : summary.targets) {
-    json.beginObject();
-    json.field("target", target.target);
-    json.field("entries", target.entries);
-    json.field("bytes", target.bytes);
-    json.field("file_bytes", target.fileBytes);
-    json.key("share");
-    json.fraction(target.fileBytes, summary.fileSize);
-    json.endObject();
-  }
-  json.endArray();
-  totalsJson(json, "compressed", summary.compressed);
-  totalsJson(json, "plain", summary.plain);
-}
-
-// Several files' sizes as one: targets of the same name add up.
-SizeSummary combined(const std::vector<SizeSummary> &summaries) {
-  SizeSummary total;
-  for (const SizeSummary &summary : summaries) {
-    total.fileSize += summary.fileSize;
-    for (BundleTotals *part : {&total.compressed, &total.plain}) {
-      const BundleTotals &from =
-          part == &total.compressed ? summary.compressed : summary.plain;
-      part->bundles += from.bundles;
-      part->fileBytes += from.fileBytes;
-      part->bytes += from.bytes;
-    }
-    for (const TargetSize &target : summary.targets) {
-      auto found = std::find_if(total.targets.begin(), total.targets.end(),
-                                [&](const TargetSize &known) {
-                                  return known.target == target.target;
-                                });
-      if (found == total.targets.end()) {
-        total.targets.push_back(target);
-        continue;
-      }
-      found->entries += target.entries;
-      found->bytes += target.bytes;
-      found->fileBytes += target.fileBytes;
-    }
-  }
-  std::stable_sort(total.targets.begin(), total.targets.end(),
-                   [](const TargetSize &a, const TargetSize &b) {
-                     return a.fileBytes > b.fileBytes;
-                   });
-  return total;
-}
-
-// list and sizes: every file must open; the first that does not is the
-// error, and nothing is printed.
-ToolOutcome runReport(const Request &request, ToolReporter &reporter) {
-  const bool sizes = request.command->name == "sizes";
-  std::string text;
-  JsonWriter json;
-  json.beginObject();
-  std::vector<SizeSummary> summaries;
-  if (request.json) {
-    json.key("files");
-    json.beginArray();
-  }
+// list: every file must open; the first that does not is the error, and
+// nothing is printed.
+ToolOutcome runList(const Request &request, ToolReporter &reporter) {
+  std::vector<FileEntries> listed;
   for (const std::string &path : request.files) {
     OpenedFile opened = openFile(path);
     if (!opened.input)
       return reporter.fail(opened.failure);
-    if (sizes) {
-      summaries.push_back(summarizeSizes(*opened.input, fileSizeOf(path)));
-      if (request.json) {
-        json.beginObject();
-        json.field("file", path);
-        sizesJson(json, summaries.back());
-        json.endObject();
-      } else {
-        text += (text.empty() ? "" : "\n") + sizesText(path, summaries.back());
-      }
-      continue;
-    }
     Result<std::string> uriPath = uriFilePath(path);
-    std::vector<InventoryEntry> entries =
-        listEntries(*opened.input, uriPath ? *uriPath : std::string());
-    if (request.json) {
-      json.beginObject();
-      json.field("file", path);
-      listJson(json, entries);
-      json.endObject();
-    } else {
-      if (request.files.size() > 1)
-        text += (text.empty() ? "" : "\n") + path + ":\n";
-      text += listText(entries);
-    }
+    listed.push_back(
+        {path, listEntries(*opened.input, uriPath ? *uriPath : std::string())});
   }
-  if (!request.json) {
-    reporter.print(text);
-    return reporter.finish(0);
+  reporter.print(request.json ? listJson(listed) : listText(listed));
+  return reporter.finish(0);
+}
+
+// sizes: as list.
+ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
+  std::vector<FileSizes> summaries;
+  for (const std::string &path : request.files) {
+    OpenedFile opened = openFile(path);
+    if (!opened.input)
+      return reporter.fail(opened.failure);
+    summaries.push_back(
+        {path, summarizeSizes(*opened.input, fileSizeOf(path))});
   }
-  json.endArray();
-  if (sizes) {
-    SizeSummary total = combined(summaries);
-    sizesJson(json, total);
-  }
-  json.endObject();
-  reporter.print(json.finish());
+  reporter.print(request.json ? sizesJson(summaries) : sizesText(summaries));
   return reporter.finish(0);
 }
 
@@ -474,61 +307,82 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
   return reporter.finish(0);
 }
 
-// prune, compress, decompress: one file rewritten into another, which
-// appears only when everything succeeded.
-ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
+// What prune, compress or decompress was asked to do.
+Result<RewriteRequest> rewriteRequestFor(const Request &request) {
   const std::string command(request.command->name);
   const std::string usage = " (see 'offbundle " + command + " --help')";
   if (request.files.size() != 1)
-    return reporter.fail(command + " takes one file" + usage);
+    return makeError(command + " takes one file" + usage);
   if (request.output.empty())
-    return reporter.fail(command + " needs -o OUT" + usage);
+    return makeError(command + " needs -o OUT" + usage);
   RewriteRequest rewrite;
   rewrite.kind = command == "prune"      ? RewriteKind::Prune
                  : command == "compress" ? RewriteKind::Compress
                                          : RewriteKind::Decompress;
   rewrite.compressionLevel = request.level;
-  if (rewrite.kind == RewriteKind::Prune) {
-    if (request.targets.empty())
-      return reporter.fail("prune needs --keep TARGET" + usage);
-    auto selectors = parseTargetSelectors(request.targets);
-    if (!selectors)
-      return reporter.fail(selectors.error().message);
-    rewrite.keep = std::move(*selectors);
-  }
+  if (rewrite.kind != RewriteKind::Prune)
+    return rewrite;
+  if (request.targets.empty())
+    return makeError("prune needs --keep TARGET" + usage);
+  auto selectors = parseTargetSelectors(request.targets);
+  if (!selectors)
+    return selectors.takeError();
+  rewrite.keep = std::move(*selectors);
+  return rewrite;
+}
+
+// Writes a whole file, which appears only once it is complete.
+Status writeWholeFile(const std::string &path, std::string_view bytes) {
+  OutputTransaction transaction;
+  auto output = transaction.create(path);
+  if (!output)
+    return output.takeError();
+  if (Status written = (*output)->write(bytes); !written.ok())
+    return written;
+  return transaction.commit();
+}
+
+// The line saying what a rewrite did.
+std::string rewriteSummary(const std::string &output, uint64_t inputSize,
+                           const RewriteRequest &rewrite,
+                           const RewriteResult &result) {
+  std::string summary = output + ": " + std::to_string(inputSize) + " -> " +
+                        std::to_string(result.bytes.size()) + " bytes";
+  if (rewrite.kind == RewriteKind::Prune)
+    summary += ", " + counted(result.entriesKept, "entry", "entries") +
+               " kept, " + std::to_string(result.entriesRemoved) + " removed";
+  else if (!result.changed)
+    summary +=
+        std::string(", already ") +
+        (rewrite.kind == RewriteKind::Compress ? "compressed" : "uncompressed");
+  return summary + "\n";
+}
+
+// prune, compress, decompress: one file rewritten into another, which
+// appears only when everything succeeded.
+ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
+  auto rewrite = rewriteRequestFor(request);
+  if (!rewrite)
+    return reporter.fail(rewrite.error().message);
   const std::string &path = request.files.front();
   auto input = InputFile::open(path);
   if (!input)
     return reporter.fail(fileMessage(path, input.error().message));
-  auto result = rewriteFile(path, (*input)->contents(), rewrite);
+  auto result = rewriteFile(path, (*input)->contents(), *rewrite);
   if (!result)
     return reporter.fail(fileMessage(path, result.error().message));
-  if (rewrite.kind == RewriteKind::Prune && result->deviceEntriesKept == 0) {
+  if (rewrite->kind == RewriteKind::Prune && result->deviceEntriesKept == 0) {
     std::string asked;
-    for (const TargetSelector &selector : rewrite.keep)
+    for (const TargetSelector &selector : rewrite->keep)
       asked += (asked.empty() ? "" : ", ") + selector.text();
     return reporter.fail("'" + path + "' holds no entry for " + asked +
                          "; its targets: " + heldTargets(path));
   }
-  OutputTransaction transaction;
-  auto output = transaction.create(request.output);
-  if (!output)
-    return reporter.fail(output.error().message);
-  if (Status written = (*output)->write(result->bytes); !written.ok())
+  if (Status written = writeWholeFile(request.output, result->bytes);
+      !written.ok())
     return reporter.fail(written.error().message);
-  if (Status committed = transaction.commit(); !committed.ok())
-    return reporter.fail(committed.error().message);
-  std::string summary = request.output + ": " +
-                        std::to_string((*input)->size()) + " -> " +
-                        std::to_string(result->bytes.size()) + " bytes";
-  if (rewrite.kind == RewriteKind::Prune)
-    summary += ", " + counted(result->entriesKept, "entry", "entries") +
-               " kept, " + std::to_string(result->entriesRemoved) + " removed";
-  else if (!result->changed)
-    summary +=
-        std::string(", already ") +
-        (rewrite.kind == RewriteKind::Compress ? "compressed" : "uncompressed");
-  reporter.print(summary + "\n");
+  reporter.print(
+      rewriteSummary(request.output, (*input)->size(), *rewrite, *result));
   return reporter.finish(0);
 }
 
@@ -602,10 +456,11 @@ ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
     return runVerify(*request, reporter);
   if (command->name == "extract")
     return runExtract(*request, reporter);
-  if (command->name == "prune" || command->name == "compress" ||
-      command->name == "decompress")
-    return runRewrite(*request, reporter);
-  return runReport(*request, reporter);
+  if (command->name == "list")
+    return runList(*request, reporter);
+  if (command->name == "sizes")
+    return runSizes(*request, reporter);
+  return runRewrite(*request, reporter);
 }
 
 } // namespace offbundle

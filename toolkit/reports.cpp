@@ -1,0 +1,203 @@
+#include "toolkit/reports.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+#include "bundler/json_listing.h"
+
+namespace offbundle {
+namespace {
+
+std::string entriesText(const std::vector<InventoryEntry> &entries) {
+  std::string text;
+  for (const InventoryEntry &entry : entries)
+    text += entry.uri.value_or("-") + "\t" + entry.id + "\t" +
+            std::to_string(entry.size) + "\n";
+  return text;
+}
+
+void entriesJson(JsonWriter &json, const std::vector<InventoryEntry> &entries) {
+  json.key("entries");
+  json.beginArray();
+  for (const InventoryEntry &entry : entries) {
+    json.beginObject();
+    json.field("bundle", uint64_t{entry.bundle});
+    json.field("member", entry.member);
+    json.field("section", entry.section);
+    json.key("compressed");
+    json.boolean(entry.compressed);
+    json.field("id", entry.id);
+    json.field("target", entry.target);
+    json.field("size", entry.size);
+    json.key("uri");
+    entry.uri ? json.string(*entry.uri) : json.null();
+    json.endObject();
+  }
+  json.endArray();
+}
+
+std::string percent(uint64_t part, uint64_t whole) {
+  if (whole == 0)
+    return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f%%",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return text;
+}
+
+std::string padLeft(const std::string &text, size_t width) {
+  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
+std::string padRight(const std::string &text, size_t width) {
+  return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
+}
+
+std::string summaryText(const std::string &path, const SizeSummary &summary) {
+  std::string text = path + ": " + std::to_string(summary.fileSize) +
+                     " bytes; " +
+                     counted(summary.compressed.bundles + summary.plain.bundles,
+                             "bundle", "bundles") +
+                     "\n";
+  size_t nameWidth = std::string_view("target").size();
+  for (const TargetSize &target : summary.targets)
+    nameWidth = std::max(nameWidth, target.target.size());
+  text += padRight("target", nameWidth) + "  " + padLeft("entries", 7) + "  " +
+          padLeft("bytes", 12) + "  " + padLeft("file bytes", 12) + "  " +
+          padLeft("share", 6) + "\n";
+  for (const TargetSize &target : summary.targets)
+    text += padRight(target.target, nameWidth) + "  " +
+            padLeft(std::to_string(target.entries), 7) + "  " +
+            padLeft(std::to_string(target.bytes), 12) + "  " +
+            padLeft(std::to_string(target.fileBytes), 12) + "  " +
+            padLeft(percent(target.fileBytes, summary.fileSize), 6) + "\n";
+  text += "compressed bundles: " + std::to_string(summary.compressed.bundles) +
+          ", " + std::to_string(summary.compressed.fileBytes) +
+          " bytes in the file, " + std::to_string(summary.compressed.bytes) +
+          " bytes of payloads uncompressed\n";
+  text += "plain bundles: " + std::to_string(summary.plain.bundles) + ", " +
+          std::to_string(summary.plain.fileBytes) + " bytes in the file, " +
+          std::to_string(summary.plain.bytes) + " bytes of payloads\n";
+  return text;
+}
+
+void totalsJson(JsonWriter &json, std::string_view name,
+                const BundleTotals &totals) {
+  json.key(name);
+  json.beginObject();
+  json.field("bundles", totals.bundles);
+  json.field("file_bytes", totals.fileBytes);
+  json.field("bytes", totals.bytes);
+  json.endObject();
+}
+
+void summaryJson(JsonWriter &json, const SizeSummary &summary) {
+  json.field("file_size", summary.fileSize);
+  json.key("targets");
+  json.beginArray();
+  for (const TargetSize &target : summary.targets) {
+    json.beginObject();
+    json.field("target", target.target);
+    json.field("entries", target.entries);
+    json.field("bytes", target.bytes);
+    json.field("file_bytes", target.fileBytes);
+    json.key("share");
+    json.fraction(target.fileBytes, summary.fileSize);
+    json.endObject();
+  }
+  json.endArray();
+  totalsJson(json, "compressed", summary.compressed);
+  totalsJson(json, "plain", summary.plain);
+}
+
+} // namespace
+
+std::string counted(uint64_t count, const std::string &singular,
+                    const std::string &plural) {
+  return std::to_string(count) + " " + (count == 1 ? singular : plural);
+}
+
+std::string listText(const std::vector<FileEntries> &files) {
+  std::string text;
+  for (const auto &[file, entries] : files) {
+    if (files.size() > 1)
+      text += (text.empty() ? "" : "\n") + file + ":\n";
+    text += entriesText(entries);
+  }
+  return text;
+}
+
+std::string listJson(const std::vector<FileEntries> &files) {
+  JsonWriter json;
+  json.beginObject();
+  json.key("files");
+  json.beginArray();
+  for (const auto &[file, entries] : files) {
+    json.beginObject();
+    json.field("file", file);
+    entriesJson(json, entries);
+    json.endObject();
+  }
+  json.endArray();
+  json.endObject();
+  return json.finish();
+}
+
+std::string sizesText(const std::vector<FileSizes> &files) {
+  std::string text;
+  for (const auto &[file, summary] : files)
+    text += (text.empty() ? "" : "\n") + summaryText(file, summary);
+  return text;
+}
+
+std::string sizesJson(const std::vector<FileSizes> &files) {
+  JsonWriter json;
+  json.beginObject();
+  json.key("files");
+  json.beginArray();
+  for (const auto &[file, summary] : files) {
+    json.beginObject();
+    json.field("file", file);
+    summaryJson(json, summary);
+    json.endObject();
+  }
+  json.endArray();
+  summaryJson(json, combineSizes(files));
+  json.endObject();
+  return json.finish();
+}
+
+SizeSummary combineSizes(const std::vector<FileSizes> &files) {
+  SizeSummary total;
+  for (const auto &[file, summary] : files) {
+    total.fileSize += summary.fileSize;
+    for (BundleTotals *part : {&total.compressed, &total.plain}) {
+      const BundleTotals &from =
+          part == &total.compressed ? summary.compressed : summary.plain;
+      part->bundles += from.bundles;
+      part->fileBytes += from.fileBytes;
+      part->bytes += from.bytes;
+    }
+    for (const TargetSize &target : summary.targets) {
+      auto found = std::find_if(total.targets.begin(), total.targets.end(),
+                                [&](const TargetSize &known) {
+                                  return known.target == target.target;
+                                });
+      if (found == total.targets.end()) {
+        total.targets.push_back(target);
+        continue;
+      }
+      found->entries += target.entries;
+      found->bytes += target.bytes;
+      found->fileBytes += target.fileBytes;
+    }
+  }
+  std::stable_sort(total.targets.begin(), total.targets.end(),
+                   [](const TargetSize &a, const TargetSize &b) {
+                     return a.fileBytes > b.fileBytes;
+                   });
+  return total;
+}
+
+} // namespace offbundle

@@ -1,0 +1,46 @@
+// What offbundle list and sizes print, for one file or several: text for
+// people and JSON for programs (the man page and README give both layouts).
+//
+//   list   a line per entry: URI (or "-"), entry ID and size, tab-separated;
+//          with several files, each file's lines after a "<file>:" line.
+//          JSON: {"files": [{"file", "entries": [{"bundle", "member",
+//          "section", "compressed", "id", "target", "size", "uri"}]}]}
+//   sizes  per file a heading, a table of targets (entries, bytes, file
+//          bytes, share), and the compressed and plain totals.
+//          JSON: {"files": [{"file", <summary>}], <summary of all files>},
+//          a summary being "file_size", "targets": [{"target", "entries",
+//          "bytes", "file_bytes", "share"}], "compressed" and "plain":
+//          {"bundles", "file_bytes", "bytes"}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "toolkit/inventory.h"
+
+namespace offbundle {
+
+struct FileEntries {
+  std::string file;
+  std::vector<InventoryEntry> entries;
+};
+
+struct FileSizes {
+  std::string file;
+  SizeSummary summary;
+};
+
+std::string listText(const std::vector<FileEntries> &files);
+std::string listJson(const std::vector<FileEntries> &files);
+std::string sizesText(const std::vector<FileSizes> &files);
+std::string sizesJson(const std::vector<FileSizes> &files);
+
+// Several files' sizes as one: targets of the same name add up.
+SizeSummary combineSizes(const std::vector<FileSizes> &files);
+
+// "1 bundle", "2 bundles".
+std::string counted(uint64_t count, const std::string &singular,
+                    const std::string &plural);
+
+} // namespace offbundle
