@@ -226,34 +226,44 @@ uint64_t fileSizeOf(const std::string &path) {
   return error ? 0 : static_cast<uint64_t>(size);
 }
 
-// list: every file must open; the first that does not is the error, and
-// nothing is printed.
-ToolOutcome runList(const Request &request, ToolReporter &reporter) {
-  std::vector<FileEntries> listed;
+// list and sizes: `describe` makes each file's part of the report from the
+// opened input; every file must open, the first that does not is the error,
+// and then nothing is printed.
+template <typename Part, typename Describe, typename Render>
+ToolOutcome runReport(const Request &request, ToolReporter &reporter,
+                      Describe describe, Render render) {
+  std::vector<Part> parts;
   for (const std::string &path : request.files) {
     OpenedFile opened = openFile(path);
     if (!opened.input)
       return reporter.fail(opened.failure);
-    Result<std::string> uriPath = uriFilePath(path);
-    listed.push_back(
-        {path, listEntries(*opened.input, uriPath ? *uriPath : std::string())});
+    parts.push_back({path, describe(path, *opened.input)});
   }
-  reporter.print(request.json ? listJson(listed) : listText(listed));
+  reporter.print(render(parts));
   return reporter.finish(0);
 }
 
-// sizes: as list.
+ToolOutcome runList(const Request &request, ToolReporter &reporter) {
+  return runReport<FileEntries>(
+      request, reporter,
+      [](const std::string &path, const api::Input &input) {
+        Result<std::string> uriPath = uriFilePath(path);
+        return listEntries(input, uriPath ? *uriPath : std::string());
+      },
+      [&](const std::vector<FileEntries> &listed) {
+        return request.json ? listJson(listed) : listText(listed);
+      });
+}
+
 ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
-  std::vector<FileSizes> summaries;
-  for (const std::string &path : request.files) {
-    OpenedFile opened = openFile(path);
-    if (!opened.input)
-      return reporter.fail(opened.failure);
-    summaries.push_back(
-        {path, summarizeSizes(*opened.input, fileSizeOf(path))});
-  }
-  reporter.print(request.json ? sizesJson(summaries) : sizesText(summaries));
-  return reporter.finish(0);
+  return runReport<FileSizes>(
+      request, reporter,
+      [](const std::string &path, const api::Input &input) {
+        return summarizeSizes(input, fileSizeOf(path));
+      },
+      [&](const std::vector<FileSizes> &summaries) {
+        return request.json ? sizesJson(summaries) : sizesText(summaries);
+      });
 }
 
 // The targets a file holds, for the message saying none matched.
