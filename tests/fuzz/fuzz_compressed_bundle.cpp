@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // A success is a promise: the size and hash match the header.
     if (whole->bytes.size() != whole->header.uncompressedSize ||
         whole->compressedExtent > bytes.size() ||
-        offbundle::in_memory::truncatedMd5(whole->bytes) != whole->header.hash)
+        offbundle::in_memory::truncatedMd5(whole->bytes.view()) !=
+            whole->header.hash)
       std::abort();
   }
 
