@@ -11,7 +11,8 @@
 namespace offbundle {
 namespace {
 
-constexpr uint32_t kFileTypeObject = 1;
+constexpr uint32_t kFileTypeDylib = 6;
+constexpr uint32_t kFileTypeDylibStub = 9;
 constexpr uint32_t kCommandSegment = 0x1;
 constexpr uint32_t kCommandSymtab = 0x2;
 constexpr uint32_t kCommandDysymtab = 0xb;
@@ -47,8 +48,7 @@ public:
     const uint64_t headerSize = is64Bit_ ? 32 : 28;
     if (bytes_.size() < headerSize)
       return refuse("its header is cut short");
-    if (read32(12) != kFileTypeObject)
-      return refuse("it is not an object file (MH_OBJECT)");
+    fileType_ = read32(12);
     const uint32_t commandCount = read32(16);
     headersEnd_ = headerSize + uint64_t{read32(20)};
     if (headersEnd_ > bytes_.size())
@@ -69,7 +69,9 @@ public:
         return status;
       position += size;
     }
-    return checkLayout();
+    if (Status status = checkLayout(); !status.ok())
+      return status;
+    return checkDylibIdentity();
   }
 
   Result<std::vector<std::string>> archiveSymbols() const {
@@ -293,6 +295,16 @@ private:
     return Status::success();
   }
 
+  // LLVM's last check of the load commands: a dynamic library names itself
+  // in LC_ID_DYLIB. This reader takes no such command, so every dylib that
+  // reaches here lacks it.
+  Status checkDylibIdentity() const {
+    if (fileType_ == kFileTypeDylib || fileType_ == kFileTypeDylibStub)
+      return makeError("truncated or malformed object (no LC_ID_DYLIB load "
+                       "command in dynamic library filetype)");
+    return Status::success();
+  }
+
   // MachOObjectFile::getSymbolName(): the name starts in the file, at its
   // offset from the string table.
   Result<std::string> symbolName(uint64_t index, uint32_t nameOffset) const {
@@ -315,6 +327,7 @@ private:
   std::string_view bytes_;
   bool is64Bit_;
   bool bigEndian_;
+  uint32_t fileType_ = 0;
   uint64_t headersEnd_ = 0;
   uint64_t symbolOffset_ = 0;
   uint64_t symbolCount_ = 0;

@@ -1,8 +1,10 @@
 // The archive symbols of Mach-O members, as LLVM 22's archive writer lists
 // them through MachOObjectFile.
 //
-// Mach-O object (MH_OBJECT), 32 or 64-bit, either byte order (the magic
-// 0xfeedface / 0xfeedfacf as read in the file's order says which):
+// Mach-O file of any type identify_magic() names (object, executable,
+// dylib, bundle, dSYM, kext, fileset, ...), 32 or 64-bit, either byte order
+// (the magic 0xfeedface / 0xfeedfacf as read in the file's order says
+// which); LLVM lists the symbols of every type alike:
 //   header, 28 bytes (32 in 64-bit files): magic, cpu type, cpu subtype,
 //                           file type, load command count, load commands'
 //                           size, flags (u32 each; a reserved u32 in 64-bit)
@@ -30,13 +32,15 @@
 //
 // LLVM checks far more kinds of load commands, and file types, than this
 // reader knows; rather than accept a member LLVM refuses, this reader takes
-// only well-formed objects made of the commands above: every structure in
+// only well-formed files made of the commands above: every structure in
 // the file and none overlapping another (headers, section contents,
 // relocations, symbol and string tables, indirect symbols, data-in-code and
 // optimisation hints), at most one of each command (one version command),
 // symbol ranges of LC_DYSYMTAB inside the symbol table, and no table of
 // contents, module table, external references or dynamic relocations. Any
-// other member is refused with an error of ours naming what it has.
+// other member is refused with an error of ours naming what it has. A
+// dylib or dylib stub (MH_DYLIB, MH_DYLIB_STUB) made only of these commands
+// lacks LC_ID_DYLIB and fails with LLVM's message.
 #pragma once
 
 #include <string>

@@ -610,6 +610,13 @@ def macho_members():
         struct.pack("<II16s", 0x1b, 24, b"0123456789abcdef")])
     out["macho-data-in-code.o"] = macho_object(extra_commands=[
         struct.pack("<IIII", 0x29, 16, 0, 0)])
+    # Every file type identify_magic names lists its symbols alike, but a
+    # dylib (6) or dylib stub (9) without LC_ID_DYLIB fails with LLVM's
+    # message; 13 is no Mach-O type (a member without symbols).
+    for file_type in range(2, 14):
+        out[f"macho-type{file_type}.o"] = macho_object(
+            32 if file_type % 2 else 64, file_type % 3 == 0,
+            file_type=file_type)
     # LLVM's own failure: a name offset past the end of the file.
     out["macho-bad-name.o"] = macho_object(name_offset=100000)
     out["macho32-bad-name.o"] = macho_object(32, True, name_offset=70000)
@@ -1410,7 +1417,8 @@ class Suite:
         # messages must be LLVM's.
         if "macho".startswith(self.only) or self.only.startswith("macho"):
             for seed, base in ((1, macho_object()),
-                               (2, macho_object(32, True))):
+                               (2, macho_object(32, True)),
+                               (10, macho_object(file_type=6))):
                 for index, data in enumerate(mutated(base, seed, 60)):
                     self.compare_or_refused(f"mutated Mach-O {seed}.{index}",
                                             data, MACHO_REFUSAL)

@@ -1538,9 +1538,14 @@ TEST(MachOArchiveSymbols, Messages) {
   EXPECT_EQ(messageFor(object.substr(0, 40)),
             refusal + "its load commands extend past the end of the file");
   changed = object;
-  write32(changed, 12, 2); // MH_EXECUTE
-  EXPECT_EQ(messageFor(changed),
-            refusal + "it is not an object file (MH_OBJECT)");
+  write32(changed, 12, 2); // MH_EXECUTE: listed as an object is
+  EXPECT_EQ(messageFor(changed), "no error");
+  for (uint32_t dylibType : {6u, 9u}) { // MH_DYLIB, MH_DYLIB_STUB
+    write32(changed, 12, dylibType);
+    EXPECT_EQ(messageFor(changed),
+              "truncated or malformed object (no LC_ID_DYLIB load command in "
+              "dynamic library filetype)");
+  }
   changed = object;
   write32(changed, 32 + 12, 100); // more symbols than the file holds
   EXPECT_EQ(messageFor(changed),
@@ -1560,6 +1565,9 @@ TEST(MachOArchiveSymbols, EveryTruncationAndByteChange) {
   const std::string object = machOObject(
       {{"_local", 0x0e, 0}, {"_global", 0x0f, 0}, {"_common", 0x01, 8}});
   expectEveryDamageHandled(object);
+  std::string dylib = object;
+  write32(dylib, 12, 6); // MH_DYLIB
+  expectEveryDamageHandled(dylib);
 }
 
 // A Wasm section: id, size (one LEB128 byte), payload.
