@@ -170,21 +170,24 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
 std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
                                                  std::string bytes) {
   std::unique_ptr<InputFile> input(new InputFile());
-  input->path_ = path;
   input->buffer_ = std::move(bytes);
-  input->data_ = input->buffer_.data();
-  input->size_ = input->buffer_.size();
+  input->viewOwnBytes(path, input->buffer_.data(), input->buffer_.size());
   return input;
 }
 
 std::unique_ptr<InputFile> InputFile::fromMemory(const std::string &path,
                                                  ByteBuffer bytes) {
   std::unique_ptr<InputFile> input(new InputFile());
-  input->path_ = path;
   input->decoded_ = std::move(bytes);
-  input->data_ = input->decoded_.data();
-  input->size_ = input->decoded_.size();
+  input->viewOwnBytes(path, input->decoded_.data(), input->decoded_.size());
   return input;
+}
+
+void InputFile::viewOwnBytes(const std::string &path, const char *data,
+                             size_t size) {
+  path_ = path;
+  data_ = data;
+  size_ = size;
 }
 
 std::unique_ptr<InputFile> InputFile::slice(const InputFile &parent,

@@ -59,6 +59,8 @@ public:
 
 private:
   InputFile() = default;
+  // An input in memory: named `path`, its contents the bytes it holds.
+  void viewOwnBytes(const std::string &path, const char *data, size_t size);
   std::string path_;
   int fd_ = -1;
   // Slices share their parent's descriptor: an archive of thousands of

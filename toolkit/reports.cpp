@@ -111,6 +111,21 @@ void summaryJson(JsonWriter &json, const SizeSummary &summary) {
   totalsJson(json, "plain", summary.plain);
 }
 
+// "files": one object per file, its name then what `describe` writes.
+template <typename Part, typename Describe>
+void filesJson(JsonWriter &json, const std::vector<Part> &files,
+               Describe describe) {
+  json.key("files");
+  json.beginArray();
+  for (const auto &[file, contents] : files) {
+    json.beginObject();
+    json.field("file", file);
+    describe(json, contents);
+    json.endObject();
+  }
+  json.endArray();
+}
+
 } // namespace
 
 std::string counted(uint64_t count, const std::string &singular,
@@ -131,15 +146,7 @@ std::string listText(const std::vector<FileEntries> &files) {
 std::string listJson(const std::vector<FileEntries> &files) {
   JsonWriter json;
   json.beginObject();
-  json.key("files");
-  json.beginArray();
-  for (const auto &[file, entries] : files) {
-    json.beginObject();
-    json.field("file", file);
-    entriesJson(json, entries);
-    json.endObject();
-  }
-  json.endArray();
+  filesJson(json, files, entriesJson);
   json.endObject();
   return json.finish();
 }
@@ -154,15 +161,7 @@ std::string sizesText(const std::vector<FileSizes> &files) {
 std::string sizesJson(const std::vector<FileSizes> &files) {
   JsonWriter json;
   json.beginObject();
-  json.key("files");
-  json.beginArray();
-  for (const auto &[file, summary] : files) {
-    json.beginObject();
-    json.field("file", file);
-    summaryJson(json, summary);
-    json.endObject();
-  }
-  json.endArray();
+  filesJson(json, files, summaryJson);
   summaryJson(json, combineSizes(files));
   json.endObject();
   return json.finish();
