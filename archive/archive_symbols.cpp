@@ -15,6 +15,7 @@
 #include "formats/elf_file.h"
 #include "support/byte_order.h"
 #include "support/byte_range.h"
+#include "support/hex.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,13 +24,6 @@
 
 namespace offbundle {
 namespace {
-
-std::string hex(uint64_t value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%llx",
-                static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 bool startsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -102,7 +96,7 @@ private:
     if (!rangeFits(tableOffset, sectionHeaderSize(), fileSize))
       return makeError(
           "section header table goes past the end of the file: e_shoff = 0x" +
-          hex(tableOffset));
+          hexDigits(tableOffset));
     // Files with 0xff00 sections or more keep the count in section 0.
     const uint64_t sectionCount =
         file_.sectionCount(tableOffset, tables.sectionCount);
@@ -114,10 +108,10 @@ private:
     const uint64_t tableSize = sectionCount * sectionHeaderSize();
     if (tableOffset + tableSize < tableOffset)
       return makeError("invalid section header table offset (e_shoff = 0x" +
-                       hex(tableOffset) +
+                       hexDigits(tableOffset) +
                        ") or invalid number of sections specified in the "
                        "first section header's sh_size field (0x" +
-                       hex(sectionCount) + ")");
+                       hexDigits(sectionCount) + ")");
     if (tableSize > fileSize - tableOffset)
       return makeError("section table goes past the end of file");
     sections_.reserve(sectionCount);
@@ -154,16 +148,16 @@ private:
                        std::to_string(section.entrySize) + ")");
     if (wordMax() - section.offset < section.size)
       return makeError("section " + sectionIndexText(index) +
-                       " has a sh_offset (0x" + hex(section.offset) +
-                       ") + sh_size (0x" + hex(section.size) +
+                       " has a sh_offset (0x" + hexDigits(section.offset) +
+                       ") + sh_size (0x" + hexDigits(section.size) +
                        ") that cannot be represented");
     // (The check above keeps offset + size from wrapping.)
     if (!rangeFits(section.offset, section.size, bytes_.size()))
       return makeError("section " + sectionIndexText(index) +
-                       " has a sh_offset (0x" + hex(section.offset) +
-                       ") + sh_size (0x" + hex(section.size) +
+                       " has a sh_offset (0x" + hexDigits(section.offset) +
+                       ") + sh_size (0x" + hexDigits(section.size) +
                        ") that is greater than the file size (0x" +
-                       hex(bytes_.size()) + ")");
+                       hexDigits(bytes_.size()) + ")");
     // (LLVM 22 reads misaligned tables and section headers without
     // complaint, and so does this reader.)
     return Status::success();
@@ -201,9 +195,9 @@ private:
     if (!table)
       return table.takeError();
     if (symbol.nameOffset >= table->size())
-      return makeError("st_name (0x" + hex(symbol.nameOffset) +
+      return makeError("st_name (0x" + hexDigits(symbol.nameOffset) +
                        ") is past the end of the string table of size 0x" +
-                       hex(table->size()));
+                       hexDigits(table->size()));
     // The table ends with a NUL, checked above.
     return elfStringAt(*table, symbol.nameOffset);
   }

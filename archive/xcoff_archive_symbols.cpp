@@ -2,6 +2,7 @@
 #include "archive/xcoff_archive_symbols.h"
 
 #include "support/byte_order.h"
+#include "support/hex.h"
 
 #include <cstdint>
 #include <utility>
@@ -22,16 +23,6 @@ constexpr uint64_t kBeforeTheFile = uint64_t{1} << 63;
 // LLVM's message for a structure that does not fit in the file.
 constexpr const char *kEndOfFile =
     "The end of the file was unexpectedly encountered";
-
-std::string hex(uint64_t value) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string digits;
-  do {
-    digits.insert(digits.begin(), kDigits[value & 0xf]);
-    value >>= 4;
-  } while (value != 0);
-  return digits;
-}
 
 // A member LLVM 22 stops on with a fatal error (its symbol flags fail) is
 // refused, the reason quoting LLVM's message.
@@ -68,10 +59,10 @@ public:
     const uint64_t sectionsOffset = headerSize + optionalHeaderSize;
     const uint64_t sectionsSize = sectionCount * (is64Bit_ ? 72 : 40);
     if (sectionsSize > bytes_.size() - sectionsOffset)
-      return makeError(std::string(kEndOfFile) +
-                       ": section headers with offset 0x" +
-                       hex(sectionsOffset) + " and size 0x" +
-                       hex(sectionsSize) + " go past the end of the file");
+      return makeError(
+          std::string(kEndOfFile) + ": section headers with offset 0x" +
+          hexDigits(sectionsOffset) + " and size 0x" + hexDigits(sectionsSize) +
+          " go past the end of the file");
     if (symbolCount_ == 0)
       return Status::success();
     const uint64_t symbolsSize = symbolCount_ * kEntrySize;
@@ -79,10 +70,10 @@ public:
         symbolsSize > bytes_.size() - symbolOffset_) {
       if (symbolOffset_ >= kBeforeTheFile)
         return symbolTableBeforeTheFile(symbolsSize);
-      return makeError(std::string(kEndOfFile) +
-                       ": symbol table with offset 0x" + hex(symbolOffset_) +
-                       " and size 0x" + hex(symbolsSize) +
-                       " goes past the end of the file");
+      return makeError(
+          std::string(kEndOfFile) + ": symbol table with offset 0x" +
+          hexDigits(symbolOffset_) + " and size 0x" + hexDigits(symbolsSize) +
+          " goes past the end of the file");
     }
     return readStringTable(symbolOffset_ + symbolsSize);
   }
@@ -138,7 +129,7 @@ private:
       if (Status strings = readStringTable(end); !strings.ok())
         return strings;
     }
-    return refuse("its symbol table offset 0x" + hex(symbolOffset_) +
+    return refuse("its symbol table offset 0x" + hexDigits(symbolOffset_) +
                   " lies before the start of the file");
   }
 
@@ -156,8 +147,8 @@ private:
       return Status::success();
     if (size > bytes_.size() - offset)
       return makeError(std::string(kEndOfFile) +
-                       ": string table with offset 0x" + hex(offset) +
-                       " and size 0x" + hex(size) +
+                       ": string table with offset 0x" + hexDigits(offset) +
+                       " and size 0x" + hexDigits(size) +
                        " goes past the end of the file");
     if (bytes_[offset + size - 1] != '\0')
       return makeError("String table must end with a null terminator");
@@ -205,9 +196,9 @@ private:
     if (offset < 4)
       return std::string();
     if (offset >= stringTable_.size())
-      return refuse("entry with offset 0x" + hex(offset) +
-                    " in a string table with size 0x" + hex(stringTableSize_) +
-                    " is invalid");
+      return refuse("entry with offset 0x" + hexDigits(offset) +
+                    " in a string table with size 0x" +
+                    hexDigits(stringTableSize_) + " is invalid");
     const std::string_view rest = stringTable_.substr(offset);
     return std::string(rest.substr(0, rest.find('\0')));
   }

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include <sys/stat.h>
+
 #include <offbundle/offbundle.h>
 
 #include "bundler/code_object_uri.h"
@@ -341,13 +343,20 @@ Result<RewriteRequest> rewriteRequestFor(const Request &request) {
   return rewrite;
 }
 
-// Writes a whole file, which appears only once it is complete.
-Status writeWholeFile(const std::string &path, std::string_view bytes) {
+// Writes a planned file, which appears only once it is complete. A new
+// file gets the input's permissions (less the umask), as llvm-objcopy
+// gives its output: a rewritten program stays executable.
+Status writePlannedFile(const std::string &path, const OutputPlan &plan,
+                        const InputFile &input) {
+  struct stat info;
+  const unsigned mode = input.fd() >= 0 && ::fstat(input.fd(), &info) == 0
+                            ? info.st_mode & 0777
+                            : 0666;
   OutputTransaction transaction;
-  auto output = transaction.create(path);
+  auto output = transaction.create(path, mode);
   if (!output)
     return output.takeError();
-  if (Status written = (*output)->write(bytes); !written.ok())
+  if (Status written = plan.write(**output, input); !written.ok())
     return written;
   return transaction.commit();
 }
@@ -357,7 +366,7 @@ std::string rewriteSummary(const std::string &output, uint64_t inputSize,
                            const RewriteRequest &rewrite,
                            const RewriteResult &result) {
   std::string summary = output + ": " + std::to_string(inputSize) + " -> " +
-                        std::to_string(result.bytes.size()) + " bytes";
+                        std::to_string(result.plan.size()) + " bytes";
   if (rewrite.kind == RewriteKind::Prune)
     summary += ", " + counted(result.entriesKept, "entry", "entries") +
                " kept, " + std::to_string(result.entriesRemoved) + " removed";
@@ -388,7 +397,7 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
     return reporter.fail("'" + path + "' holds no entry for " + asked +
                          "; its targets: " + heldTargets(path));
   }
-  if (Status written = writeWholeFile(request.output, result->bytes);
+  if (Status written = writePlannedFile(request.output, result->plan, **input);
       !written.ok())
     return reporter.fail(written.error().message);
   reporter.print(

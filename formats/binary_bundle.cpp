@@ -144,43 +144,55 @@ Result<uint64_t> binaryBundleExtent(std::string_view bytes) {
   return extent;
 }
 
-Status writeBinaryBundle(OutputFile &output,
-                         const std::vector<EntryToWrite> &entries,
-                         uint64_t alignment) {
+Result<BinaryBundleLayout>
+layOutBinaryBundle(const std::vector<BinaryBundleEntryShape> &entries,
+                   uint64_t alignment) {
   if (alignment == 0)
     return makeError("invalid bundle alignment 0: -bundle-align must be at "
                      "least 1");
   uint64_t headerSize = kBundleMagic.size() + 8;
-  for (const EntryToWrite &entry : entries)
+  for (const BinaryBundleEntryShape &entry : entries)
     headerSize += kEntryFixedSize + entry.id.size();
 
-  std::string header;
-  header.reserve(headerSize);
-  header.append(kBundleMagic);
-  appendLittleEndian(header, entries.size(), 8);
-  std::vector<uint64_t> offsets;
+  BinaryBundleLayout layout;
+  layout.header.reserve(headerSize);
+  layout.header.append(kBundleMagic);
+  appendLittleEndian(layout.header, entries.size(), 8);
   uint64_t end = headerSize;
-  for (const EntryToWrite &entry : entries) {
+  for (const BinaryBundleEntryShape &entry : entries) {
     uint64_t remainder = end % alignment;
     uint64_t padding = remainder == 0 ? 0 : alignment - remainder;
-    uint64_t size = entry.payload->size();
-    if (end > UINT64_MAX - padding || end + padding > UINT64_MAX - size)
+    if (end > UINT64_MAX - padding || end + padding > UINT64_MAX - entry.size)
       return makeError("bundle too large");
     uint64_t offset = end + padding;
-    offsets.push_back(offset);
-    appendLittleEndian(header, offset, 8);
-    appendLittleEndian(header, size, 8);
-    appendLittleEndian(header, entry.id.size(), 8);
-    header.append(entry.id);
-    end = offset + size;
+    layout.offsets.push_back(offset);
+    appendLittleEndian(layout.header, offset, 8);
+    appendLittleEndian(layout.header, entry.size, 8);
+    appendLittleEndian(layout.header, entry.id.size(), 8);
+    layout.header.append(entry.id);
+    end = offset + entry.size;
   }
-  if (Status status = output.write(header); !status.ok())
+  layout.size = end;
+  return layout;
+}
+
+Status writeBinaryBundle(OutputFile &output,
+                         const std::vector<EntryToWrite> &entries,
+                         uint64_t alignment) {
+  std::vector<BinaryBundleEntryShape> shapes;
+  for (const EntryToWrite &entry : entries)
+    shapes.push_back({entry.id, entry.payload->size()});
+  auto layout = layOutBinaryBundle(shapes, alignment);
+  if (!layout)
+    return layout.takeError();
+  if (Status status = output.write(layout->header); !status.ok())
     return status;
   for (size_t i = 0; i < entries.size(); ++i) {
     // LLVM looks each offset up by ID; with distinct IDs that is the offset
     // computed for the entry itself.
-    if (offsets[i] > output.bytesWritten())
-      if (Status status = output.writeZeros(offsets[i] - output.bytesWritten());
+    const uint64_t offset = layout->offsets[i];
+    if (offset > output.bytesWritten())
+      if (Status status = output.writeZeros(offset - output.bytesWritten());
           !status.ok())
         return status;
     const InputFile &payload = *entries[i].payload;

@@ -75,6 +75,22 @@ private:
 // within `bytes`.
 Result<uint64_t> binaryBundleExtent(std::string_view bytes);
 
+// What a binary bundle of these entries, in this order, looks like: its
+// header's bytes and where each payload starts (every payload's offset a
+// multiple of `alignment`, zeros between), and its whole size.
+struct BinaryBundleEntryShape {
+  std::string_view id;
+  uint64_t size = 0;
+};
+struct BinaryBundleLayout {
+  std::string header;
+  std::vector<uint64_t> offsets;
+  uint64_t size = 0;
+};
+Result<BinaryBundleLayout>
+layOutBinaryBundle(const std::vector<BinaryBundleEntryShape> &entries,
+                   uint64_t alignment);
+
 Status writeBinaryBundle(OutputFile &output,
                          const std::vector<EntryToWrite> &entries,
                          uint64_t alignment);

@@ -25,6 +25,7 @@
 #include "formats/elf_file.h"
 #include "formats/tail_merged_string_table.h"
 #include "support/byte_range.h"
+#include "support/hex.h"
 
 #include <algorithm>
 #include <cstring>
@@ -36,16 +37,6 @@
 namespace offbundle {
 
 namespace {
-
-std::string hex(uint64_t value) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string digits;
-  do {
-    digits.insert(digits.begin(), kDigits[value & 15]);
-    value >>= 4;
-  } while (value != 0);
-  return "0x" + digits;
-}
 
 // Rounding up the way LLVM's alignTo does it, wrapping on overflow; the
 // callers check the results against limits that make wrapping impossible.
@@ -130,7 +121,7 @@ Result<uint64_t> checkProgramHeaderTable(const ElfFile &file,
       uint64_t(header.programHeaderCount) * shape.programHeaderSize;
   if (!rangeFits(header.programHeaderOffset, tableSize, file.bytes().size()))
     return invalid("the program header table at offset " +
-                   hex(header.programHeaderOffset) +
+                   hexNumber(header.programHeaderOffset) +
                    " extends past the end of the file");
   return tableSize;
 }
@@ -150,12 +141,14 @@ Status locateSectionTable(const ElfFile &file, const ElfTableFields &tables,
                      std::to_string(tables.sectionHeaderEntrySize) +
                      " is not " + std::to_string(shape.sectionHeaderSize));
     if (!rangeFits(tableOffset, shape.sectionHeaderSize, fileSize))
-      return invalid("the section header table at offset " + hex(tableOffset) +
+      return invalid("the section header table at offset " +
+                     hexNumber(tableOffset) +
                      " extends past the end of the file");
     sectionCount = file.sectionCount(tableOffset, tables.sectionCount);
     if (sectionCount > (fileSize - tableOffset) / shape.sectionHeaderSize)
-      return invalid("the section header table at offset " + hex(tableOffset) +
-                     " with " + std::to_string(sectionCount) +
+      return invalid("the section header table at offset " +
+                     hexNumber(tableOffset) + " with " +
+                     std::to_string(sectionCount) +
                      " entries extends past the end of the file");
   }
   header.sectionCount = sectionCount;
@@ -187,9 +180,10 @@ Result<std::vector<ElfSection>> readSectionHeaders(const ElfFile &file,
     if (index != 0 && section.hasContents() &&
         !rangeFits(section.offset, section.size, fileSize))
       return invalid("section " + std::to_string(index) + " at offset " +
-                     hex(section.offset) + " with size " + hex(section.size) +
-                     " extends past the end of the file (" + hex(fileSize) +
-                     " bytes)");
+                     hexNumber(section.offset) + " with size " +
+                     hexNumber(section.size) +
+                     " extends past the end of the file (" +
+                     hexNumber(fileSize) + " bytes)");
   }
   return sections;
 }
@@ -218,7 +212,7 @@ Status nameSections(std::string_view bytes, const ElfHeader &header,
       continue;
     if (section.nameOffset >= nameTable.size())
       return invalid("section " + std::to_string(index) + " has name offset " +
-                     hex(section.nameOffset) +
+                     hexNumber(section.nameOffset) +
                      ", past the end of the section name table");
     section.name = elfStringAt(nameTable, section.nameOffset);
   }
@@ -725,7 +719,7 @@ Status ElfPlanBuilder::readSymbols() {
     SymbolRecord &symbol = symbols_[index];
     if (entry.nameOffset >= names.size())
       return invalid("symbol " + std::to_string(index) + " has name offset " +
-                     hex(entry.nameOffset) +
+                     hexNumber(entry.nameOffset) +
                      ", past the end of the string table");
     symbol.name = elfStringAt(names, entry.nameOffset);
     symbol.binding = entry.binding;
@@ -779,7 +773,7 @@ Status ElfPlanBuilder::resolveSymbolSection(SymbolRecord &symbol, size_t index,
       known = known || (sectionIndex >= 0xff00 && sectionIndex <= 0xff04);
     if (!known)
       return invalid(what + " has unsupported reserved section index " +
-                     hex(sectionIndex));
+                     hexNumber(sectionIndex));
     symbol.reservedIndex = sectionIndex;
   } else if (sectionIndex != elf::kSectionIndexUndefined) {
     if (Status status = checkSectionIndex(sectionIndex,
@@ -1033,8 +1027,8 @@ ElfPlanBuilder::checkKeptRelocations(const SectionRecord &section, int id,
           "section '" + nameOf(symbol.definedIn) + "' cannot be removed: (" +
           (section.targetSection != kNone ? nameOf(section.targetSection)
                                           : std::string()) +
-          "+" + hex(relocation.offset) + ") has relocation against symbol '" +
-          std::string(symbol.name) + "'");
+          "+" + hexNumber(relocation.offset) +
+          ") has relocation against symbol '" + std::string(symbol.name) + "'");
   }
   return Status::success();
 }
@@ -1452,7 +1446,7 @@ Status ElfPlanBuilder::layOutSections() {
     const uint64_t alignment = section.alignment == 0 ? 1 : section.alignment;
     if (alignment > kSizeLimit)
       return invalid("section '" + section.name + "' has alignment " +
-                     hex(alignment));
+                     hexNumber(alignment));
     // Both at most 2^62, so this cannot wrap.
     offset = alignUp(offset, alignment);
     if (offset > kSizeLimit)

@@ -34,7 +34,10 @@
 #                 rocm_library test keeps in build/tests/rocm_packages, else
 #                 `apt-get download`, never installed): < 50 ms, headers only
 #  13. tk_list    `offbundle list` of it: < 50 ms
-#                 (12 and 13 time our offbundle tool alone: LLVM has none;
+#  14. tk_prune   `offbundle prune` of it to one target (gfx90a:xnack-): peak
+#                 memory <= 64 MiB, and time within 2x of the "tk cp floor"
+#                 row (`cp` of a file of the pruned library's size)
+#                 (12 to 14 time our offbundle tool alone: LLVM has none;
 #                 they are left out, and say so, when the package cannot be
 #                 had)
 # With --size 2 (4 x 2 MiB, a typical HIP object) the targets are >= 1.3x
@@ -442,7 +445,8 @@ fi
 # ---------------------------------------------------------------------------
 # The offbundle tool on a real ROCm library.
 
-if selected tk_sizes || selected tk_list; then
+tk_prune_ms="" tk_prune_rss=""
+if selected tk_sizes || selected tk_list || selected tk_prune; then
   offbundle=$(dirname "$ours")/offbundle
   deb=$(find "$repo_root/build/tests/rocm_packages" -name 'librocsparse0_*.deb' 2>/dev/null | head -1)
   if [[ -z $deb ]] && (apt-get download librocsparse0 >/dev/null 2>&1); then
@@ -454,9 +458,22 @@ if selected tk_sizes || selected tk_list; then
     library=$(find rocsparse -name 'librocsparse.so.*.*' | head -1)
     if selected tk_sizes; then absolute tk_sizes "$offbundle" sizes "$library"; fi
     if selected tk_list; then absolute tk_list "$offbundle" list "$library"; fi
+    if selected tk_prune; then
+      prune=("$offbundle" prune "$library" -k gfx90a:xnack- -o pruned.so)
+      "${prune[@]}" >/dev/null
+      head -c "$(stat -c %s pruned.so)" "$library" >tk-cp-source.so
+      floor "tk cp floor" "rm -f tk-cp-copy.so" cp tk-cp-source.so tk-cp-copy.so
+      progress "[tk_prune] timing ($runs runs)"
+      hyperfine -N --style none --warmup 1 --runs "$runs" \
+        --prepare "rm -f pruned.so" --export-json tk_prune.json \
+        -n tk_prune "$(q "${prune[@]}")" >/dev/null
+      tk_prune_ms=$(median_ms tk_prune.json 0)
+      tk_prune_rss=$(peak_rss_mib "rm -f pruned.so" "${prune[@]}")
+      rm -f pruned.so tk-cp-source.so tk-cp-copy.so
+    fi
     rm -rf rocsparse
   else
-    echo "bench.sh: tk_sizes, tk_list left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
+    echo "bench.sh: tk_sizes, tk_list, tk_prune left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
   fi
 fi
 
@@ -501,6 +518,9 @@ done
 for i in "${!absolute_names[@]}"; do
   printf '%-10s %12s   (offbundle alone)\n' "${absolute_names[$i]}" "${absolute_ms[$i]}"
 done
+if [[ -n $tk_prune_ms ]]; then
+  printf '%-10s %12s   (offbundle alone) %22s\n' tk_prune "$tk_prune_ms" "$tk_prune_rss"
+fi
 echo
 
 # ms_of NAME: our median for scenario NAME, or of floor NAME.
@@ -548,6 +568,11 @@ for i in "${!absolute_names[@]}"; do
   verdict "${absolute_names[$i]}: ${absolute_ms[$i]} ms < 50 ms" \
     "$(lt "${absolute_ms[$i]}" 50)"
 done
+if [[ -n $tk_prune_ms ]]; then
+  prune_ratio=$(awk -v o="$tk_prune_ms" -v f="$(ms_of "tk cp floor")" 'BEGIN { printf "%.2f", o / f }')
+  verdict "tk_prune: ${prune_ratio}x cp <= 2x" "$(lt "$prune_ratio" 2.0001)"
+  verdict "tk_prune: peak $tk_prune_rss MiB <= 64 MiB" "$(lt "$tk_prune_rss" 64.0001)"
+fi
 if ((mismatches)); then
   echo "  outputs identical to the reference              FAIL ($mismatches mismatches)"
 else

@@ -427,7 +427,8 @@ OutputFile *OutputTransaction::createInMemory() {
   return outputs_.back().get();
 }
 
-Result<OutputFile *> OutputTransaction::create(const std::string &path) {
+Result<OutputFile *> OutputTransaction::create(const std::string &path,
+                                               unsigned newFileMode) {
   if (path == "-") {
     auto output = std::make_unique<OutputFile>();
     output->path_ = path;
@@ -435,10 +436,11 @@ Result<OutputFile *> OutputTransaction::create(const std::string &path) {
     outputs_.push_back(std::move(output));
     return outputs_.back().get();
   }
-  return createFile(path);
+  return createFile(path, newFileMode);
 }
 
-Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
+Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
+                                                   unsigned newFileMode) {
   auto output = std::make_unique<OutputFile>();
   output->path_ = path;
   std::string destination = path;
@@ -482,10 +484,10 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path) {
   std::string temporary;
   for (int attempt = 0; fd < 0; ++attempt) {
     temporary = prefix + randomSuffix();
-    // A new output gets the mode open(O_CREAT, 0666) would give it, umask
-    // and default ACLs applied by the kernel.
+    // A new output gets the mode open(O_CREAT, newFileMode) would give it,
+    // umask and default ACLs applied by the kernel.
     fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                exists ? 0600 : 0666);
+                exists ? 0600 : newFileMode & 0777);
     // A folder we cannot create files in fails here with the same reason
     // opening the destination itself would give.
     if (fd < 0 && (errno != EEXIST || attempt == 100))

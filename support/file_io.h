@@ -163,11 +163,15 @@ public:
   OutputTransaction(const OutputTransaction &) = delete;
   OutputTransaction &operator=(const OutputTransaction &) = delete;
 
-  // Opens a new output for the path ("-" means standard output).
-  Result<OutputFile *> create(const std::string &path);
+  // Opens a new output for the path ("-" means standard output). A new file
+  // is created with `newFileMode` less the umask (0755 for a rewritten
+  // executable, say).
+  Result<OutputFile *> create(const std::string &path,
+                              unsigned newFileMode = 0666);
   // Opens a new output for a file of that name, "-" included: LLVM's
   // archive writer, which writes -type=a outputs, has no standard output.
-  Result<OutputFile *> createFile(const std::string &path);
+  Result<OutputFile *> createFile(const std::string &path,
+                                  unsigned newFileMode = 0666);
   // An output that only collects bytes in memory, for a later step (the
   // uncompressed bundle that -compress compresses).
   OutputFile *createInMemory();

@@ -1,9 +1,11 @@
 #include "toolkit/rewrite.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "archive/ar_archive.h"
 #include "bitcode/bitcode_symbols.h"
@@ -11,6 +13,10 @@
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
 #include "formats/elf_object.h"
+#include "formats/embedded_offload.h"
+#include "formats/hip_wrappers.h"
+#include "formats/linked_section_resize.h"
+#include "formats/offload_binary.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
 
@@ -18,6 +24,7 @@ namespace offbundle {
 namespace {
 
 constexpr std::string_view kFatbinSection = ".hip_fatbin";
+constexpr std::string_view kOffloadingSection = ".llvm.offloading";
 constexpr uint64_t kLargestInferredAlignment = 4096;
 
 struct PlainEntry {
@@ -55,15 +62,21 @@ uint64_t inferredAlignment(const std::vector<PlainEntry> &entries) {
   return alignment;
 }
 
+// Rewrites bundles as a request asks. Every bundle it is given views the
+// input (`input`), and what it keeps of a bundle it names as ranges of the
+// input rather than copies.
 class BundleRewriter {
 public:
-  BundleRewriter(const RewriteRequest &request, RewriteResult &result)
-      : request_(request), result_(result) {}
+  BundleRewriter(std::string_view input, const RewriteRequest &request,
+                 RewriteResult &result)
+      : input_(input), request_(request), result_(result) {}
+
+  const RewriteRequest &request() const { return request_; }
+  RewriteResult &result() { return result_; }
 
   // The bundle (plain or compressed) rewritten as asked; `name` names it in
   // messages.
-  Result<std::string> rewrite(std::string_view bundle,
-                              const std::string &name) {
+  Result<OutputPlan> rewrite(std::string_view bundle, const std::string &name) {
     file_ = name;
     if (bundle.size() >= kCompressedBundleCommonHeaderSize &&
         hasCompressedBundleMagic(bundle))
@@ -72,21 +85,42 @@ public:
       return makeError("'" + file_ + "': not an offload bundle");
     switch (request_.kind) {
     case RewriteKind::Decompress:
-      return std::string(bundle);
+      return unchanged(bundle);
     case RewriteKind::Compress: {
       result_.changed = true;
       CompressionOptions options;
       options.level = request_.compressionLevel;
-      return compressBundle(bundle, options);
+      auto compressed = compressBundle(bundle, options);
+      if (!compressed)
+        return compressed.takeError();
+      OutputPlan plan;
+      plan.addBytes(std::move(*compressed));
+      return plan;
     }
     case RewriteKind::Prune:
       break;
     }
-    return prune(bundle);
+    return prune(bundle, input_);
+  }
+
+  // The bundle as it is, named as its range of the input.
+  OutputPlan unchanged(std::string_view bundle) const {
+    OutputPlan plan;
+    plan.addInput(offsetInInput(bundle), bundle.size());
+    return plan;
+  }
+
+  // The bytes a plan holds, ranges of the input included.
+  std::string render(const OutputPlan &plan) const {
+    return plan.render(input_);
   }
 
 private:
-  Result<std::string> rewriteCompressed(std::string_view bundle) {
+  uint64_t offsetInInput(std::string_view bytes) const {
+    return static_cast<uint64_t>(bytes.data() - input_.data());
+  }
+
+  Result<OutputPlan> rewriteCompressed(std::string_view bundle) {
     auto spans = splitConcatenatedCompressedBundles(bundle);
     if (!spans)
       return makeError("'" + file_ + "': " + spans.error().message);
@@ -96,15 +130,18 @@ private:
                        " compressed bundles end to end; a standalone file "
                        "of one bundle is rewritten");
     if (request_.kind == RewriteKind::Compress)
-      return std::string(bundle);
+      return unchanged(bundle);
     const CompressedBundleHeader header = spans->front().header;
     auto plain = decompressBundle(spans->front().bytes, HashCheck::Verify);
     if (!plain)
       return makeError("'" + file_ + "': " + plain.error().message);
     result_.changed = true;
-    if (request_.kind == RewriteKind::Decompress)
-      return std::string(plain->bytes.view());
-    auto pruned = prune(plain->bytes.view());
+    OutputPlan rewritten;
+    if (request_.kind == RewriteKind::Decompress) {
+      rewritten.addBytes(std::string(plain->bytes.view()));
+      return rewritten;
+    }
+    auto pruned = prune(plain->bytes.view(), plain->bytes.view());
     if (!pruned)
       return pruned.takeError();
     CompressionOptions options;
@@ -113,18 +150,24 @@ private:
     options.level = header.method == CompressionMethod::Zlib
                         ? kDefaultZlibLevel
                         : request_.compressionLevel;
-    return compressBundle(*pruned, options);
+    auto compressed =
+        compressBundle(pruned->render(plain->bytes.view()), options);
+    if (!compressed)
+      return compressed.takeError();
+    rewritten.addBytes(std::move(*compressed));
+    return rewritten;
   }
 
-  // The plain bundle with only the host entries and the selected ones.
-  Result<std::string> prune(std::string_view bundle) {
+  // The plain bundle with only the host entries and the selected ones; its
+  // payloads named as ranges of `base`, which `bundle` views.
+  Result<OutputPlan> prune(std::string_view bundle, std::string_view base) {
     auto entries = readPlainEntries(bundle);
     if (!entries)
       return makeError("'" + file_ + "': " + entries.error().message);
-    const std::unique_ptr<InputFile> source =
-        InputFile::fromMemory(file_, std::string(bundle));
-    std::vector<std::unique_ptr<InputFile>> payloads;
-    std::vector<EntryToWrite> kept;
+    const uint64_t bundleStart =
+        static_cast<uint64_t>(bundle.data() - base.data());
+    std::vector<BinaryBundleEntryShape> kept;
+    std::vector<uint64_t> keptOffsets;
     for (const PlainEntry &entry : *entries) {
       std::optional<OffloadTarget> target =
           OffloadTarget::parseStored(entry.id);
@@ -135,65 +178,155 @@ private:
       }
       ++result_.entriesKept;
       result_.deviceEntriesKept += host ? 0 : 1;
-      payloads.push_back(
-          InputFile::slice(*source, entry.payload.offset, entry.payload.size));
-      kept.push_back({entry.id, payloads.back().get()});
+      kept.push_back({entry.id, entry.payload.size});
+      keptOffsets.push_back(bundleStart + entry.payload.offset);
     }
-    if (kept.size() == entries->size())
-      return std::string(bundle);
+    OutputPlan plan;
+    if (kept.size() == entries->size()) {
+      plan.addInput(bundleStart, bundle.size());
+      return plan;
+    }
     result_.changed = true;
-    OutputTransaction transaction;
-    OutputFile *output = transaction.createInMemory();
-    if (Status written =
-            writeBinaryBundle(*output, kept, inferredAlignment(*entries));
-        !written.ok())
-      return written.takeError();
-    return std::string(output->memoryContents());
+    auto layout = layOutBinaryBundle(kept, inferredAlignment(*entries));
+    if (!layout)
+      return layout.takeError();
+    uint64_t written = layout->header.size();
+    plan.addBytes(std::move(layout->header));
+    for (size_t i = 0; i < kept.size(); ++i) {
+      plan.addZeros(layout->offsets[i] - written);
+      plan.addInput(keptOffsets[i], kept[i].size);
+      written = layout->offsets[i] + kept[i].size;
+    }
+    return plan;
   }
 
+  std::string_view input_;
   std::string file_;
   const RewriteRequest &request_;
   RewriteResult &result_;
 };
 
-// A relocatable object's .hip_fatbin rewritten, the rest of the object
-// written again as llvm-objcopy --update-section does; nothing when the
-// object has no .hip_fatbin (`required` makes that an error, naming why).
-Result<std::optional<std::string>> rewriteObject(const std::string &name,
-                                                 std::string_view bytes,
-                                                 BundleRewriter &rewriter,
-                                                 bool required) {
+// A relocatable object rewritten: the plan llvm-objcopy's layout gives,
+// and the new .hip_fatbin it views.
+struct RewrittenObject {
+  std::unique_ptr<const std::string> fatbin; // never moves
+  ElfWritePlan plan;
+};
+
+// An object of clang's new offloading driver: .llvm.offloading holds one
+// offload binary per image, end to end. prune keeps the binaries of the
+// kept targets, in order (they have no host entry); decompress has nothing
+// to do; compress is refused (an archive member is kept as it is), as LLVM
+// 22 reads no compressed offload binary. The section is replaced as
+// llvm-objcopy --update-section does.
+Result<std::optional<RewrittenObject>>
+rewriteOffloadingObject(const std::string &name, std::string_view bytes,
+                        BundleRewriter &rewriter, bool required) {
+  const RewriteKind kind = rewriter.request().kind;
+  // In an archive, such a member is kept as it is.
+  if (kind == RewriteKind::Compress && !required)
+    return std::optional<RewrittenObject>();
+  if (kind == RewriteKind::Compress)
+    return makeError("'" + name +
+                     "': .llvm.offloading holds offload binaries, which "
+                     "LLVM 22 has no compressed form of; nothing to compress");
   auto object = parseElfObject(bytes);
   if (!object)
     return makeError("'" + name + "': " + object.error().message);
-  if (object->header().programHeaderCount != 0)
-    return makeError("'" + name +
-                     "': rewriting executables and shared libraries is not "
-                     "supported yet, only standalone bundles, relocatable "
-                     "objects and archives of them");
+  std::string_view section;
+  for (const ElfSection &candidate : object->sections())
+    if (candidate.name == kOffloadingSection)
+      section = object->contents(candidate);
+  auto binaries =
+      splitOffloadBinaries(section, "'" + name + "': section '" +
+                                        std::string(kOffloadingSection) + "'");
+  if (!binaries)
+    return binaries.takeError();
+  if (kind == RewriteKind::Decompress)
+    return std::optional<RewrittenObject>();
+  RewriteResult &result = rewriter.result();
+  std::string kept;
+  for (const OffloadBinaryView &binary : *binaries) {
+    if (binary.version != 1 || binary.inflated)
+      return makeError("'" + name +
+                       "': pruning reads offload binaries of format version "
+                       "1, one image each, as LLVM 22 writes them");
+    if (!anySelects(rewriter.request().keep, offloadImageEntryId(binary))) {
+      ++result.entriesRemoved;
+      continue;
+    }
+    ++result.entriesKept;
+    ++result.deviceEntriesKept;
+    kept += binary.bytes;
+    // Each binary starts 8-byte aligned, as the linker and LLVM lay them.
+    kept.append((8 - kept.size() % 8) % 8, '\0');
+  }
+  if (result.entriesRemoved == 0)
+    return std::optional<RewrittenObject>();
+  result.changed = true;
+  RewrittenObject rewritten;
+  rewritten.fatbin = std::make_unique<const std::string>(std::move(kept));
+  auto plan = planSectionUpdate(bytes, kOffloadingSection, *rewritten.fatbin);
+  if (!plan)
+    return makeError("'" + name + "': " + plan.error().message);
+  rewritten.plan = std::move(*plan);
+  return std::optional<RewrittenObject>(std::move(rewritten));
+}
+
+// A relocatable object's .hip_fatbin rewritten, the rest of the object
+// written again as llvm-objcopy --update-section does; nothing when the
+// object has no .hip_fatbin (`required` makes that an error, naming why).
+Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
+                                                     std::string_view bytes,
+                                                     BundleRewriter &rewriter,
+                                                     bool required) {
+  auto object = parseElfObject(bytes);
+  if (!object)
+    return makeError("'" + name + "': " + object.error().message);
   const ElfSection *fatbin = nullptr;
   bool newDriver = false;
   for (const ElfSection &section : object->sections()) {
     if (section.name == kFatbinSection)
       fatbin = &section;
-    newDriver = newDriver || section.name == ".llvm.offloading";
+    newDriver = newDriver || section.name == kOffloadingSection;
   }
   if (!fatbin && newDriver)
-    return makeError("'" + name +
-                     "': objects of clang's new offloading driver "
-                     "(.llvm.offloading) are not rewritten yet");
+    return rewriteOffloadingObject(name, bytes, rewriter, required);
   if (!fatbin && !required)
-    return std::optional<std::string>();
+    return std::optional<RewrittenObject>();
   if (!fatbin)
     return makeError("'" + name +
                      "': no .hip_fatbin section: no GPU code to rewrite");
   auto bundle = rewriter.rewrite(object->contents(*fatbin), name);
   if (!bundle)
     return bundle.takeError();
-  auto plan = planSectionUpdate(bytes, kFatbinSection, *bundle);
+  RewrittenObject rewritten;
+  rewritten.fatbin =
+      std::make_unique<const std::string>(rewriter.render(*bundle));
+  auto plan = planSectionUpdate(bytes, kFatbinSection, *rewritten.fatbin);
   if (!plan)
     return makeError("'" + name + "': " + plan.error().message);
-  return std::optional<std::string>(plan->render());
+  rewritten.plan = std::move(*plan);
+  return std::optional<RewrittenObject>(std::move(rewritten));
+}
+
+// An object's write plan as an output plan: what it takes from `input` as
+// ranges of it, the gaps as zeros (a section aligned to 600 MiB, which
+// llvm-objcopy pads out too, costs no memory), the rest copied.
+OutputPlan asOutputPlan(const ElfWritePlan &plan, std::string_view input) {
+  OutputPlan output;
+  for (const ElfOutputChunk &chunk : plan.chunks()) {
+    output.addZeros(chunk.offset - output.size());
+    const auto start = reinterpret_cast<uintptr_t>(chunk.bytes.data());
+    const auto base = reinterpret_cast<uintptr_t>(input.data());
+    if (start >= base && start - base <= input.size() &&
+        chunk.bytes.size() <= input.size() - (start - base))
+      output.addInput(start - base, chunk.bytes.size());
+    else
+      output.addBytes(std::string(chunk.bytes));
+  }
+  output.addZeros(plan.size() - output.size());
+  return output;
 }
 
 bool isBundle(std::string_view bytes) {
@@ -206,10 +339,9 @@ bool isBundle(std::string_view bytes) {
 // .hip_fatbin, and bundles; other members as they are), written again as
 // llvm-ar rcD writes it: GNU format, a symbol table, no timestamps. The
 // input comes back unchanged when no member changed.
-Result<std::string> rewriteArchive(const std::string &file,
-                                   std::string_view bytes,
-                                   BundleRewriter &rewriter,
-                                   const RewriteResult &result) {
+Result<OutputPlan> rewriteArchive(const std::string &file,
+                                  std::string_view bytes,
+                                  BundleRewriter &rewriter) {
   if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
     return makeError("'" + file +
                      "': thin archives are not rewritten; rewrite the "
@@ -226,12 +358,13 @@ Result<std::string> rewriteArchive(const std::string &file,
       auto object = rewriteObject(name, member.bytes, rewriter, false);
       if (!object)
         return object.takeError();
-      changed = std::move(*object);
+      if (*object)
+        changed = (*object)->plan.render();
     } else if (isBundle(member.bytes)) {
       auto bundle = rewriter.rewrite(member.bytes, name);
       if (!bundle)
         return bundle.takeError();
-      changed = std::move(*bundle);
+      changed = rewriter.render(*bundle);
     }
     if (changed) {
       rewritten.push_back(std::move(*changed));
@@ -240,8 +373,11 @@ Result<std::string> rewriteArchive(const std::string &file,
       written.push_back({member.name, member.bytes});
     }
   }
-  if (!result.changed)
-    return std::string(bytes);
+  OutputPlan whole;
+  if (!rewriter.result().changed) {
+    whole.addInput(0, bytes.size());
+    return whole;
+  }
   ArchiveWriteOptions options;
   options.sym64Threshold = sym64ThresholdFromEnvironment();
   options.bitcodeSymbols = [](std::string_view bitcode) {
@@ -258,7 +394,184 @@ Result<std::string> rewriteArchive(const std::string &file,
   });
   if (!streamed.ok())
     return streamed.takeError();
-  return archive;
+  whole.addBytes(std::move(archive));
+  return whole;
+}
+
+// The bundles of a linked file's .hip_fatbin: where each starts (the
+// wrappers' pointers) and how long it is.
+struct LinkedBundle {
+  uint64_t address = 0;
+  std::string_view bytes;
+};
+
+// Each bundle's extent: a compressed bundle's recorded size, or a plain
+// bundle's header and furthest payload; what follows it up to the next
+// bundle is padding.
+Result<uint64_t> linkedBundleExtent(std::string_view room) {
+  if (room.size() >= kCompressedBundleCommonHeaderSize &&
+      hasCompressedBundleMagic(room)) {
+    auto header = parseCompressedBundleHeader(room);
+    if (!header)
+      return header.takeError();
+    auto extent = compressedBundleExtent(*header, room);
+    if (!extent)
+      return extent.takeError();
+    return static_cast<uint64_t>(*extent);
+  }
+  if (binaryBundleHeaderSize(room).value_or(0) == 0)
+    return makeError("no offload bundle starts there");
+  return binaryBundleExtent(room);
+}
+
+// The largest power of two up to 4096 dividing an address: the alignment a
+// bundle had in its object's .hip_fatbin, kept where it moves.
+uint64_t addressAlignment(uint64_t address) {
+  uint64_t alignment = kLargestInferredAlignment;
+  while (alignment > 1 && address % alignment != 0)
+    alignment /= 2;
+  return alignment;
+}
+
+Result<std::vector<LinkedBundle>> linkedBundles(const std::string &file,
+                                                std::string_view bytes,
+                                                const HipWrappers &found) {
+  std::vector<uint64_t> starts;
+  for (const HipWrapper &wrapper : found.wrappers) {
+    if (wrapper.magic != kHipWrapperMagic)
+      return makeError("'" + file + "': the HIP wrapper at " +
+                       std::to_string(wrapper.address) + " has no HIPF magic");
+    if (wrapper.binary < found.fatbinStart || wrapper.binary >= found.fatbinEnd)
+      return makeError("'" + file + "': the HIP wrapper at " +
+                       std::to_string(wrapper.address) +
+                       " points outside .hip_fatbin");
+    starts.push_back(wrapper.binary);
+  }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::vector<LinkedBundle> bundles;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const uint64_t end =
+        i + 1 < starts.size() ? starts[i + 1] : found.fatbinEnd;
+    const std::string_view room = bytes.substr(
+        found.fatbinOffset + (starts[i] - found.fatbinStart), end - starts[i]);
+    auto extent = linkedBundleExtent(room);
+    if (!extent)
+      return makeError("'" + file + "': the bundle at " +
+                       std::to_string(starts[i]) + ": " +
+                       extent.error().message);
+    bundles.push_back({starts[i], room.substr(0, *extent)});
+  }
+  return bundles;
+}
+
+// Plain bundles compressed on every core, one bundle at a time each; the
+// bytes do not depend on how the work is shared.
+Result<std::vector<std::string>>
+compressConcurrently(const std::vector<std::string_view> &bundles, int level) {
+  std::vector<Result<std::string>> done(bundles.size(), std::string());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    CompressionOptions options;
+    options.level = level;
+    for (size_t i = next++; i < bundles.size(); i = next++)
+      done[i] = compressBundle(bundles[i], options);
+  };
+  const unsigned workers = std::clamp<unsigned>(
+      std::thread::hardware_concurrency(), 1,
+      static_cast<unsigned>(std::max<size_t>(bundles.size(), 1)));
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < workers; ++i)
+    threads.emplace_back(work);
+  work();
+  for (std::thread &thread : threads)
+    thread.join();
+  std::vector<std::string> compressed;
+  for (Result<std::string> &bundle : done) {
+    if (!bundle)
+      return bundle.takeError();
+    compressed.push_back(std::move(*bundle));
+  }
+  return compressed;
+}
+
+// An executable or shared library whose .hip_fatbin bundles are rewritten,
+// laid out anew one after the other (each at the alignment it had), the
+// wrappers repointed and the file shrunk (see
+// formats/linked_section_resize.h).
+Result<OutputPlan> rewriteLinked(const std::string &file,
+                                 std::string_view bytes,
+                                 BundleRewriter &rewriter) {
+  auto found = readHipWrappers(bytes);
+  if (!found)
+    return makeError("'" + file + "': " + found.error().message);
+  if (!*found || (*found)->wrappers.empty())
+    return makeError("'" + file +
+                     "': no HIP fat binary wrappers (.hipFatBinSegment) "
+                     "point into .hip_fatbin: no GPU code to rewrite");
+  const HipWrappers &wrappers = **found;
+  auto bundles = linkedBundles(file, bytes, wrappers);
+  if (!bundles)
+    return bundles.takeError();
+
+  const RewriteKind kind = rewriter.request().kind;
+  std::vector<std::string> compressed;
+  std::vector<size_t> compressedIndex(bundles->size(), SIZE_MAX);
+  if (kind == RewriteKind::Compress) {
+    std::vector<std::string_view> plain;
+    for (size_t i = 0; i < bundles->size(); ++i)
+      if (!hasCompressedBundleMagic((*bundles)[i].bytes)) {
+        compressedIndex[i] = plain.size();
+        plain.push_back((*bundles)[i].bytes);
+      }
+    auto done =
+        compressConcurrently(plain, rewriter.request().compressionLevel);
+    if (!done)
+      return makeError("'" + file + "': " + done.error().message);
+    compressed = std::move(*done);
+    rewriter.result().changed = rewriter.result().changed || !plain.empty();
+  }
+
+  OutputPlan contents;
+  LinkedSectionResize resize;
+  resize.sectionName = kFatbinSection;
+  // Whatever precedes the first bundle stays where it is.
+  const uint64_t first = bundles->front().address;
+  contents.addInput(wrappers.fatbinOffset, first - wrappers.fatbinStart);
+  for (size_t i = 0; i < bundles->size(); ++i) {
+    const LinkedBundle &bundle = (*bundles)[i];
+    const uint64_t alignment = addressAlignment(bundle.address);
+    const uint64_t at = wrappers.fatbinStart + contents.size();
+    const uint64_t padding = (alignment - at % alignment) % alignment;
+    contents.addZeros(padding);
+    resize.moves.push_back(
+        {bundle.address, at + padding - wrappers.fatbinStart});
+    if (compressedIndex[i] != SIZE_MAX) {
+      contents.addBytes(std::move(compressed[compressedIndex[i]]));
+      continue;
+    }
+    auto rewritten = rewriter.rewrite(
+        bundle.bytes, file + ":.hip_fatbin@" + std::to_string(bundle.address));
+    if (!rewritten)
+      return rewritten.takeError();
+    contents.append(std::move(*rewritten));
+  }
+  if (!rewriter.result().changed) {
+    OutputPlan whole;
+    whole.addInput(0, bytes.size());
+    return whole;
+  }
+  for (const HipWrapper &wrapper : wrappers.wrappers)
+    resize.pointerFields.push_back(wrapper.address + 8);
+  auto plan = planLinkedSectionResize(bytes, resize, std::move(contents));
+  if (!plan)
+    return makeError("'" + file + "': " + plan.error().message);
+  return plan;
+}
+
+bool isLinkedElf(std::string_view bytes) {
+  auto object = parseElfObject(bytes);
+  return object && object->header().programHeaderCount != 0;
 }
 
 } // namespace
@@ -267,21 +580,26 @@ Result<RewriteResult> rewriteFile(const std::string &file,
                                   std::string_view bytes,
                                   const RewriteRequest &request) {
   RewriteResult result;
-  BundleRewriter rewriter(request, result);
-  Result<std::string> rewritten = std::string();
-  if (isElf(bytes)) {
+  BundleRewriter rewriter(bytes, request, result);
+  Result<OutputPlan> rewritten = OutputPlan();
+  if (isElf(bytes) && isLinkedElf(bytes)) {
+    rewritten = rewriteLinked(file, bytes, rewriter);
+  } else if (isElf(bytes)) {
     auto object = rewriteObject(file, bytes, rewriter, true);
     if (!object)
       return object.takeError();
-    rewritten = std::move(**object);
+    OutputPlan unchanged;
+    unchanged.addInput(0, bytes.size());
+    rewritten =
+        *object ? asOutputPlan((*object)->plan, bytes) : std::move(unchanged);
   } else if (isArchive(bytes)) {
-    rewritten = rewriteArchive(file, bytes, rewriter, result);
+    rewritten = rewriteArchive(file, bytes, rewriter);
   } else {
     rewritten = rewriter.rewrite(bytes, file);
   }
   if (!rewritten)
     return rewritten.takeError();
-  result.bytes = std::move(*rewritten);
+  result.plan = std::move(*rewritten);
   return result;
 }
 

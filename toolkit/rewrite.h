@@ -12,8 +12,24 @@
 //     they are), written again as llvm-ar rcD writes it: GNU format, a
 //     symbol table, no timestamps; the input is kept when nothing changed.
 //
-// Executables, shared libraries, thin archives and objects of the new
-// offloading driver are refused with an error naming what they are.
+//   - an executable or shared library: the bundles its HIP wrappers
+//     (.hipFatBinSegment) point at are rewritten and laid out anew in
+//     .hip_fatbin, one after the other at the alignment each had; the
+//     wrappers are repointed and the file shrinks by whole pages, or, when
+//     .hip_fatbin grows (decompress), the section moves to a new segment
+//     at the end of the file (see formats/linked_section_resize.h). Plain
+//     bundles are compressed on every core. The kept bytes are named as
+//     ranges of the input, so that a 1 GiB library is rewritten without
+//     holding it in memory.
+//
+//   - a relocatable object of clang's new offloading driver, whose
+//     .llvm.offloading section holds offload binaries (version 1, one
+//     image each): prune keeps the binaries of the kept targets;
+//     decompress leaves it as it is; compress is refused (in an archive,
+//     the member is kept as it is), as LLVM 22 reads no compressed offload
+//     binary.
+//
+// Thin archives are refused with an error naming what they are.
 //
 // What each does to a bundle:
 //   prune       keeps the host entries and the entries a kept target selects
@@ -35,6 +51,7 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/output_plan.h"
 #include "toolkit/target_selection.h"
 
 namespace offbundle {
@@ -48,7 +65,7 @@ struct RewriteRequest {
 };
 
 struct RewriteResult {
-  std::string bytes;        // the whole new file
+  OutputPlan plan;          // the whole new file
   uint64_t entriesKept = 0; // prune: host entries included
   uint64_t deviceEntriesKept = 0;
   uint64_t entriesRemoved = 0;
@@ -56,7 +73,7 @@ struct RewriteResult {
 };
 
 // The rewritten copy of `file` (whose contents are `bytes`, named `file` in
-// messages).
+// messages). The plan's input ranges are ranges of `bytes`.
 Result<RewriteResult> rewriteFile(const std::string &file,
                                   std::string_view bytes,
                                   const RewriteRequest &request);

@@ -1,21 +1,12 @@
 #include "toolkit/verification.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <set>
 
 #include "formats/hip_wrappers.h"
+#include "support/hex.h"
 
 namespace offbundle {
-namespace {
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%" PRIx64, value);
-  return text;
-}
-
-} // namespace
+namespace {} // namespace
 
 Status checkHipWrappers(const std::string &file, std::string_view bytes,
                         const api::Input &input) {
@@ -36,17 +27,18 @@ Status checkHipWrappers(const std::string &file, std::string_view bytes,
     const HipWrapper &wrapper = wrappers.wrappers[index];
     const std::string which = "'" + file + "': HIP fat binary wrapper " +
                               std::to_string(index) + " (at " +
-                              hex(wrapper.address) + ")";
+                              hexNumber(wrapper.address) + ")";
     if (wrapper.magic != kHipWrapperMagic)
-      return makeError(which + " has magic " + hex(wrapper.magic) +
+      return makeError(which + " has magic " + hexNumber(wrapper.magic) +
                        ", not HIPF");
     if (wrapper.binary < wrappers.fatbinStart ||
         wrapper.binary >= wrappers.fatbinEnd)
-      return makeError(which + " points to " + hex(wrapper.binary) +
-                       ", outside .hip_fatbin [" + hex(wrappers.fatbinStart) +
-                       ", " + hex(wrappers.fatbinEnd) + ")");
+      return makeError(which + " points to " + hexNumber(wrapper.binary) +
+                       ", outside .hip_fatbin [" +
+                       hexNumber(wrappers.fatbinStart) + ", " +
+                       hexNumber(wrappers.fatbinEnd) + ")");
     if (bundleStarts.count(wrapper.binary) == 0)
-      return makeError(which + " points to " + hex(wrapper.binary) +
+      return makeError(which + " points to " + hexNumber(wrapper.binary) +
                        ", which is no bundle's start in .hip_fatbin");
   }
   return Status::success();

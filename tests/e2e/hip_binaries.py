@@ -24,7 +24,12 @@ decompress of each translation unit's object and bundle (entries against
 LLVM 22's payloads, compressed bytes against LLVM 22's -compress, round
 trips, pruned objects linked by clang 22 and run against a stand-in HIP
 runtime that records what each translation unit registers, refusals that
-leave the output alone), verify (good files, copies damaged in three ways,
+leave the output alone; and of whole programs and shared libraries, PIE,
+non-PIE, linked by lld and by GNU ld, plain, compressed and mixed: each
+rewritten file reads without a warning in llvm-readelf -a, shrinks by what
+its .hip_fatbin lost, and run or loaded with dlopen against the stand-in
+runtime registers exactly the kept entries, byte for byte), verify (good
+files, copies damaged in three ways,
 and HIP fat binary wrappers of PIE, non-PIE and shared-library files
 pointed outside .hip_fatbin, into a bundle, or given a wrong magic), and
 its command line.
@@ -50,6 +55,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import (finish, require_executables,  # noqa: E402
                            skip_suite)
+import stand_in_runtime  # noqa: E402
 
 ARCHES = ["--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"]
 COMMON = ["-nogpulib", "-nogpuinc", "-O1"]
@@ -79,112 +85,9 @@ int shift_host(int x) { return x - 3; }
 """,
 }
 
-# The runtime entry points clang's HIP code calls, other than the
-# registration of a fat binary.
-RUNTIME_ENTRY_POINTS = """
-void __hipRegisterFunction(void **m, const void *hf, char *df, const char *dn,
-                           int t, void *a, void *b, void *c, void *d, int *e) {}
-void __hipRegisterVar(void **m, char *hv, char *dv, const char *dn, int ext,
-                      long size, int cnst, int global) {}
-void __hipRegisterManagedVar(void *h, void **p, char *n, const char *dn,
-                             long s, unsigned a) {}
-void __hipUnregisterFatBinary(void **m) {}
-int hipLaunchKernel(const void *f) { return 0; }
-int __hipPushCallConfiguration(long a, int b, long c, int d, unsigned long e,
-                               void *s) { return 0; }
-int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
-"""
-
 RUNTIME_STUB = """\
 void **__hipRegisterFatBinary(const void *data) { (void)data; static void *h; return &h; }
-""" + RUNTIME_ENTRY_POINTS
-
-# A stand-in for the HIP runtime's shared library, as a program or library
-# loads it: libamdhip64.so.5 with the hip_4.2 symbol version. Its
-# __hipRegisterFatBinary does what the runtime does with a registration:
-# checks the wrapper's magic, follows its pointer to the bundle,
-# decompresses a compressed bundle, reads the bundle's entries, and
-# records each (registration number, entry ID, size, FNV-1a hash of the
-# payload) in the file OFFBUNDLE_REGISTRY names; anything it cannot read
-# is recorded as an error line.
-REGISTERING_RUNTIME = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <zlib.h>
-#include <zstd.h>
-
-struct wrapper { uint32_t magic, version; const unsigned char *binary; void *unused; };
-static int registrations;
-
-static uint64_t fnv(const unsigned char *p, uint64_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; ++i) { h ^= p[i]; h *= 0x100000001b3ull; }
-  return h;
-}
-static uint64_t u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-
-static void record(FILE *out, int number, const unsigned char *bundle, uint64_t size) {
-  if (size < 32 || memcmp(bundle, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0) {
-    fprintf(out, "%d error: no bundle\n", number); return;
-  }
-  uint64_t count = u64(bundle + 24), at = 32;
-  for (uint64_t i = 0; i < count; ++i) {
-    if (at + 24 > size) { fprintf(out, "%d error: header\n", number); return; }
-    uint64_t offset = u64(bundle + at), length = u64(bundle + at + 8),
-             idLength = u64(bundle + at + 16);
-    at += 24;
-    if (idLength > size - at || offset > size || length > size - offset) {
-      fprintf(out, "%d error: entry\n", number); return;
-    }
-    fprintf(out, "%d %.*s %llu %016llx\n", number, (int)idLength, bundle + at,
-            (unsigned long long)length,
-            (unsigned long long)fnv(bundle + offset, length));
-    at += idLength;
-  }
-}
-
-void **__hipRegisterFatBinary(const struct wrapper *w) {
-  static void *handle;
-  const char *path = getenv("OFFBUNDLE_REGISTRY");
-  FILE *out = path ? fopen(path, "a") : stderr;
-  int number = registrations++;
-  if (w->magic != 0x48495046u) {
-    fprintf(out, "%d error: wrapper magic\n", number);
-  } else if (memcmp(w->binary, "CCOB", 4) == 0) {
-    uint16_t version, method; memcpy(&version, w->binary + 4, 2);
-    memcpy(&method, w->binary + 6, 2);
-    uint64_t total = 0, plain = 0; size_t header = version == 2 ? 24 : 32;
-    if (version == 2) { uint32_t t, p; memcpy(&t, w->binary + 8, 4);
-      memcpy(&p, w->binary + 12, 4); total = t; plain = p; }
-    else { memcpy(&total, w->binary + 8, 8); memcpy(&plain, w->binary + 16, 8); }
-    unsigned char *bytes = malloc(plain ? plain : 1);
-    int ok;
-    if (method == 1) {
-      ok = ZSTD_decompress(bytes, plain, w->binary + header, total - header) == plain;
-    } else {
-      uLongf length = plain;
-      ok = uncompress(bytes, &length, w->binary + header, total - header) == Z_OK && length == plain;
-    }
-    if (ok) record(out, number, bytes, plain);
-    else fprintf(out, "%d error: decompression\n", number);
-    free(bytes);
-  } else {
-    /* A plain bundle: its size is where its furthest entry ends. */
-    uint64_t count = u64(w->binary + 24), at = 32, end = 32;
-    for (uint64_t i = 0; i < count && i < 4096; ++i) {
-      uint64_t e = u64(w->binary + at) + u64(w->binary + at + 8);
-      uint64_t header = at + 24 + u64(w->binary + at + 16);
-      end = e > end ? e : end; end = header > end ? header : end;
-      at = header;
-    }
-    record(out, number, w->binary, end);
-  }
-  if (out != stderr) fclose(out);
-  return &handle;
-}
-""" + RUNTIME_ENTRY_POINTS
+""" + stand_in_runtime.RUNTIME_ENTRY_POINTS
 
 CCOB_HEADER = {2: ("<4sHHIIQ", 24), 3: ("<4sHHQQQ", 32)}
 
@@ -978,26 +881,38 @@ class Suite:
               f"{command} of {archive} is not llvm-ar's archive of its "
               "members rewritten")
 
+    def registering_runtime(self):
+        """The folder holding the stand-in libamdhip64.so.5 and loader."""
+        return stand_in_runtime.build(self.tools.folder)
+
+    def launcher(self, program):
+        """The command that runs a program, or loads a shared library with
+        the stand-in runtime's loader."""
+        where = os.path.join(self.tools.folder, program)
+        if program.endswith(".so"):
+            return [os.path.join(self.registering_runtime(), "load"), where]
+        return [where]
+
+    def registrations(self, command, label):
+        """What the stand-in runtime records while `command` runs (see
+        stand_in_runtime.registrations); the command must succeed and every
+        registration be readable."""
+        status, errors, seen = stand_in_runtime.registrations(
+            command, os.path.join(self.tools.folder, f"{label}.registry"),
+            self.registering_runtime(), self.tools.folder)
+        check(status == 0, f"{command} exited {status}: {errors[-300:]}")
+        for number, registered in enumerate(seen):
+            check("error:" not in registered,
+                  f"registration {number}: {registered}")
+        return seen
+
     def check_toolkit_registration(self, objects, units, label):
         """Programs linked from objects pruned to gfx906 run with the
         stand-in runtime, which sees one registration per translation unit,
         each with exactly the host and gfx906 entries, byte for byte the
         payloads LLVM 22 unbundles from the original objects."""
         folder = self.tools.folder
-        runtime = os.path.join(folder, "runtime")
-        if not os.path.exists(os.path.join(runtime, "libamdhip64.so.5")):
-            os.makedirs(runtime, exist_ok=True)
-            with open(os.path.join(runtime, "runtime.c"), "w") as handle:
-                handle.write(REGISTERING_RUNTIME)
-            with open(os.path.join(runtime, "hip.map"), "w") as handle:
-                handle.write("hip_4.2 { global: *; };\n")
-            run(["gcc", "-shared", "-fPIC", "-o",
-                 os.path.join(runtime, "libamdhip64.so.5"),
-                 "-Wl,-soname,libamdhip64.so.5",
-                 "-Wl,--version-script=" + os.path.join(runtime, "hip.map"),
-                 os.path.join(runtime, "runtime.c"), "-lzstd", "-lz"], folder)
-            os.symlink("libamdhip64.so.5",
-                       os.path.join(runtime, "libamdhip64.so"))
+        runtime = self.registering_runtime()
         clang = self.tools.tool("clang++")
         for variant, rewrite in (("original", None),
                                  ("pruned", ["prune", "-k", "gfx906"])):
@@ -1015,22 +930,10 @@ class Suite:
             run([clang] + objs + ["-o", program, "-fuse-ld=lld",
                                   "-L" + runtime, "-lamdhip64",
                                   "-Wl,-rpath," + runtime], folder)
-            registry = os.path.join(folder, f"{program}.registry")
-            if os.path.exists(registry):
-                os.remove(registry)
-            done = subprocess.run([os.path.join(folder, program)], cwd=folder,
-                                  env=dict(os.environ,
-                                           OFFBUNDLE_REGISTRY=registry),
-                                  capture_output=True)
-            check(done.returncode == 0, f"{program} exited {done.returncode}")
-            lines = open(registry).read().splitlines()
-            seen = {}
-            for line in lines:
-                number, entry_id, size, digest = line.split(" ")
-                seen.setdefault(int(number), {})[entry_id] = (int(size),
-                                                              digest)
+            seen = self.registrations([os.path.join(folder, program)],
+                                      program)
             check(len(seen) == len(objects), f"{len(seen)} registrations "
-                  f"for {len(objects)} units: {lines}")
+                  f"for {len(objects)} units: {seen}")
             # Registration order follows the constructors' order, which the
             # linker decides: match each registration to its unit.
             wanted = []
@@ -1041,17 +944,150 @@ class Suite:
                 wanted.append({i: (len(unit.payloads[i]),
                                    f"{fnv1a(unit.payloads[i]):016x}")
                                for i in ids})
-            for registered in seen.values():
+            for registered in seen:
                 check(registered in wanted, f"registration {registered} is "
                       "no unit's entries")
                 wanted.remove(registered)
 
+    def check_toolkit_linked_rewrite(self, path, command, targets):
+        """A program or library rewritten by prune (to each target alone),
+        compress or decompress: its .hip_fatbin compacted and the file
+        shrunk by what the bundles lost (give or take page padding and the
+        moved program header table), llvm-readelf -a reads it without a
+        warning, verify passes, and run (or loaded with dlopen) against the
+        stand-in runtime every registration holds exactly the entries it
+        held before that the command keeps, byte for byte."""
+        folder = self.tools.folder
+        launch = self.launcher
+        before = self.registrations(launch(path), f"{path}-before")
+        check(before, f"{path}: no registrations")
+        for target in targets or [None]:
+            out = f"{command}-{target or 'all'}-{path}".replace(":", "_")
+            arguments = [command, path, "-o", out]
+            if target:
+                arguments += ["-k", target]
+            done = self.offbundle(arguments)
+            check(done.returncode == 0 and not done.stderr,
+                  f"{arguments}: {done.stderr}")
+            check(os.access(os.path.join(folder, out), os.X_OK),
+                  f"{out} is not executable")
+            listed = run([self.tools.tool("llvm-readelf"), "-a", out],
+                         folder, ok=False)
+            check(listed.returncode == 0 and not listed.stderr,
+                  f"llvm-readelf -a {out}: {listed.stderr[:300]}")
+            verified = self.offbundle(["verify", out])
+            check(verified.returncode == 0, f"verify {out}: "
+                  f"{verified.stderr}")
+            old_data, new_data = read(path), read(out)
+            old_size = self.elf_sections(old_data)[".hip_fatbin"][2]
+            new_size = self.elf_sections(new_data)[".hip_fatbin"][2]
+            removed = old_size - new_size
+            shrunk = len(old_data) - len(new_data)
+            if removed >= 0:
+                # Whole pages move; the rest of what was removed stays as
+                # padding, beside the program header table when it moved.
+                check(shrunk % 4096 == 0 and removed - 3 * 4096 < shrunk <=
+                      removed, f"{out}: .hip_fatbin lost {removed} bytes, "
+                      f"the file {shrunk}")
+            else:
+                # The section moved to the end of the file; its old place
+                # is given back in whole pages (none when under two).
+                excess = (-shrunk) - (-removed)
+                check(0 <= excess < 3 * 4096 + min(old_size, 2 * 4096),
+                      f"{out}: .hip_fatbin grew by {-removed} bytes, the "
+                      f"file by {-shrunk}")
+            after = self.registrations(launch(out), out)
+            if command == "prune":
+                wanted = [{i: v for i, v in r.items() if i.startswith("host")
+                           or i.endswith(target) or f"{target}:" in i}
+                          for r in before]
+            else:
+                wanted = before
+            check(after == wanted, f"{out}: registrations {after}, "
+                  f"wanted {wanted}")
+
+    def check_toolkit_new_driver_objects(self, objects, link):
+        """Objects of the new offloading driver pruned to one target keep
+        only that target's offload binaries in .llvm.offloading, byte for
+        byte; decompress leaves them as they are, compress is refused; and
+        clang-linker-wrapper links the pruned objects into a program that
+        registers the host entry and that target's, byte for byte the
+        original program's."""
+        folder = self.tools.folder
+        clang = self.tools.tool("clang++")
+        for target in ("gfx906", "gfx90a:xnack+"):
+            pruned = []
+            for obj in objects:
+                out = f"pruned-{target.replace(':', '_')}-{obj}"
+                done = self.offbundle(["prune", obj, "-k", target, "-o", out])
+                check(done.returncode == 0, f"prune {obj}: {done.stderr}")
+                before = json.loads(self.offbundle(["list", "--json", obj])
+                                    .stdout)["files"][0]["entries"]
+                after = json.loads(self.offbundle(["list", "--json", out])
+                                   .stdout)["files"][0]["entries"]
+                wanted = [e for e in before if e["id"].endswith(target)]
+                check([(e["id"], e["size"]) for e in after] ==
+                      [(e["id"], e["size"]) for e in wanted] and wanted,
+                      f"{out}: {after}")
+                for old, new in zip(wanted, after):
+                    check(read(obj, int(old["uri"].split("offset=")[1]
+                                        .split("&")[0]), old["size"]) ==
+                          read(out, int(new["uri"].split("offset=")[1]
+                                        .split("&")[0]), new["size"]),
+                          f"{out}: {new['id']} differs")
+                pruned.append(out)
+            program = f"hip-new-driver-{target.replace(':', '_')}"
+            run([clang] + pruned + ["-o", program] + link, folder)
+            seen = self.registrations([os.path.join(folder, program)],
+                                      program)
+            original = self.registrations(
+                [os.path.join(folder, "hip-new-driver")], "hip-new-driver")
+            wanted = [{i: v for i, v in r.items()
+                       if i.startswith("host") or i.endswith(target)}
+                      for r in original]
+            check(seen == wanted and all(len(r) == 2 for r in seen),
+                  f"{program}: registrations {seen}, wanted {wanted}")
+        same = self.offbundle(["decompress", objects[0], "-o", "nd-same.o"])
+        check(same.returncode == 0 and read("nd-same.o") == read(objects[0]),
+              f"decompress: {same.stderr}")
+        refused = self.offbundle(["compress", objects[0], "-o", "nd-c.o"])
+        check(refused.returncode == 1 and b"no compressed form" in
+              refused.stderr and not os.path.exists("nd-c.o"),
+              f"compress: {refused.stderr}")
+
+    def check_toolkit_linked_round_trip(self, path):
+        """compress, decompress and compress again: each step loads and
+        registers what the original registers, and the second compress
+        gives bundles identical to the first's."""
+        folder = self.tools.folder
+        launch = self.launcher
+        before = self.registrations(launch(path), f"{path}-trip")
+        current = path
+        sections = []
+        for step, command in enumerate(("compress", "decompress",
+                                        "compress")):
+            out = f"trip{step}-{path}"
+            done = self.offbundle([command, current, "-o", out])
+            check(done.returncode == 0, f"{command} {current}: "
+                  f"{done.stderr}")
+            listed = run([self.tools.tool("llvm-readelf"), "-a", out],
+                         folder, ok=False)
+            check(listed.returncode == 0 and not listed.stderr,
+                  f"llvm-readelf -a {out}: {listed.stderr[:300]}")
+            check(self.registrations(launch(out), out) == before,
+                  f"{out}: registrations differ from {path}'s")
+            address, offset, size = self.elf_sections(read(out))[
+                ".hip_fatbin"]
+            sections.append(read(out, offset, size))
+            current = out
+        check(sections[0] == sections[2], "compressing twice gave different "
+              "bundles")
+
     def check_toolkit_rewrite_failures(self, exe, obj):
-        """A refused rewrite leaves the output as it was: executables, a
-        target the object lacks, a file that is no bundle."""
+        """A refused rewrite leaves the output as it was: a target the
+        program or object lacks, no target, a file that is no bundle."""
         out = os.path.join(self.tools.folder, "untouched.o")
-        for arguments in (["prune", exe, "-k", "gfx906"],
-                          ["compress", exe],
+        for arguments in (["prune", exe, "-k", "gfx1100"],
                           ["prune", obj, "-k", "gfx1100"],
                           ["prune", obj],
                           ["decompress", "hip_stub.c"],
@@ -1451,6 +1487,51 @@ def main():
                            suite.check_toolkit_archive_rewrite,
                            f"libunits-{label}.a", objects[label], command,
                            extra)
+        runtime = suite.registering_runtime()
+        hip = ["-fuse-ld=lld", "-L" + runtime, "-lamdhip64",
+               "-Wl,-rpath," + runtime]
+        linked = []
+        for label, objs in list(objects.items()) + [("mixed", mixed)]:
+            run([clang] + objs + ["-o", f"hip-pie-{label}"] + hip, folder)
+            linked.append(f"hip-pie-{label}")
+            if label == "mixed":
+                continue
+            run([clang] + objs + ["-o", f"hip-nopie-{label}", "-no-pie"] +
+                hip, folder)
+            # GNU ld puts .hip_fatbin in a later segment than lld does.
+            run([clang] + objs + ["-o", f"hip-bfd-{label}", "-L" + runtime,
+                                  "-lamdhip64"], folder)
+            run([clang, "-shared"] + objs[1:] +
+                ["-o", f"libhip-{label}.so"] + hip, folder)
+            linked += [f"hip-nopie-{label}", f"hip-bfd-{label}",
+                       f"libhip-{label}.so"]
+        # clang-linker-wrapper's programs, from objects of the new driver.
+        new_driver = []
+        for source in ("main.hip", "shift.hip"):
+            obj = f"{source[:-4]}-new-driver.o"
+            run([clang, "-x", "hip", "--offload-new-driver", "-fgpu-rdc", "-c",
+                 "-fPIC", source, "-o", obj] + COMMON + ARCHES, folder)
+            new_driver.append(obj)
+        new_driver_link = ["--offload-new-driver", "-fgpu-rdc", "--hip-link",
+                           "-nogpulib"] + ARCHES + hip
+        run([clang] + new_driver + ["-o", "hip-new-driver"] +
+            new_driver_link, folder)
+        linked.append("hip-new-driver")
+        suite.case("[new driver objects] offbundle prune, linked, loaded",
+                   suite.check_toolkit_new_driver_objects, new_driver,
+                   new_driver_link)
+        for path in linked:
+            suite.case(f"[{path}] offbundle prune, loaded",
+                       suite.check_toolkit_linked_rewrite, path, "prune",
+                       ["gfx906", "gfx90a:xnack+"])
+            suite.case(f"[{path}] offbundle compress, loaded",
+                       suite.check_toolkit_linked_rewrite, path, "compress",
+                       [])
+            suite.case(f"[{path}] offbundle decompress, loaded",
+                       suite.check_toolkit_linked_rewrite, path,
+                       "decompress", [])
+            suite.case(f"[{path}] offbundle compress, decompress, compress",
+                       suite.check_toolkit_linked_round_trip, path)
         suite.case("offbundle rewrites refused", suite.check_toolkit_rewrite_failures,
                    "app-plain", objects["plain"][0])
         suite.case("[mixed executable] offbundle list",

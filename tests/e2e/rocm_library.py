@@ -25,7 +25,12 @@ LLVM 22 lists the cut bundles. Checked:
   target, the sums of list's entries; the totals the headers give), verify
   (every bundle, and every one of the library's HIP fat binary wrappers
   followed to its bundle), and extract -t gfx90a:xnack- (one file per
-  bundle, each the payload the header records).
+  bundle, each the payload the header records); prune to gfx90a:xnack-:
+  the pruned library, loaded with dlopen against the stand-in HIP runtime
+  (stand_in_runtime.py), registers 111 times exactly the host and
+  gfx90a:xnack- entries the original registers, reads without a warning in
+  llvm-readelf -a, and is smaller by at least 90% of what .hip_fatbin
+  lost.
 
 The package is fetched with `apt-get download` (never installed) and kept in
 the cache folder, so later runs in the same build tree reuse it; the suite
@@ -50,6 +55,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import (Tally, finish,  # noqa: E402
                            require_executables, skip_suite)
+import stand_in_runtime  # noqa: E402
 
 PACKAGE = "librocsparse0"
 LIBRARY_GLOB = "usr/lib/*/librocsparse.so.*.*"
@@ -403,6 +409,58 @@ def check_offbundle(suite, offbundle, library, section, bundles, work):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def check_prune(suite, offbundle, readelf, library, work):
+    """offbundle prune of the whole library to one target: the copy loads
+    with dlopen against the stand-in HIP runtime, every one of its
+    registrations holds exactly the host and gfx90a:xnack- entries the
+    original registers, byte for byte; llvm-readelf -a reads it without a
+    warning; and the file shrinks by at least 90% of what .hip_fatbin
+    lost."""
+    pruned = os.path.join(work, "pruned.so")
+    done = subprocess.run([offbundle, "prune", library, "-k", "gfx90a:xnack-",
+                           "-o", pruned], capture_output=True,
+                          timeout=TOOL_TIMEOUT)
+    suite.check("offbundle prune -k gfx90a:xnack-", done.returncode == 0,
+                done.stderr.decode(errors="replace"))
+    if done.returncode != 0:
+        return
+    listed = subprocess.run([readelf, "-a", pruned], capture_output=True,
+                            timeout=TOOL_TIMEOUT)
+    suite.check("pruned library: llvm-readelf -a without a warning",
+                listed.returncode == 0 and not listed.stderr,
+                listed.stderr[:300].decode(errors="replace"))
+    removed = section_range(library, ".hip_fatbin")[1] - \
+        section_range(pruned, ".hip_fatbin")[1]
+    shrunk = os.path.getsize(library) - os.path.getsize(pruned)
+    suite.check("pruned library: shrunk by at least 90% of what "
+                ".hip_fatbin lost", removed > 0 and shrunk >= 0.9 * removed,
+                f".hip_fatbin lost {removed} bytes, the file {shrunk}")
+
+    runtime = stand_in_runtime.build(work)
+    loader = os.path.join(runtime, "load")
+    registered = {}
+    for label, path in (("original", library), ("pruned", pruned)):
+        status, errors, seen = stand_in_runtime.registrations(
+            [loader, path], os.path.join(work, f"{label}.registry"), runtime,
+            work)
+        suite.check(f"{label} library loads with the stand-in runtime",
+                    status == 0, errors[-300:].decode(errors="replace"))
+        registered[label] = seen
+    original = registered["original"]
+    wanted = [{i: v for i, v in r.items()
+               if i.startswith("host") or i.endswith("gfx90a:xnack-")}
+              for r in original]
+    suite.check("pruned library: every registration holds exactly host and "
+                "gfx90a:xnack-, as the original's",
+                len(original) == 111 and
+                all(len(r) == 8 for r in original) and
+                registered["pruned"] == wanted and
+                all(len(r) == 2 for r in wanted),
+                f"{len(registered['pruned'])} registrations, first "
+                f"{registered['pruned'][:1]}, wanted {wanted[:1]}")
+    os.remove(pruned)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ours", required=True)
@@ -411,7 +469,8 @@ def main():
     parser.add_argument("--cache", required=True,
                         help="folder keeping the downloaded package")
     args = parser.parse_args()
-    require_executables(args.ours, args.reference, args.offbundle)
+    require_executables(args.ours, args.reference, args.offbundle,
+                        shutil.which("gcc") or "gcc")
     if shutil.which("dpkg-deb") is None:
         skip_suite("no dpkg-deb to unpack the package with")
 
@@ -477,6 +536,9 @@ def main():
         os.remove(cut)
 
         check_device_archives(suite, section, bundles)
+        check_prune(suite, os.path.abspath(args.offbundle),
+                    os.path.join(os.path.dirname(args.reference),
+                                 "llvm-readelf"), library, work)
         check_offbundle(suite, os.path.abspath(args.offbundle), library,
                         section, bundles, work)
 

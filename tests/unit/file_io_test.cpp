@@ -22,6 +22,7 @@
 #include "cli/tool_start.h"
 #include "support/file_io.h"
 #include "support/interrupt_cleanup.h"
+#include "support/output_plan.h"
 #include "test_files.h"
 
 namespace offbundle {
@@ -99,8 +100,7 @@ TEST(ByteBuffer, ResizeKeepsBytesAndMoveKeepsTheirAddress) {
   // Large buffers sit on 2 MiB boundaries, for huge pages.
   buffer.resize(size_t{40} << 20);
   EXPECT_EQ(buffer.view().substr(0, 5), "hello");
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % (size_t{2} << 20),
-            0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % (size_t{2} << 20), 0u);
   buffer.data()[(size_t{40} << 20) - 1] = 'x';
   const char *where = buffer.data();
   buffer.resize(3);
@@ -249,6 +249,69 @@ TEST(OutputTransaction, ModesFollowTheReplacedFileOrTheUmask) {
   EXPECT_EQ(modeOf(folder / "private"), 0600u);
   EXPECT_EQ(modeOf(folder / "script"), 0751u);
   EXPECT_EQ(modeOf(folder / "new"), 0640u);
+}
+
+TEST(OutputTransaction, NewOutputTakesTheModeAskedLessTheUmask) {
+  ScratchFolder folder;
+  const mode_t savedMask = ::umask(022);
+  {
+    OutputTransaction transaction;
+    auto program = transaction.create(folder / "program", 0777);
+    ASSERT_TRUE(program);
+    ASSERT_TRUE((*program)->write("bytes").ok());
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  ::umask(savedMask);
+  EXPECT_EQ(modeOf(folder / "program"), 0755u);
+}
+
+TEST(OutputPlan, PiecesMergeAndRenderWithTheInput) {
+  const std::string input = "0123456789";
+  OutputPlan plan;
+  plan.addInput(2, 3);
+  plan.addInput(5, 2); // continues the range before: one piece
+  plan.addZeros(1);
+  plan.addZeros(2);
+  plan.addBytes("new");
+  plan.addInput(0, 0); // nothing
+  EXPECT_EQ(plan.pieces().size(), 3u);
+  EXPECT_EQ(plan.size(), 11u);
+  EXPECT_EQ(plan.render(input),
+            std::string("23456") + std::string(3, '\0') + "new");
+}
+
+TEST(OutputPlan, AppendedBytesOutliveThePlanTheyCameFrom) {
+  const std::string input = "abcdef";
+  OutputPlan whole;
+  whole.addInput(0, 2);
+  {
+    OutputPlan part;
+    part.addBytes("short"); // small enough to live inside the string
+    part.addInput(2, 1);
+    whole.append(std::move(part));
+  }
+  whole.addInput(3, 3);
+  EXPECT_EQ(whole.render(input), "abshortcdef");
+  // The input range after the appended one joined it.
+  EXPECT_EQ(whole.pieces().size(), 3u);
+}
+
+TEST(OutputPlan, WrittenToAFileCopiesTheInputRanges) {
+  ScratchFolder folder;
+  writeFile(folder / "input", "payload-of-the-input");
+  auto input = InputFile::open(folder / "input");
+  ASSERT_TRUE(input);
+  OutputPlan plan;
+  plan.addBytes("head:");
+  plan.addInput(11, 3);
+  plan.addZeros(2);
+  OutputTransaction transaction;
+  auto output = transaction.create(folder / "output");
+  ASSERT_TRUE(output);
+  ASSERT_TRUE(plan.write(**output, **input).ok());
+  ASSERT_TRUE(transaction.commit().ok());
+  EXPECT_EQ(listing(folder.path())["output"],
+            std::string("head:the") + std::string(2, '\0'));
 }
 
 TEST(OutputTransaction, FailingChmodOfAReplacedOutputIsAnError) {

@@ -1,0 +1,103 @@
+// Output plans (see the header).
+#include "support/output_plan.h"
+
+#include "support/file_io.h"
+
+namespace offbundle {
+
+void OutputPlan::addBytes(std::string bytes) {
+  if (bytes.empty())
+    return;
+  owned_.push_back(std::make_unique<const std::string>(std::move(bytes)));
+  addView(*owned_.back());
+}
+
+void OutputPlan::addView(std::string_view bytes) {
+  if (bytes.empty())
+    return;
+  pieces_.push_back({PieceKind::Bytes, bytes, 0, bytes.size()});
+  size_ += bytes.size();
+}
+
+void OutputPlan::addInput(uint64_t offset, uint64_t length) {
+  if (length == 0)
+    return;
+  // Adjacent ranges become one, so the copy is one long read.
+  if (!pieces_.empty() && pieces_.back().kind == PieceKind::Input &&
+      pieces_.back().offset + pieces_.back().length == offset)
+    pieces_.back().length += length;
+  else
+    pieces_.push_back({PieceKind::Input, {}, offset, length});
+  size_ += length;
+}
+
+void OutputPlan::addZeros(uint64_t count) {
+  if (count == 0)
+    return;
+  if (!pieces_.empty() && pieces_.back().kind == PieceKind::Zeros)
+    pieces_.back().length += count;
+  else
+    pieces_.push_back({PieceKind::Zeros, {}, 0, count});
+  size_ += count;
+}
+
+void OutputPlan::append(OutputPlan &&other) {
+  for (const Piece &piece : other.pieces_) {
+    switch (piece.kind) {
+    case PieceKind::Bytes:
+      addView(piece.bytes);
+      break;
+    case PieceKind::Input:
+      addInput(piece.offset, piece.length);
+      break;
+    case PieceKind::Zeros:
+      addZeros(piece.length);
+      break;
+    }
+  }
+  for (auto &owned : other.owned_)
+    owned_.push_back(std::move(owned));
+  other = OutputPlan();
+}
+
+std::string OutputPlan::render(std::string_view input) const {
+  std::string whole;
+  whole.reserve(static_cast<size_t>(size_));
+  for (const Piece &piece : pieces_) {
+    switch (piece.kind) {
+    case PieceKind::Bytes:
+      whole += piece.bytes;
+      break;
+    case PieceKind::Input:
+      whole += input.substr(static_cast<size_t>(piece.offset),
+                            static_cast<size_t>(piece.length));
+      break;
+    case PieceKind::Zeros:
+      whole.append(static_cast<size_t>(piece.length), '\0');
+      break;
+    }
+  }
+  return whole;
+}
+
+Status OutputPlan::write(OutputFile &output, const InputFile &input) const {
+  for (const Piece &piece : pieces_) {
+    Status written = Status::success();
+    switch (piece.kind) {
+    case PieceKind::Bytes:
+      written = output.write(piece.bytes);
+      break;
+    case PieceKind::Input:
+      written = output.copyFrom(input, piece.offset, piece.length);
+      break;
+    case PieceKind::Zeros:
+      written = output.writeZeros(piece.length);
+      break;
+    }
+    if (!written.ok())
+      return written;
+  }
+  return Status::success();
+}
+
+} // namespace offbundle

@@ -1,0 +1,61 @@
+// A file to be written, described as a list of pieces: bytes made in
+// memory, ranges of one input file, and runs of zeros.
+//
+// Rewriting a 1.25 GiB shared library to keep one GPU target of eight
+// must not hold the library, or even what it keeps, in memory: the plan
+// names the kept ranges of the input, and writing it copies them from the
+// input file with pread into the output's write buffer. Only the new
+// headers and tables live in memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/error.h"
+
+namespace offbundle {
+
+class InputFile;
+class OutputFile;
+
+class OutputPlan {
+public:
+  enum class PieceKind { Bytes, Input, Zeros };
+  struct Piece {
+    PieceKind kind = PieceKind::Bytes;
+    std::string_view bytes; // Bytes
+    uint64_t offset = 0;    // Input: where the range starts in the input
+    uint64_t length = 0;    // every kind
+  };
+
+  // Bytes the plan keeps.
+  void addBytes(std::string bytes);
+  // Bytes the caller keeps alive as long as the plan.
+  void addView(std::string_view bytes);
+  // [offset, offset + length) of the input the plan is written with.
+  void addInput(uint64_t offset, uint64_t length);
+  void addZeros(uint64_t count);
+  // Everything `other` holds, after what this plan holds.
+  void append(OutputPlan &&other);
+
+  uint64_t size() const { return size_; }
+  const std::vector<Piece> &pieces() const { return pieces_; }
+
+  // The whole output in memory; `input` is the input's contents, which
+  // must hold every range the plan names.
+  std::string render(std::string_view input) const;
+  // Writes the output, copying input ranges from `input`'s file.
+  Status write(OutputFile &output, const InputFile &input) const;
+
+private:
+  std::vector<Piece> pieces_;
+  // Each string is allocated once and never moves, so the views into it
+  // stay valid as the plan grows or is appended to another.
+  std::vector<std::unique_ptr<const std::string>> owned_;
+  uint64_t size_ = 0;
+};
+
+} // namespace offbundle
