@@ -40,6 +40,13 @@
 #                 (12 to 14 time our offbundle tool alone: LLVM has none;
 #                 they are left out, and say so, when the package cannot be
 #                 had)
+#  15. tk_compress `offbundle compress` of a program holding two plain
+#                 bundles (the bundle of scenario 2, twice: a PIE program
+#                 gcc links, whose HIP wrappers point at them) against
+#                 LLVM 22's -compress of the same bundle twice, one after
+#                 the other: >= 1.5x (the bundler's speed per bundle, both
+#                 cores across bundles); the first compressed bundle in the
+#                 program must be LLVM's bytes
 # With --size 2 (4 x 2 MiB, a typical HIP object) the targets are >= 1.3x
 # for every compressed scenario and >= 3x for every other (the start-up and
 # archive targets stay those above).
@@ -386,6 +393,36 @@ run_scenario compress "$runs" "ours.ccob ref.ccob" -- \
   "$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -compress -output=ref.ccob
 same_file compress ours.ccob ref.ccob
 
+if selected tk_compress; then
+  # A program as clang lays one out: the bundles in .hip_fatbin, a HIPF
+  # wrapper per bundle in .hipFatBinSegment pointing at it.
+  cat >program.c <<'PROGRAM'
+asm(".section .hip_fatbin,\"a\"\n.balign 4096\nfirst_bundle: .incbin \"bundle.bc\"\n"
+    ".balign 4096\nsecond_bundle: .incbin \"bundle.bc\"\n.previous");
+extern const char first_bundle[], second_bundle[];
+struct wrapper { unsigned magic, version; const void *binary, *unused; };
+__attribute__((section(".hipFatBinSegment"), used)) const struct wrapper
+    wrappers[2] = {{0x48495046, 1, first_bundle, 0},
+                   {0x48495046, 1, second_bundle, 0}};
+int main(void) { return 0; }
+PROGRAM
+  gcc -O1 -fPIE -pie program.c -o program
+  compress_once=("$reference" -type=bc "-targets=$all_targets" "${inputs[@]}" -compress)
+  run_scenario tk_compress "$runs" "program.ours tk1.ccob tk2.ccob" -- \
+    sh -c "$(q "$(dirname "$ours")/offbundle" compress program -o program.ours) >/dev/null" -- \
+    sh -c "$(q "${compress_once[@]}" -output=tk1.ccob) && $(q "${compress_once[@]}" -output=tk2.ccob)"
+  # The program's first compressed bundle is LLVM's -compress of the bundle.
+  python3 - program.ours tk1.ccob <<'CHECK' || mismatches=$((mismatches + 1))
+import struct, sys
+program, reference = (open(name, "rb").read() for name in sys.argv[1:])
+start = program.find(b"CCOB")
+size = struct.unpack_from("<Q", program, start + 8)[0]
+if program[start:start + size] != reference:
+    sys.exit("bench.sh: ERROR: [tk_compress] the program's first bundle is not LLVM 22's -compress")
+CHECK
+  rm -f program program.c program.ours tk1.ccob tk2.ccob
+fi
+
 run_scenario cunbundle1 "$runs" "cone.ours cone.ref" -- \
   "$ours" -type=bc -unbundle "-targets=$one_target" -input=bundle.ccob -output=cone.ours -- \
   "$reference" -type=bc -unbundle "-targets=$one_target" -input=bundle.ccob -output=cone.ref
@@ -491,6 +528,7 @@ else
     [cunbundle1]=0.9 [cunbundleF]=4 [cunbundleL]=2 [clist]=2)
 fi
 min_speedup[startup]=10
+min_speedup[tk_compress]=1.5
 min_speedup[archive]=3
 max_rss=([startup]=8 [bundle]=32 [unbundle1]=32 [unbundleN]=32)
 # Relative to the bundle: at small sizes the fixed cost of zstd dominates.

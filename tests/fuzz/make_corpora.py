@@ -70,49 +70,11 @@ def bundle(reference, scratch, type_, extra=(), inputs=None):
     return read(out)
 
 
-# A HIP translation unit with no runtime to call: its constructor registers
-# the fat binary, which is all the rewriting follows.
-HIP_UNIT = """
-struct dim3 { unsigned x, y, z; };
-extern "C" int hipLaunchKernel(const void *, dim3, dim3, void **,
-                               unsigned long, void *);
-__attribute__((global)) void kernel(int *p) { p[0] = 1; }
-"""
-
-
-def linked_programs(reference, scratch):
-    """Small HIP files as lld links them: shared libraries of plain and of
-    compressed bundles (RELATIVE relocations), and a program linked without
-    -pie and without libraries (pointers stored in the wrappers)."""
-    clang = os.path.join(os.path.dirname(reference), "clang++")
-    source = os.path.join(scratch, "unit.hip")
-    with open(source, "w") as f:
-        f.write(HIP_UNIT)
-    arches = ["--offload-arch=gfx906", "--offload-arch=gfx90a"]
-    seeds = []
-    for label, extra in (("plain", []), ("compressed", ["--offload-compress"])):
-        obj = os.path.join(scratch, f"unit-{label}.o")
-        subprocess.run([clang, "-x", "hip", "-c", "-fPIC", "-O1", "-nogpulib",
-                        "-nogpuinc", source, "-o", obj] + arches + extra,
-                       check=True)
-        linked = os.path.join(scratch, f"unit-{label}.so")
-        subprocess.run([clang, "-shared", "-fuse-ld=lld", "-nostdlib", obj,
-                        "-o", linked], check=True)
-        seeds.append(read(linked))
-        if label == "plain":
-            program = os.path.join(scratch, "unit-nopie")
-            subprocess.run([clang, "-fuse-ld=lld", "-nostdlib", "-no-pie",
-                            "-Wl,-e,0", "-Wl,--unresolved-symbols=ignore-all",
-                            obj, "-o", program], check=True)
-            seeds.append(read(program))
-    return seeds
-
-
 def new_driver_object(reference, scratch):
     """An object of clang's new offloading driver: .llvm.offloading holds
     one offload binary per GPU."""
     clang = os.path.join(os.path.dirname(reference), "clang++")
-    source = os.path.join(scratch, "unit.hip")
+    source = os.path.join(DATA, "linked", "unit.hip")
     obj = os.path.join(scratch, "unit-new-driver.o")
     subprocess.run([clang, "-x", "hip", "--offload-new-driver", "-fgpu-rdc",
                     "-c", "-O1", "-nogpulib", "-nogpuinc", source, "-o", obj,
@@ -163,8 +125,9 @@ def main():
                             with_fatbin], check=True)
             add("fuzz_rewrite", read(with_fatbin))
         add("fuzz_rewrite", archive)
-        for seed in linked_programs(args.reference, scratch):
-            add("fuzz_linked_rewrite", seed)
+        # Linked HIP files (tests/data/linked/make_linked.sh makes them).
+        for name in ("unit-plain.so", "unit-compressed.so", "unit-nopie"):
+            add("fuzz_linked_rewrite", read(os.path.join(DATA, "linked", name)))
         add("fuzz_rewrite", new_driver_object(args.reference, scratch))
         for seed in data_files("compression", (".ccob",)):
             add("fuzz_compressed_bundle", seed)
