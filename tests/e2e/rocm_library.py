@@ -30,7 +30,8 @@ LLVM 22 lists the cut bundles. Checked:
   (stand_in_runtime.py), registers 111 times exactly the host and
   gfx90a:xnack- entries the original registers, reads without a warning in
   llvm-readelf -a, and is smaller by at least 90% of what .hip_fatbin
-  lost.
+  lost; compress: the compressed library registers what the original
+  does.
 
 The package is fetched with `apt-get download` (never installed) and kept in
 the cache folder, so later runs in the same build tree reuse it; the suite
@@ -459,6 +460,25 @@ def check_prune(suite, offbundle, readelf, library, work):
                 f"{len(registered['pruned'])} registrations, first "
                 f"{registered['pruned'][:1]}, wanted {wanted[:1]}")
     os.remove(pruned)
+
+    # compress: 111 compressed bundles on both cores, the same registrations.
+    compressed = os.path.join(work, "compressed.so")
+    done = subprocess.run([offbundle, "compress", library, "-o", compressed],
+                          capture_output=True, timeout=TOOL_TIMEOUT)
+    suite.check("offbundle compress", done.returncode == 0,
+                done.stderr.decode(errors="replace"))
+    if done.returncode != 0:
+        return
+    status, errors, seen = stand_in_runtime.registrations(
+        [loader, compressed], os.path.join(work, "compressed.registry"),
+        runtime, work)
+    suite.check("compressed library: loads and registers what the original "
+                "registers, byte for byte", status == 0 and seen == original,
+                errors[-300:].decode(errors="replace"))
+    suite.check("compressed library: smaller than a fifth of the original",
+                os.path.getsize(compressed) * 5 < os.path.getsize(library),
+                str(os.path.getsize(compressed)))
+    os.remove(compressed)
 
 
 def main():
