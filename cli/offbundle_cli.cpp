@@ -370,6 +370,8 @@ std::string rewriteSummary(const std::string &output, uint64_t inputSize,
   if (rewrite.kind == RewriteKind::Prune)
     summary += ", " + counted(result.entriesKept, "entry", "entries") +
                " kept, " + std::to_string(result.entriesRemoved) + " removed";
+  else if (!result.nothingToDo.empty())
+    summary += ", unchanged: " + result.nothingToDo;
   else if (!result.changed)
     summary +=
         std::string(", already ") +

@@ -215,21 +215,15 @@ struct RewrittenObject {
 
 // An object of clang's new offloading driver: .llvm.offloading holds one
 // offload binary per image, end to end. prune keeps the binaries of the
-// kept targets, in order (they have no host entry); decompress has nothing
-// to do; compress is refused (an archive member is kept as it is), as LLVM
-// 22 reads no compressed offload binary. The section is replaced as
-// llvm-objcopy --update-section does.
+// kept targets, in order (they have no host entry); compress and
+// decompress have nothing to do: there is no bundle, and LLVM 22 reads no
+// compressed offload binary. The section is replaced as llvm-objcopy
+// --update-section does.
 Result<std::optional<RewrittenObject>>
 rewriteOffloadingObject(const std::string &name, std::string_view bytes,
                         BundleRewriter &rewriter, bool required) {
+  // `required`: the object is the file itself, not an archive member.
   const RewriteKind kind = rewriter.request().kind;
-  // In an archive, such a member is kept as it is.
-  if (kind == RewriteKind::Compress && !required)
-    return std::optional<RewrittenObject>();
-  if (kind == RewriteKind::Compress)
-    return makeError("'" + name +
-                     "': .llvm.offloading holds offload binaries, which "
-                     "LLVM 22 has no compressed form of; nothing to compress");
   auto object = parseElfObject(bytes);
   if (!object)
     return makeError("'" + name + "': " + object.error().message);
@@ -242,9 +236,14 @@ rewriteOffloadingObject(const std::string &name, std::string_view bytes,
                                         std::string(kOffloadingSection) + "'");
   if (!binaries)
     return binaries.takeError();
-  if (kind == RewriteKind::Decompress)
-    return std::optional<RewrittenObject>();
   RewriteResult &result = rewriter.result();
+  if (kind != RewriteKind::Prune) {
+    if (required)
+      result.nothingToDo = "it holds offload binaries (.llvm.offloading), "
+                           "not bundles, and LLVM 22 reads no compressed "
+                           "offload binary";
+    return std::optional<RewrittenObject>();
+  }
   std::string kept;
   for (const OffloadBinaryView &binary : *binaries) {
     if (binary.version != 1 || binary.inflated)

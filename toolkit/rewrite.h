@@ -24,10 +24,9 @@
 //
 //   - a relocatable object of clang's new offloading driver, whose
 //     .llvm.offloading section holds offload binaries (version 1, one
-//     image each): prune keeps the binaries of the kept targets;
-//     decompress leaves it as it is; compress is refused (in an archive,
-//     the member is kept as it is), as LLVM 22 reads no compressed offload
-//     binary.
+//     image each): prune keeps the binaries of the kept targets; compress
+//     and decompress leave it as it is, as it holds no bundle (and LLVM 22
+//     reads no compressed offload binary), and say so.
 //
 // Thin archives are refused with an error naming what they are.
 //
@@ -70,6 +69,9 @@ struct RewriteResult {
   uint64_t deviceEntriesKept = 0;
   uint64_t entriesRemoved = 0;
   bool changed = false; // whether any bundle changed
+  // Why nothing could change, when the file holds nothing the command
+  // works on (offload binaries for compress and decompress).
+  std::string nothingToDo;
 };
 
 // The rewritten copy of `file` (whose contents are `bytes`, named `file` in
