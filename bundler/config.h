@@ -46,6 +46,9 @@ struct CompressionConfig {
   // OFFLOAD_BUNDLER_VERIFY_HASH). Without the check, unbundling decompresses
   // only as far as the entries it extracts.
   bool verifyHash = true;
+  // How the tool's user turns that check off, added to the message of a
+  // mismatch; empty when the caller has no such switch.
+  std::string hashCheckHint;
   // -verbose: LLVM's report of each compression and decompression.
   bool verbose = false;
 };

@@ -61,7 +61,8 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
             .count(),
         *decompressed->computedHash);
   if (config.verifyHash && *decompressed->computedHash != header.hash)
-    return hashMismatchError(file, header.hash, *decompressed->computedHash);
+    return hashMismatchError(file, header.hash, *decompressed->computedHash,
+                             config.hashCheckHint);
   return decompressed;
 }
 

@@ -137,14 +137,15 @@ decodeInput(const InputFile &input, const BundlerConfig &config,
 // Waits for the hash checks decodeInput deferred and judges them, in input
 // order: the first mismatch is the error.
 Status checkDeferredHashes(std::vector<DecodedBundle> &bundles,
-                           const std::string &file) {
+                           const std::string &file,
+                           const std::string &howToSkip) {
   for (DecodedBundle &bundle : bundles) {
     if (!bundle.pendingHash)
       continue;
     const uint64_t computed = bundle.pendingHash->finish();
     bundle.pendingHash.reset();
     if (computed != bundle.storedHash)
-      return hashMismatchError(file, bundle.storedHash, computed);
+      return hashMismatchError(file, bundle.storedHash, computed, howToSkip);
   }
   return Status::success();
 }
@@ -497,7 +498,8 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   std::vector<DecodedBundle> &bundles = *decoded;
   // Damaged data is reported as such, whichever step trips over it first.
   auto damagedOr = [&](Status status) {
-    Status hashes = checkDeferredHashes(bundles, input.path());
+    Status hashes =
+        checkDeferredHashes(bundles, input.path(), config.hashCheckHint);
     return hashes.ok() ? status : hashes;
   };
   if (Status status = unbundling.walkDecodedBundles(bundles, *choice);
@@ -509,7 +511,9 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
     return damagedOr(std::move(status));
   if (Status status = unbundling.writeOutputs(bundles); !status.ok())
     return damagedOr(std::move(status));
-  if (Status status = checkDeferredHashes(bundles, input.path()); !status.ok())
+  if (Status status =
+          checkDeferredHashes(bundles, input.path(), config.hashCheckHint);
+      !status.ok())
     return status;
   return unbundling.commit();
 }

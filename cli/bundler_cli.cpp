@@ -202,6 +202,7 @@ void readOptionValues(const ParsedCommandLine &parsed, BundlerConfig &config) {
     config.verbose = parsed.flag("verbose");
   if (parsed.specified("verify-hash"))
     config.verifyHash = parsed.flag("verify-hash");
+  config.hashCheckHint = "-verify-hash=false skips this check";
   if (auto level = parsed.last("compression-level"))
     config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
 }

@@ -188,16 +188,7 @@ Result<Request> parseRequest(const CommandSpec &command,
 
 // The message for a file that could not be read or written, naming the
 // file once.
-// The library's hash mismatch message points to the bundler's option that
-// skips the check, which this tool does not have.
 std::string fileMessage(const std::string &path, std::string message) {
-  constexpr std::string_view kBundlerHint =
-      " (corrupt data; -verify-hash=false skips this check)";
-  if (message.size() >= kBundlerHint.size() &&
-      message.compare(message.size() - kBundlerHint.size(), kBundlerHint.size(),
-                      kBundlerHint) == 0)
-    message.replace(message.size() - kBundlerHint.size(), kBundlerHint.size(),
-                    " (corrupt data)");
   // Messages that start with a quoted name say which file they are about
   // (an output, a member); others are about the input.
   if (!message.empty() && message.front() == '\'')

@@ -424,12 +424,13 @@ Result<DecompressedBundle> decompressBundle(std::string_view bytes,
 }
 
 Error hashMismatchError(const std::string &file, uint64_t stored,
-                        uint64_t computed) {
+                        uint64_t computed, std::string_view howToSkip) {
+  std::string why = "corrupt data";
+  if (!howToSkip.empty())
+    why += "; " + std::string(howToSkip);
   return fileError(file, "compressed bundle hash mismatch: stored " +
                              fullHex(stored) + ", computed " +
-                             fullHex(computed) +
-                             " (corrupt data; -verify-hash=false skips "
-                             "this check)");
+                             fullHex(computed) + " (" + why + ")");
 }
 
 Result<std::unique_ptr<CompressedPrefixReader>>

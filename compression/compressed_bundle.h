@@ -152,9 +152,11 @@ Result<DecompressedBundle>
 decompressBundle(std::string_view bytes, HashCheck check = HashCheck::Verify);
 
 // The one line for a decompressed bundle whose hash differs from its
-// header's: names the file, both hashes, and the way to skip the check.
+// header's: names the file and both hashes, and, when the tool has a way to
+// skip the check, that way (`howToSkip`, the bundler's "-verify-hash=false
+// skips this check").
 Error hashMismatchError(const std::string &file, uint64_t stored,
-                        uint64_t computed);
+                        uint64_t computed, std::string_view howToSkip = {});
 
 // Decompresses the bundle at the start of a buffer a piece at a time, for
 // reading the header of the bundle inside without decompressing the rest:

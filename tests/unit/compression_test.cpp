@@ -686,11 +686,16 @@ TEST(DecompressRefusals, HashCheckDeferLeavesTheHashToTheCaller) {
 }
 
 TEST(DecompressRefusals, HashMismatchErrorNamesFileAndBothHashes) {
-  EXPECT_EQ(
-      hashMismatchError("dir/a.ccob", 0x0123456789abcdefULL, 0x10).message,
-      "'dir/a.ccob': compressed bundle hash mismatch: stored "
-      "0x0123456789abcdef, computed 0x0000000000000010 (corrupt data; "
-      "-verify-hash=false skips this check)");
+  EXPECT_EQ(hashMismatchError("dir/a.ccob", 0x0123456789abcdefULL, 0x10,
+                              "-verify-hash=false skips this check")
+                .message,
+            "'dir/a.ccob': compressed bundle hash mismatch: stored "
+            "0x0123456789abcdef, computed 0x0000000000000010 (corrupt data; "
+            "-verify-hash=false skips this check)");
+  // A tool without a switch to skip the check names none.
+  EXPECT_EQ(hashMismatchError("a.ccob", 1, 2).message,
+            "'a.ccob': compressed bundle hash mismatch: stored "
+            "0x0000000000000001, computed 0x0000000000000002 (corrupt data)");
 }
 
 // A prefix needs only the compressed data that produces it: with the stream
