@@ -41,6 +41,27 @@ void OutputPlan::addZeros(uint64_t count) {
   size_ += count;
 }
 
+void OutputPlan::addProduced(uint64_t length, Producer produce) {
+  producers_.push_back(std::move(produce));
+  pieces_.push_back({PieceKind::Produced, {}, producers_.size() - 1, length});
+  size_ += length;
+}
+
+namespace {
+
+// A produced piece's bytes, checked against the length announced.
+Result<std::string> produce(const OutputPlan::Producer &producer,
+                            uint64_t length) {
+  auto bytes = producer();
+  if (bytes && bytes->size() != length)
+    return makeError("internal error: a computed piece of the output has " +
+                     std::to_string(bytes->size()) + " bytes, not " +
+                     std::to_string(length));
+  return bytes;
+}
+
+} // namespace
+
 void OutputPlan::append(OutputPlan &&other) {
   for (const Piece &piece : other.pieces_) {
     switch (piece.kind) {
@@ -53,6 +74,11 @@ void OutputPlan::append(OutputPlan &&other) {
     case PieceKind::Zeros:
       addZeros(piece.length);
       break;
+    case PieceKind::Produced:
+      addProduced(
+          piece.length,
+          std::move(other.producers_[static_cast<size_t>(piece.offset)]));
+      break;
     }
   }
   for (auto &owned : other.owned_)
@@ -60,7 +86,7 @@ void OutputPlan::append(OutputPlan &&other) {
   other = OutputPlan();
 }
 
-std::string OutputPlan::render(std::string_view input) const {
+Result<std::string> OutputPlan::render(std::string_view input) const {
   std::string whole;
   whole.reserve(static_cast<size_t>(size_));
   for (const Piece &piece : pieces_) {
@@ -75,6 +101,14 @@ std::string OutputPlan::render(std::string_view input) const {
     case PieceKind::Zeros:
       whole.append(static_cast<size_t>(piece.length), '\0');
       break;
+    case PieceKind::Produced: {
+      auto bytes =
+          produce(producers_[static_cast<size_t>(piece.offset)], piece.length);
+      if (!bytes)
+        return bytes.takeError();
+      whole += *bytes;
+      break;
+    }
     }
   }
   return whole;
@@ -93,6 +127,12 @@ Status OutputPlan::write(OutputFile &output, const InputFile &input) const {
     case PieceKind::Zeros:
       written = output.writeZeros(piece.length);
       break;
+    case PieceKind::Produced: {
+      auto bytes =
+          produce(producers_[static_cast<size_t>(piece.offset)], piece.length);
+      written = bytes ? output.write(*bytes) : Status(bytes.takeError());
+      break;
+    }
     }
     if (!written.ok())
       return written;

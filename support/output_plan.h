@@ -5,10 +5,13 @@
 // must not hold the library, or even what it keeps, in memory: the plan
 // names the kept ranges of the input, and writing it copies them from the
 // input file with pread into the output's write buffer. Only the new
-// headers and tables live in memory.
+// headers and tables live in memory. Bytes that must be computed (a
+// decompressed bundle) can be produced when written, one piece at a time,
+// from a size known in advance.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,13 +26,17 @@ class OutputFile;
 
 class OutputPlan {
 public:
-  enum class PieceKind { Bytes, Input, Zeros };
+  enum class PieceKind { Bytes, Input, Zeros, Produced };
   struct Piece {
     PieceKind kind = PieceKind::Bytes;
     std::string_view bytes; // Bytes
-    uint64_t offset = 0;    // Input: where the range starts in the input
+    uint64_t offset = 0;    // Input: where the range starts in the input;
+                            // Produced: which producer makes it
     uint64_t length = 0;    // every kind
   };
+  // Makes a produced piece's bytes, exactly as many as announced, or an
+  // error that fails the write.
+  using Producer = std::function<Result<std::string>()>;
 
   // Bytes the plan keeps.
   void addBytes(std::string bytes);
@@ -38,6 +45,8 @@ public:
   // [offset, offset + length) of the input the plan is written with.
   void addInput(uint64_t offset, uint64_t length);
   void addZeros(uint64_t count);
+  // `length` bytes that `produce` makes when the plan is written.
+  void addProduced(uint64_t length, Producer produce);
   // Everything `other` holds, after what this plan holds.
   void append(OutputPlan &&other);
 
@@ -45,8 +54,8 @@ public:
   const std::vector<Piece> &pieces() const { return pieces_; }
 
   // The whole output in memory; `input` is the input's contents, which
-  // must hold every range the plan names.
-  std::string render(std::string_view input) const;
+  // must hold every range the plan names. Fails as a producer fails.
+  Result<std::string> render(std::string_view input) const;
   // Writes the output, copying input ranges from `input`'s file.
   Status write(OutputFile &output, const InputFile &input) const;
 
@@ -55,6 +64,7 @@ private:
   // Each string is allocated once and never moves, so the views into it
   // stay valid as the plan grows or is appended to another.
   std::vector<std::unique_ptr<const std::string>> owned_;
+  std::vector<Producer> producers_;
   uint64_t size_ = 0;
 };
 

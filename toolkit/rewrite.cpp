@@ -111,7 +111,7 @@ public:
   }
 
   // The bytes a plan holds, ranges of the input included.
-  std::string render(const OutputPlan &plan) const {
+  Result<std::string> render(const OutputPlan &plan) const {
     return plan.render(input_);
   }
 
@@ -132,15 +132,25 @@ private:
     if (request_.kind == RewriteKind::Compress)
       return unchanged(bundle);
     const CompressedBundleHeader header = spans->front().header;
-    auto plain = decompressBundle(spans->front().bytes, HashCheck::Verify);
-    if (!plain)
-      return makeError("'" + file_ + "': " + plain.error().message);
     result_.changed = true;
     OutputPlan rewritten;
     if (request_.kind == RewriteKind::Decompress) {
-      rewritten.addBytes(std::string(plain->bytes.view()));
+      // Decompressed as the output is written, one bundle in memory at a
+      // time: a library of a hundred bundles never holds them all.
+      rewritten.addProduced(
+          header.uncompressedSize,
+          [compressed = spans->front().bytes,
+           name = file_]() -> Result<std::string> {
+            auto plain = decompressBundle(compressed, HashCheck::Verify);
+            if (!plain)
+              return makeError("'" + name + "': " + plain.error().message);
+            return std::string(plain->bytes.view());
+          });
       return rewritten;
     }
+    auto plain = decompressBundle(spans->front().bytes, HashCheck::Verify);
+    if (!plain)
+      return makeError("'" + file_ + "': " + plain.error().message);
     auto pruned = prune(plain->bytes.view(), plain->bytes.view());
     if (!pruned)
       return pruned.takeError();
@@ -150,8 +160,10 @@ private:
     options.level = header.method == CompressionMethod::Zlib
                         ? kDefaultZlibLevel
                         : request_.compressionLevel;
-    auto compressed =
-        compressBundle(pruned->render(plain->bytes.view()), options);
+    auto prunedBytes = pruned->render(plain->bytes.view());
+    if (!prunedBytes)
+      return prunedBytes.takeError();
+    auto compressed = compressBundle(*prunedBytes, options);
     if (!compressed)
       return compressed.takeError();
     rewritten.addBytes(std::move(*compressed));
@@ -299,9 +311,11 @@ Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
   auto bundle = rewriter.rewrite(object->contents(*fatbin), name);
   if (!bundle)
     return bundle.takeError();
+  auto contents = rewriter.render(*bundle);
+  if (!contents)
+    return contents.takeError();
   RewrittenObject rewritten;
-  rewritten.fatbin =
-      std::make_unique<const std::string>(rewriter.render(*bundle));
+  rewritten.fatbin = std::make_unique<const std::string>(std::move(*contents));
   auto plan = planSectionUpdate(bytes, kFatbinSection, *rewritten.fatbin);
   if (!plan)
     return makeError("'" + name + "': " + plan.error().message);
@@ -363,7 +377,10 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
       auto bundle = rewriter.rewrite(member.bytes, name);
       if (!bundle)
         return bundle.takeError();
-      changed = rewriter.render(*bundle);
+      auto contents = rewriter.render(*bundle);
+      if (!contents)
+        return contents.takeError();
+      changed = std::move(*contents);
     }
     if (changed) {
       rewritten.push_back(std::move(*changed));

@@ -49,7 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // the output back would only measure memory.
     if (!result || !result->changed || result->plan.size() > (64u << 20))
       continue;
-    const std::string written = result->plan.render(contents);
+    // A bundle that fails to decompress fails the write.
+    auto rendered = result->plan.render(contents);
+    if (!rendered)
+      continue;
+    const std::string &written = *rendered;
     if (!offbundle::parseElfObject(written))
       std::abort();
     auto after = offbundle::readHipWrappers(written);

@@ -48,7 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (result->plan.size() > kLargestReadBack)
       continue;
     // What was written decompresses (or is already plain) without error.
-    const std::string written = result->plan.render(contents);
+    // A bundle that fails to decompress fails the write.
+    auto rendered = result->plan.render(contents);
+    if (!rendered)
+      continue;
+    const std::string &written = *rendered;
     auto plain = offbundle::rewriteFile(
         "output", written, request(offbundle::RewriteKind::Decompress));
     if (!plain)

@@ -19,7 +19,6 @@
 namespace offbundle {
 namespace {
 
-
 ToolOutcome run(std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), "clang-offload-bundler");
   return runClangOffloadBundler(arguments);

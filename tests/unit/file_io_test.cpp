@@ -276,7 +276,7 @@ TEST(OutputPlan, PiecesMergeAndRenderWithTheInput) {
   plan.addInput(0, 0); // nothing
   EXPECT_EQ(plan.pieces().size(), 3u);
   EXPECT_EQ(plan.size(), 11u);
-  EXPECT_EQ(plan.render(input),
+  EXPECT_EQ(*plan.render(input),
             std::string("23456") + std::string(3, '\0') + "new");
 }
 
@@ -291,9 +291,59 @@ TEST(OutputPlan, AppendedBytesOutliveThePlanTheyCameFrom) {
     whole.append(std::move(part));
   }
   whole.addInput(3, 3);
-  EXPECT_EQ(whole.render(input), "abshortcdef");
+  EXPECT_EQ(*whole.render(input), "abshortcdef");
   // The input range after the appended one joined it.
   EXPECT_EQ(whole.pieces().size(), 3u);
+}
+
+TEST(OutputPlan, ProducedPiecesAreMadeWhenWrittenAndMustKeepTheirLength) {
+  int calls = 0;
+  OutputPlan plan;
+  plan.addBytes("<");
+  plan.addProduced(3, [&]() -> Result<std::string> {
+    ++calls;
+    return std::string("abc");
+  });
+  plan.addBytes(">");
+  EXPECT_EQ(calls, 0); // nothing is made before the plan is written
+  EXPECT_EQ(plan.size(), 5u);
+  auto whole = plan.render("");
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(*whole, "<abc>");
+  EXPECT_EQ(calls, 1);
+
+  OutputPlan failing;
+  failing.addProduced(
+      1, []() -> Result<std::string> { return makeError("'x': damaged"); });
+  auto failed = failing.render("");
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().message, "'x': damaged");
+
+  OutputPlan wrongLength;
+  wrongLength.addProduced(
+      4, []() -> Result<std::string> { return std::string("abc"); });
+  EXPECT_FALSE(wrongLength.render(""));
+}
+
+TEST(OutputPlan, FailingProducerLeavesTheOutputAsItWas) {
+  ScratchFolder folder;
+  writeFile(folder / "input", "input");
+  writeFile(folder / "output", "old output");
+  auto input = InputFile::open(folder / "input");
+  ASSERT_TRUE(input);
+  OutputPlan plan;
+  plan.addInput(0, 5);
+  plan.addProduced(
+      2, []() -> Result<std::string> { return makeError("'x': damaged"); });
+  {
+    OutputTransaction transaction;
+    auto output = transaction.create(folder / "output");
+    ASSERT_TRUE(output);
+    EXPECT_FALSE(plan.write(**output, **input).ok());
+  }
+  const auto files = listing(folder.path());
+  EXPECT_EQ(files.size(), 2u); // no temporary left behind
+  EXPECT_EQ(files.at("output"), "old output");
 }
 
 TEST(OutputPlan, WrittenToAFileCopiesTheInputRanges) {

@@ -112,7 +112,11 @@ RewriteRequest rewriteRequest(RewriteKind kind, const char *keep = nullptr) {
 std::string rewritten(const std::string &input, const RewriteRequest &request) {
   auto result = rewriteFile("input", input, request);
   EXPECT_TRUE(result) << (result ? "" : result.error().message);
-  return result ? result->plan.render(input) : std::string();
+  if (!result)
+    return std::string();
+  auto bytes = result->plan.render(input);
+  EXPECT_TRUE(bytes) << (bytes ? "" : bytes.error().message);
+  return bytes ? *bytes : std::string();
 }
 
 // The one bundle a linked sample's wrapper points at.
