@@ -5,26 +5,79 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <list>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace offbundle {
 namespace {
 
+constexpr uint32_t kFileTypeCore = 4;
 constexpr uint32_t kFileTypeDylib = 6;
 constexpr uint32_t kFileTypeDylibStub = 9;
-constexpr uint32_t kCommandSegment = 0x1;
-constexpr uint32_t kCommandSymtab = 0x2;
-constexpr uint32_t kCommandDysymtab = 0xb;
-constexpr uint32_t kCommandUuid = 0x1b;
-constexpr uint32_t kCommandSegment64 = 0x19;
-constexpr uint32_t kCommandVersionMinMacOS = 0x24;
-constexpr uint32_t kCommandVersionMinIOS = 0x25;
-constexpr uint32_t kCommandDataInCode = 0x29;
-constexpr uint32_t kCommandOptimizationHints = 0x2e;
-constexpr uint32_t kCommandVersionMinTvOS = 0x2f;
-constexpr uint32_t kCommandVersionMinWatchOS = 0x30;
-constexpr uint32_t kCommandBuildVersion = 0x32;
+constexpr uint32_t kFileTypeDsym = 10;
+constexpr uint32_t kRequiredByDyld = 0x80000000;
+
+// Load commands, by value.
+enum Command : uint32_t {
+  kSegment = 0x1,
+  kSymtab = 0x2,
+  kSymseg = 0x3,
+  kThread = 0x4,
+  kUnixThread = 0x5,
+  kLoadFvmlib = 0x6,
+  kIdFvmlib = 0x7,
+  kIdent = 0x8,
+  kFvmFile = 0x9,
+  kPrepage = 0xa,
+  kDysymtab = 0xb,
+  kLoadDylib = 0xc,
+  kIdDylib = 0xd,
+  kLoadDylinker = 0xe,
+  kIdDylinker = 0xf,
+  kPreboundDylib = 0x10,
+  kRoutines = 0x11,
+  kSubFramework = 0x12,
+  kSubUmbrella = 0x13,
+  kSubClient = 0x14,
+  kSubLibrary = 0x15,
+  kTwoLevelHints = 0x16,
+  kPrebindChecksum = 0x17,
+  kLoadWeakDylib = 0x18 | kRequiredByDyld,
+  kSegment64 = 0x19,
+  kRoutines64 = 0x1a,
+  kUuid = 0x1b,
+  kRpath = 0x1c | kRequiredByDyld,
+  kCodeSignature = 0x1d,
+  kSegmentSplitInfo = 0x1e,
+  kReexportDylib = 0x1f | kRequiredByDyld,
+  kLazyLoadDylib = 0x20,
+  kEncryptionInfo = 0x21,
+  kDyldInfo = 0x22,
+  kDyldInfoOnly = 0x22 | kRequiredByDyld,
+  kLoadUpwardDylib = 0x23 | kRequiredByDyld,
+  kVersionMinMacOS = 0x24,
+  kVersionMinIOS = 0x25,
+  kFunctionStarts = 0x26,
+  kDyldEnvironment = 0x27,
+  kMain = 0x28 | kRequiredByDyld,
+  kDataInCode = 0x29,
+  kSourceVersion = 0x2a,
+  kDylibCodeSignDrs = 0x2b,
+  kEncryptionInfo64 = 0x2c,
+  kLinkerOption = 0x2d,
+  kOptimizationHints = 0x2e,
+  kVersionMinTvOS = 0x2f,
+  kVersionMinWatchOS = 0x30,
+  kNote = 0x31,
+  kBuildVersion = 0x32,
+  kDyldExportsTrie = 0x33 | kRequiredByDyld,
+  kDyldChainedFixups = 0x34 | kRequiredByDyld,
+};
+
 constexpr uint32_t kSectionZeroFill = 0x1;
 constexpr uint32_t kSectionThreadLocalZeroFill = 0x12;
 constexpr uint8_t kTypeStab = 0xe0;
@@ -33,12 +86,114 @@ constexpr uint8_t kTypeUndefined = 0x0;
 constexpr uint8_t kTypeExternal = 0x01;
 constexpr uint64_t kRelocationSize = 8;
 
-struct Range {
-  uint64_t offset = 0;
-  uint64_t size = 0;
-  const char *what = "";
+// CPU types whose thread states LLVM checks.
+constexpr uint32_t kCpuI386 = 7;
+constexpr uint32_t kCpuX86_64 = 0x01000007;
+constexpr uint32_t kCpuArm = 12;
+constexpr uint32_t kCpuArm64 = 0x0100000c;
+constexpr uint32_t kCpuArm64_32 = 0x0200000c;
+constexpr uint32_t kCpuPowerPC = 18;
+
+// A thread state flavor LLVM knows: its number, its count of 32-bit words,
+// its size in the command, and its name in messages.
+struct ThreadFlavor {
+  uint32_t flavor;
+  uint32_t count;
+  uint64_t size;
+  const char *name;
 };
 
+constexpr ThreadFlavor kI386Flavors[] = {{1, 16, 64, "x86_THREAD_STATE32"}};
+constexpr ThreadFlavor kX86_64Flavors[] = {{7, 44, 176, "x86_THREAD_STATE"},
+                                           {8, 133, 532, "x86_FLOAT_STATE"},
+                                           {9, 6, 24, "x86_EXCEPTION_STATE"},
+                                           {4, 42, 168, "x86_THREAD_STATE64"},
+                                           {6, 4, 16, "x86_EXCEPTION_STATE64"}};
+constexpr ThreadFlavor kArmFlavors[] = {{1, 17, 68, "ARM_THREAD_STATE"}};
+constexpr ThreadFlavor kArm64Flavors[] = {{6, 68, 272, "ARM_THREAD_STATE64"}};
+constexpr ThreadFlavor kPowerPCFlavors[] = {{1, 40, 160, "PPC_THREAD_STATE"}};
+
+// Commands that name a string inside themselves: the struct before the
+// string and the words LLVM's messages use for it.
+struct NamedCommand {
+  uint32_t command;
+  const char *name;
+  uint32_t structSize;
+  const char *field;      // "<field>.offset field ..."
+  const char *structName; // "... not past the end of the <structName>"
+  const char *what;       // "<what> name extends past ..."
+  bool structWord;        // the message says "struct" after structName
+};
+
+constexpr NamedCommand kNamedCommands[] = {
+    {kIdDylib, "LC_ID_DYLIB", 24, "name", "dylib_command", "library", true},
+    {kLoadDylib, "LC_LOAD_DYLIB", 24, "name", "dylib_command", "library", true},
+    {kLoadWeakDylib, "LC_LOAD_WEAK_DYLIB", 24, "name", "dylib_command",
+     "library", true},
+    {kLazyLoadDylib, "LC_LAZY_LOAD_DYLIB", 24, "name", "dylib_command",
+     "library", true},
+    {kReexportDylib, "LC_REEXPORT_DYLIB", 24, "name", "dylib_command",
+     "library", true},
+    {kLoadUpwardDylib, "LC_LOAD_UPWARD_DYLIB", 24, "name", "dylib_command",
+     "library", true},
+    {kIdDylinker, "LC_ID_DYLINKER", 12, "name", "dylinker_command", "dyld",
+     true},
+    {kLoadDylinker, "LC_LOAD_DYLINKER", 12, "name", "dylinker_command", "dyld",
+     true},
+    {kDyldEnvironment, "LC_DYLD_ENVIRONMENT", 12, "name", "dylinker_command",
+     "dyld", true},
+    {kRpath, "LC_RPATH", 12, "path", "rpath_command", "library", true},
+    {kSubFramework, "LC_SUB_FRAMEWORK", 12, "umbrella", "sub_framework_command",
+     "umbrella", false},
+    {kSubUmbrella, "LC_SUB_UMBRELLA", 12, "sub_umbrella",
+     "sub_umbrella_command", "sub_umbrella", false},
+    {kSubLibrary, "LC_SUB_LIBRARY", 12, "sub_library", "sub_library_command",
+     "sub_library", false},
+    {kSubClient, "LC_SUB_CLIENT", 12, "client", "sub_client_command", "client",
+     false},
+};
+
+// Commands that point at a table of linkedit data, and what LLVM calls
+// that data in its overlap messages.
+struct LinkeditCommand {
+  uint32_t command;
+  const char *name;
+  const char *element;
+};
+
+constexpr LinkeditCommand kLinkeditCommands[] = {
+    {kDataInCode, "LC_DATA_IN_CODE", "data in code info"},
+    {kOptimizationHints, "LC_LINKER_OPTIMIZATION_HINT",
+     "linker optimization hints"},
+    {kFunctionStarts, "LC_FUNCTION_STARTS", "function starts data"},
+    {kSegmentSplitInfo, "LC_SEGMENT_SPLIT_INFO", "split info data"},
+    {kDylibCodeSignDrs, "LC_DYLIB_CODE_SIGN_DRS", "code signing RDs data"},
+    {kCodeSignature, "LC_CODE_SIGNATURE", "code signature data"},
+    {kDyldChainedFixups, "LC_DYLD_CHAINED_FIXUPS", "chained fixups"},
+    {kDyldExportsTrie, "LC_DYLD_EXPORTS_TRIE", "exports trie"},
+};
+
+constexpr std::pair<uint32_t, const char *> kVersionMinCommands[] = {
+    {kVersionMinMacOS, "LC_VERSION_MIN_MACOSX"},
+    {kVersionMinIOS, "LC_VERSION_MIN_IPHONEOS"},
+    {kVersionMinTvOS, "LC_VERSION_MIN_TVOS"},
+    {kVersionMinWatchOS, "LC_VERSION_MIN_WATCHOS"},
+};
+
+// A structure of the file placed so far, for the overlap checks.
+struct Element {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  const char *name = "";
+};
+
+Error malformed(const std::string &reason) {
+  return makeError("truncated or malformed object (" + reason + ")");
+}
+
+// Reads a Mach-O file's header and load commands with the checks, the
+// order and the messages of LLVM's MachOObjectFile constructor, which the
+// archive writer runs on every member it indexes.
 class MachOSymbolReader {
 public:
   MachOSymbolReader(std::string_view bytes, bool is64Bit, bool bigEndian)
@@ -47,31 +202,48 @@ public:
   Status open() {
     const uint64_t headerSize = is64Bit_ ? 32 : 28;
     if (bytes_.size() < headerSize)
-      return refuse("its header is cut short");
+      return malformed("the mach header extends past the end of the file");
+    cpuType_ = read32(4);
     fileType_ = read32(12);
     const uint32_t commandCount = read32(16);
-    headersEnd_ = headerSize + uint64_t{read32(20)};
-    if (headersEnd_ > bytes_.size())
-      return refuse("its load commands extend past the end of the file");
-    ranges_.push_back({0, headersEnd_, "the headers"});
-    uint64_t position = headerSize;
+    commandsEnd_ = headerSize + uint64_t{read32(20)};
+    if (commandsEnd_ > bytes_.size())
+      return malformed("load commands extend past the end of the file");
+    elements_.push_back({0, commandsEnd_, "Mach-O headers"});
+    if (commandCount == 0)
+      return finish();
+    if (commandsEnd_ - headerSize < 8)
+      return malformed("load command 0 extends past the end all load "
+                       "commands in the file");
+    uint64_t at = headerSize;
     for (uint32_t index = 0; index < commandCount; ++index) {
-      if (position + 8 > headersEnd_)
-        return refuse("load command " + std::to_string(index) +
-                      " extends past the load commands");
-      const uint32_t command = read32(position);
-      const uint32_t size = read32(position + 4);
-      if (size < 8 || size % (is64Bit_ ? 8 : 4) != 0 ||
-          position + size > headersEnd_)
-        return refuse("load command " + std::to_string(index) +
-                      " has a bad size");
-      if (Status status = readCommand(command, position, size); !status.ok())
+      if (Status status = checkCommandHeader(at, index); !status.ok())
         return status;
-      position += size;
+      const uint32_t command = read32(at);
+      const uint32_t size = read32(at + 4);
+      const bool coreThread =
+          fileType_ == kFileTypeCore && command == kThread && size % 4 == 0;
+      if (is64Bit_ && size % 8 != 0 && !coreThread)
+        return malformed("load command " + std::to_string(index) +
+                         " cmdsize not a multiple of 8");
+      if (!is64Bit_ && size % 4 != 0)
+        return malformed("load command " + std::to_string(index) +
+                         " cmdsize not a multiple of 4");
+      // LLVM stops looking at the commands after an LC_IDENT (its loop
+      // goes on with that command for every remaining index).
+      if (command == kIdent)
+        break;
+      if (Status status = readCommand(command, at, size, index); !status.ok())
+        return status;
+      if (index + 1 < commandCount) {
+        if (at + size + 8 > commandsEnd_)
+          return malformed("load command " + std::to_string(index + 1) +
+                           " extends past the end all load commands in the "
+                           "file");
+        at += size;
+      }
     }
-    if (Status status = checkLayout(); !status.ok())
-      return status;
-    return checkDylibIdentity();
+    return finish();
   }
 
   Result<std::vector<std::string>> archiveSymbols() const {
@@ -105,204 +277,619 @@ private:
   uint64_t readWord(uint64_t offset) const {
     return is64Bit_ ? read64(offset) : read32(offset);
   }
+  uint64_t fileSize() const { return bytes_.size(); }
 
-  static Error refuse(const std::string &reason) {
-    return makeError("archive symbol tables for this Mach-O member are not "
-                     "supported: " +
-                     reason);
-  }
-
-  // A table in the file: it must fit, and is checked against the others
-  // once every command is read.
-  // (LLVM checks the offset even of an empty table.)
-  Status addTable(uint64_t offset, uint64_t size, const char *what) {
-    if (offset > bytes_.size() || size > bytes_.size() - offset)
-      return refuse(std::string(what) + " extends past the end of the file");
-    if (size != 0)
-      ranges_.push_back({offset, size, what});
+  // A load command's own header: in the file, and at least 8 bytes long.
+  Status checkCommandHeader(uint64_t at, uint32_t index) const {
+    if (at + 8 > fileSize())
+      return malformed("Structure read out-of-range");
+    const uint32_t size = read32(at + 4);
+    if (at + size > fileSize())
+      return malformed("load command " + std::to_string(index) +
+                       " extends past end of file");
+    if (size < 8)
+      return malformed("load command " + std::to_string(index) +
+                       " with size less than 8 bytes");
     return Status::success();
   }
 
-  // Each command kind at most once (the version commands together).
-  Status once(uint32_t command) {
-    const uint32_t kind = command == kCommandVersionMinMacOS ||
-                                  command == kCommandVersionMinIOS ||
-                                  command == kCommandVersionMinTvOS ||
-                                  command == kCommandVersionMinWatchOS
-                              ? kCommandBuildVersion
-                              : command;
-    if (std::find(seen_.begin(), seen_.end(), kind) != seen_.end())
-      return refuse("load command 0x" + hex(command) + " is repeated");
-    seen_.push_back(kind);
+  // A structure `size` bytes long at `at` must lie in the file.
+  Status structureFits(uint64_t at, uint64_t size) const {
+    if (at > fileSize() || size > fileSize() - at)
+      return malformed("Structure read out-of-range");
     return Status::success();
   }
 
-  static std::string hex(uint32_t value) {
-    static const char kDigits[] = "0123456789abcdef";
-    std::string text;
-    do {
-      text.insert(text.begin(), kDigits[value & 0xf]);
-      value >>= 4;
-    } while (value != 0);
-    return text;
-  }
-
-  Status exactSize(uint32_t command, uint32_t size, uint64_t expected) const {
-    if (size != expected)
-      return refuse("load command 0x" + hex(command) + " has a bad size");
+  // LLVM's overlap check, which keeps the elements in a list where each new
+  // one goes before the first element it ends before, looking from the
+  // start, or at the end; the first element it overlaps is the one named.
+  Status place(uint64_t offset, uint64_t size, const char *name) {
+    if (size == 0)
+      return Status::success();
+    for (auto it = elements_.begin(); it != elements_.end(); ++it) {
+      const Element &placed = *it;
+      const uint64_t end = offset + size;
+      const uint64_t placedEnd = placed.offset + placed.size;
+      if ((offset >= placed.offset && offset < placedEnd) ||
+          (end > placed.offset && end < placedEnd) ||
+          (offset <= placed.offset && end >= placedEnd))
+        return malformed(std::string(name) + " at offset " +
+                         std::to_string(offset) + " with a size of " +
+                         std::to_string(size) + ", overlaps " + placed.name +
+                         " at offset " + std::to_string(placed.offset) +
+                         " with a size of " + std::to_string(placed.size));
+      auto next = std::next(it);
+      if (next != elements_.end() && end <= next->offset) {
+        elements_.insert(next, {offset, size, name});
+        return Status::success();
+      }
+    }
+    elements_.push_back({offset, size, name});
     return Status::success();
   }
 
-  Status readCommand(uint32_t command, uint64_t at, uint32_t size) {
+  // A table `offset` .. `offset + size` named in messages by the fields
+  // that give it: each must stay in the file, then it must not overlap.
+  Status table(uint64_t offset, uint64_t size, const std::string &offsetField,
+               const std::string &sizeFields, const std::string &command,
+               const char *element) {
+    if (offset > fileSize())
+      return malformed(offsetField + " field of " + command +
+                       " extends past the end of the file");
+    if (offset + size > fileSize())
+      return malformed(offsetField + " field plus " + sizeFields + " of " +
+                       command + " extends past the end of the file");
+    return place(offset, size, element);
+  }
+
+  // Commands allowed once, by the name LLVM's "more than one" names.
+  Status once(const std::string &what) {
+    if (std::find(seen_.begin(), seen_.end(), what) != seen_.end())
+      return malformed("more than one " + what + " command");
+    seen_.push_back(what);
+    return Status::success();
+  }
+
+  static std::string number(uint32_t index) { return std::to_string(index); }
+
+  Status readCommand(uint32_t command, uint64_t at, uint32_t size,
+                     uint32_t index) {
+    const std::string n = number(index);
+    for (const NamedCommand &named : kNamedCommands)
+      if (named.command == command) {
+        if (Status status = namedCommand(at, size, n, named); !status.ok())
+          return status;
+        return command == kIdDylib ? dylibIdentity() : Status::success();
+      }
+    for (const LinkeditCommand &linkedit : kLinkeditCommands)
+      if (linkedit.command == command)
+        return linkeditData(at, size, n, linkedit.name, linkedit.element);
+    for (const auto &[versionCommand, name] : kVersionMinCommands)
+      if (versionCommand == command)
+        return versionMin(size, n, name);
     switch (command) {
-    case kCommandSegment:
-    case kCommandSegment64:
-      if ((command == kCommandSegment64) != is64Bit_)
-        return refuse("it has a segment command of the other word size");
-      return readSegment(command, at, size);
-    case kCommandSymtab: {
-      if (Status status = once(command); !status.ok())
+    case kSymtab:
+      return readSymtab(at, size, n);
+    case kDysymtab:
+      return readDysymtab(at, size, n);
+    case kDyldInfo:
+      return readDyldInfo(at, size, n, "LC_DYLD_INFO");
+    case kDyldInfoOnly:
+      return readDyldInfo(at, size, n, "LC_DYLD_INFO_ONLY");
+    case kUuid:
+      if (size != 24)
+        return malformed("LC_UUID command " + n + " has incorrect cmdsize");
+      return once("LC_UUID");
+    case kSegment64:
+      return readSegment(at, size, n, true);
+    case kSegment:
+      return readSegment(at, size, n, false);
+    case kNote:
+      return readNote(at, size, n);
+    case kBuildVersion: {
+      if (Status status = structureFits(at, 24); !status.ok())
         return status;
-      if (Status status = exactSize(command, size, 24); !status.ok())
-        return status;
-      symbolOffset_ = read32(at + 8);
-      symbolCount_ = read32(at + 12);
-      const uint64_t strings = read32(at + 16);
-      const uint64_t stringsSize = read32(at + 20);
-      stringTable_ = strings;
-      if (Status status =
-              addTable(symbolOffset_, symbolCount_ * (is64Bit_ ? 16 : 12),
-                       "the symbol table");
+      if (size != 24 + uint64_t{read32(at + 20)} * 8)
+        return malformed("load command " + n +
+                         " LC_BUILD_VERSION_COMMAND has incorrect cmdsize");
+      return Status::success();
+    }
+    case kSourceVersion:
+      if (size != 16)
+        return malformed("LC_SOURCE_VERSION command " + n +
+                         " has incorrect cmdsize");
+      return once("LC_SOURCE_VERSION");
+    case kMain:
+      if (size != 24)
+        return malformed("LC_MAIN command " + n + " has incorrect cmdsize");
+      return once("LC_MAIN");
+    case kEncryptionInfo:
+      return readEncryption(at, size, n, "LC_ENCRYPTION_INFO", 20);
+    case kEncryptionInfo64:
+      return readEncryption(at, size, n, "LC_ENCRYPTION_INFO_64", 24);
+    case kLinkerOption:
+      return readLinkerOption(at, size, n);
+    case kRoutines:
+      if (size != 40)
+        return malformed("LC_ROUTINES command " + n + " has incorrect cmdsize");
+      return routinesOnce("LC_ROUTINES and or LC_ROUTINES_64");
+    case kRoutines64:
+      if (size != 72)
+        return malformed("LC_ROUTINES_64 command " + n +
+                         " has incorrect cmdsize");
+      return routinesOnce("LC_ROUTINES_64 and or LC_ROUTINES");
+    case kUnixThread:
+      if (Status status = readThread(at, size, index, "LC_UNIXTHREAD");
           !status.ok())
         return status;
-      return addTable(strings, stringsSize, "the string table");
-    }
-    case kCommandDysymtab: {
-      if (Status status = once(command); !status.ok())
-        return status;
-      if (Status status = exactSize(command, size, 80); !status.ok())
-        return status;
-      for (unsigned field = 0; field < 3; ++field)
-        symbolRanges_.emplace_back(read32(at + 8 + 8 * field),
-                                   read32(at + 12 + 8 * field));
-      // Tables objects do not have (offset and count both zero): contents,
-      // modules, external references, external and local relocations.
-      for (uint64_t table : {32, 40, 48, 64, 72})
-        if (read32(at + table) != 0 || read32(at + table + 4) != 0)
-          return refuse("its LC_DYSYMTAB has tables an object does not have");
-      return addTable(read32(at + 56), uint64_t{read32(at + 60)} * 4,
-                      "the indirect symbol table");
-    }
-    case kCommandUuid:
-      if (Status status = once(command); !status.ok())
-        return status;
-      return exactSize(command, size, 24);
-    case kCommandVersionMinMacOS:
-    case kCommandVersionMinIOS:
-    case kCommandVersionMinTvOS:
-    case kCommandVersionMinWatchOS:
-      if (Status status = once(command); !status.ok())
-        return status;
-      return exactSize(command, size, 16);
-    case kCommandBuildVersion:
-      if (Status status = once(command); !status.ok())
-        return status;
-      return exactSize(command, size, 24 + uint64_t{read32(at + 20)} * 8);
-    case kCommandDataInCode:
-    case kCommandOptimizationHints:
-      if (Status status = once(command); !status.ok())
-        return status;
-      if (Status status = exactSize(command, size, 16); !status.ok())
-        return status;
-      return addTable(read32(at + 8), read32(at + 12),
-                      command == kCommandDataInCode ? "the data in code table"
-                                                    : "the optimization hints");
+      return once("LC_UNIXTHREAD");
+    case kThread:
+      return readThread(at, size, index, "LC_THREAD");
+    case kTwoLevelHints:
+      return readTwoLevelHints(at, size, n);
+    case kSymseg:
+    case kLoadFvmlib:
+    case kIdFvmlib:
+    case kFvmFile:
+    case kPrepage:
+    case kPreboundDylib:
+    case kPrebindChecksum:
+      return malformed("load command " + n +
+                       " for cmd value of: " + std::to_string(command) +
+                       " is obsolete and not "
+                       "supported");
     default:
-      return refuse("load command 0x" + hex(command) + " is not supported");
+      // LLVM passes over commands it does not know.
+      return Status::success();
     }
   }
 
-  Status readSegment(uint32_t command, uint64_t at, uint32_t size) {
-    const uint64_t segmentSize = is64Bit_ ? 72 : 56;
-    const uint64_t sectionSize = is64Bit_ ? 80 : 68;
-    if (size < segmentSize)
-      return refuse("load command 0x" + hex(command) + " has a bad size");
-    const uint64_t wordSize = is64Bit_ ? 8 : 4;
-    const uint64_t address = readWord(at + 24);
-    const uint64_t memorySize = readWord(at + 24 + wordSize);
-    const uint64_t fileOffset = readWord(at + 24 + 2 * wordSize);
-    const uint64_t fileSize = readWord(at + 24 + 3 * wordSize);
-    const uint32_t sectionCount = read32(at + segmentSize - 8);
+  // After LC_ID_DYLIB's name: one only, and only in a dylib.
+  Status dylibIdentity() {
+    if (Status status = once("LC_ID_DYLIB"); !status.ok())
+      return status;
+    if (fileType_ != kFileTypeDylib && fileType_ != kFileTypeDylibStub)
+      return malformed("LC_ID_DYLIB load command in non-dynamic library "
+                       "file type");
+    hasDylibId_ = true;
+    return Status::success();
+  }
+
+  Status readSymtab(uint64_t at, uint32_t size, const std::string &n) {
+    if (size < 24)
+      return malformed("load command " + n + " LC_SYMTAB cmdsize too small");
+    if (Status status = once("LC_SYMTAB"); !status.ok())
+      return status;
+    if (size != 24)
+      return malformed("LC_SYMTAB command " + n + " has incorrect cmdsize");
+    const uint64_t symbols = read32(at + 8);
+    const uint64_t count = read32(at + 12);
+    const uint64_t strings = read32(at + 16);
+    const uint64_t stringsSize = read32(at + 20);
+    const std::string command = "LC_SYMTAB command " + n;
+    const char *record = is64Bit_ ? "struct nlist_64" : "struct nlist";
     if (Status status =
-            exactSize(command, size, segmentSize + sectionCount * sectionSize);
+            table(symbols, count * (is64Bit_ ? 16 : 12), "symoff",
+                  std::string("nsyms field times sizeof(") + record + ")",
+                  command, "symbol table");
         !status.ok())
       return status;
-    if (fileOffset > bytes_.size() || fileSize > bytes_.size() - fileOffset)
-      return refuse("a segment extends past the end of the file");
-    if (memorySize > UINT64_MAX - address)
-      return refuse("a segment's addresses wrap around");
-    for (uint32_t index = 0; index < sectionCount; ++index) {
-      const uint64_t section = at + segmentSize + index * sectionSize;
-      const uint64_t sectionAddress = readWord(section + 32);
-      const uint64_t sectionBytes = readWord(section + 32 + wordSize);
-      const uint64_t fields = section + 32 + 2 * wordSize;
-      const uint32_t offset = read32(fields);
-      const uint32_t relocations = read32(fields + 8);
-      const uint32_t relocationCount = read32(fields + 12);
-      // LLVM compares the whole flags word, attributes included.
-      const uint32_t flags = read32(fields + 16);
-      const uint64_t segmentEnd = address + memorySize;
-      if (sectionAddress < address || sectionAddress > segmentEnd ||
-          sectionBytes > segmentEnd - sectionAddress)
-        return refuse("a section lies outside its segment's addresses");
-      const bool zeroFill =
-          flags == kSectionZeroFill || flags == kSectionThreadLocalZeroFill;
-      if (zeroFill) {
-        if (offset != 0)
-          return refuse("a zero-fill section has a file offset");
-      } else if (sectionBytes != 0) {
-        if (offset < fileOffset || sectionBytes > fileSize ||
-            offset - fileOffset > fileSize - sectionBytes)
-          return refuse("a section lies outside its segment in the file");
-        if (Status status = addTable(offset, sectionBytes, "a section");
-            !status.ok())
-          return status;
-      }
+    if (Status status = table(strings, stringsSize, "stroff", "strsize field",
+                              command, "string table");
+        !status.ok())
+      return status;
+    symbolOffset_ = symbols;
+    symbolCount_ = count;
+    stringTable_ = strings;
+    return Status::success();
+  }
+
+  Status readDysymtab(uint64_t at, uint32_t size, const std::string &n) {
+    if (size < 80)
+      return malformed("load command " + n + " LC_DYSYMTAB cmdsize too small");
+    if (Status status = once("LC_DYSYMTAB"); !status.ok())
+      return status;
+    if (size != 80)
+      return malformed("LC_DYSYMTAB command " + n + " has incorrect cmdsize");
+    const std::string command = "LC_DYSYMTAB command " + n;
+    struct DysymtabTable {
+      uint64_t offsetField, countField, entrySize;
+      const char *offsetName, *sizeName, *element;
+    };
+    const uint64_t module = is64Bit_ ? 56 : 52;
+    const std::string moduleName =
+        is64Bit_ ? "struct dylib_module_64" : "struct dylib_module";
+    const DysymtabTable tables[] = {
+        {32, 36, 8, "tocoff",
+         "ntoc field times sizeof(struct "
+         "dylib_table_of_contents)",
+         "table of contents"},
+        {40, 44, module, "modtaboff", nullptr, "module table"},
+        {48, 52, 4, "extrefsymoff",
+         "nextrefsyms field times sizeof(struct "
+         "dylib_reference)",
+         "reference table"},
+        {56, 60, 4, "indirectsymoff",
+         "nindirectsyms field times "
+         "sizeof(uint32_t)",
+         "indirect table"},
+        {64, 68, 8, "extreloff",
+         "nextrel field times sizeof(struct "
+         "relocation_info)",
+         "external relocation table"},
+        {72, 76, 8, "locreloff",
+         "nlocrel field times sizeof(struct "
+         "relocation_info)",
+         "local relocation table"}};
+    for (const DysymtabTable &entry : tables) {
+      const std::string sizeName =
+          entry.sizeName ? entry.sizeName
+                         : "nmodtab field times sizeof(" + moduleName + ")";
       if (Status status =
-              addTable(relocations, relocationCount * kRelocationSize,
-                       "a section's relocations");
+              table(read32(at + entry.offsetField),
+                    uint64_t{read32(at + entry.countField)} * entry.entrySize,
+                    entry.offsetName, sizeName, command, entry.element);
           !status.ok())
         return status;
     }
+    for (unsigned field = 0; field < 3; ++field)
+      symbolRanges_[field] = {read32(at + 8 + 8 * field),
+                              read32(at + 12 + 8 * field)};
+    hasDysymtab_ = true;
     return Status::success();
   }
 
-  // Everything at its own place, and LC_DYSYMTAB's ranges in the symbols.
-  Status checkLayout() {
-    std::sort(
-        ranges_.begin(), ranges_.end(),
-        [](const Range &a, const Range &b) { return a.offset < b.offset; });
-    for (size_t index = 1; index < ranges_.size(); ++index) {
-      const Range &before = ranges_[index - 1];
-      if (ranges_[index].offset < before.offset + before.size)
-        return refuse(std::string(ranges_[index].what) + " overlaps " +
-                      before.what);
+  Status linkeditData(uint64_t at, uint32_t size, const std::string &n,
+                      const std::string &name, const char *element) {
+    if (size < 16)
+      return malformed("load command " + n + " " + name + " cmdsize too small");
+    if (Status status = once(name); !status.ok())
+      return status;
+    if (size != 16)
+      return malformed(name + " command " + n + " has incorrect cmdsize");
+    return table(read32(at + 8), read32(at + 12), "dataoff", "datasize field",
+                 name + " command " + n, element);
+  }
+
+  Status readDyldInfo(uint64_t at, uint32_t size, const std::string &n,
+                      const std::string &name) {
+    if (size < 48)
+      return malformed("load command " + n + " " + name + " cmdsize too small");
+    if (Status status = once("LC_DYLD_INFO and or LC_DYLD_INFO_ONLY");
+        !status.ok())
+      return status;
+    if (size != 48)
+      return malformed(name + " command " + n + " has incorrect cmdsize");
+    static constexpr const char *kParts[][3] = {
+        {"rebase_off", "rebase_size field", "dyld rebase info"},
+        {"bind_off", "bind_size field", "dyld bind info"},
+        {"weak_bind_off", "weak_bind_size field", "dyld weak bind info"},
+        {"lazy_bind_off", "lazy_bind_size field", "dyld lazy bind info"},
+        {"export_off", "export_size field", "dyld export info"}};
+    for (unsigned part = 0; part < 5; ++part)
+      if (Status status =
+              table(read32(at + 8 + 8 * part), read32(at + 12 + 8 * part),
+                    kParts[part][0], kParts[part][1], name + " command " + n,
+                    kParts[part][2]);
+          !status.ok())
+        return status;
+    return Status::success();
+  }
+
+  // A command naming something (a library, the dynamic linker, a path) by
+  // the offset of a NUL-terminated string inside the command.
+  Status namedCommand(uint64_t at, uint32_t size, const std::string &n,
+                      const NamedCommand &named) {
+    const std::string prefix = "load command " + n + " " + named.name + " ";
+    if (size < named.structSize)
+      return malformed(prefix + "cmdsize too small");
+    const uint32_t offset = read32(at + 8);
+    if (offset < named.structSize)
+      return malformed(prefix + named.field +
+                       ".offset field too small, not past the end of the " +
+                       named.structName + (named.structWord ? " struct" : ""));
+    if (offset >= size)
+      return malformed(prefix + named.field +
+                       ".offset field extends past the end of the load "
+                       "command");
+    if (bytes_.substr(at + offset, size - offset).find('\0') ==
+        std::string_view::npos)
+      return malformed(prefix + named.what +
+                       " name extends past the end of the load command");
+    return Status::success();
+  }
+
+  Status versionMin(uint32_t size, const std::string &n,
+                    const std::string &name) {
+    if (size != 16)
+      return malformed("load command " + n + " " + name +
+                       " has incorrect cmdsize");
+    return once("LC_VERSION_MIN_MACOSX, LC_VERSION_MIN_IPHONEOS, "
+                "LC_VERSION_MIN_TVOS or LC_VERSION_MIN_WATCHOS");
+  }
+
+  Status readNote(uint64_t at, uint32_t size, const std::string &n) {
+    if (size != 40)
+      return malformed("load command " + n + " LC_NOTE has incorrect cmdsize");
+    const uint64_t offset = read64(at + 24);
+    const uint64_t noteSize = read64(at + 32);
+    if (offset > fileSize())
+      return malformed("offset field of LC_NOTE command " + n +
+                       " extends past the end of the file");
+    if (offset + noteSize > fileSize())
+      return malformed("size field plus offset field of LC_NOTE command " + n +
+                       " extends past the end of the file");
+    return place(offset, noteSize, "LC_NOTE data");
+  }
+
+  Status readEncryption(uint64_t at, uint32_t size, const std::string &n,
+                        const std::string &name, uint32_t expected) {
+    if (size != expected)
+      return malformed(name + " command " + n + " has incorrect cmdsize");
+    if (Status status = once("LC_ENCRYPTION_INFO and or LC_ENCRYPTION_INFO_64");
+        !status.ok())
+      return status;
+    const uint64_t offset = read32(at + 8);
+    const uint64_t cryptSize = read32(at + 12);
+    if (offset > fileSize())
+      return malformed("cryptoff field of " + name + " command " + n +
+                       " extends past the end of the file");
+    if (offset + cryptSize > fileSize())
+      return malformed("cryptoff field plus cryptsize field of " + name +
+                       " command " + n + " extends past the end of the file");
+    return Status::success();
+  }
+
+  // LLVM counts the strings after the command's 12 bytes: runs of NULs are
+  // skipped, and every other run must end with a NUL inside the command.
+  Status readLinkerOption(uint64_t at, uint32_t size, const std::string &n) {
+    if (size < 12)
+      return malformed("load command " + n +
+                       " LC_LINKER_OPTION cmdsize too small");
+    std::string_view rest = bytes_.substr(at + 12, size - 12);
+    uint32_t strings = 0;
+    while (!rest.empty()) {
+      const size_t text = rest.find_first_not_of('\0');
+      if (text == std::string_view::npos)
+        break;
+      rest.remove_prefix(text);
+      ++strings;
+      const size_t end = rest.find('\0');
+      if (end == std::string_view::npos)
+        return malformed("load command " + n + " LC_LINKER_OPTION string #" +
+                         std::to_string(strings) + " is not NULL terminated");
+      rest.remove_prefix(end + 1);
     }
-    for (const auto &[first, count] : symbolRanges_)
-      if (uint64_t{first} + count > symbolCount_)
-        return refuse("a symbol range of LC_DYSYMTAB extends past the "
-                      "symbol table");
+    const uint32_t count = read32(at + 8);
+    if (count != strings)
+      return malformed("load command " + n + " LC_LINKER_OPTION string count " +
+                       std::to_string(count) +
+                       " does not match number of strings");
     return Status::success();
   }
 
-  // LLVM's last check of the load commands: a dynamic library names itself
-  // in LC_ID_DYLIB. This reader takes no such command, so every dylib that
-  // reaches here lacks it.
-  Status checkDylibIdentity() const {
-    if (fileType_ == kFileTypeDylib || fileType_ == kFileTypeDylibStub)
-      return makeError("truncated or malformed object (no LC_ID_DYLIB load "
-                       "command in dynamic library filetype)");
+  Status routinesOnce(const std::string &what) {
+    // LC_ROUTINES and LC_ROUTINES_64 share one slot; the message names the
+    // one that came second first.
+    if (hasRoutines_)
+      return malformed("more than one " + what + " command");
+    hasRoutines_ = true;
     return Status::success();
+  }
+
+  Status readThread(uint64_t at, uint32_t size, uint32_t index,
+                    const std::string &name) {
+    const std::string n = number(index);
+    if (size < 8)
+      return malformed("load command " + n + name + " cmdsize too small");
+    const ThreadFlavor *flavors = nullptr;
+    size_t flavorCount = 0;
+    switch (cpuType_) {
+    case kCpuI386:
+      flavors = kI386Flavors;
+      flavorCount = std::size(kI386Flavors);
+      break;
+    case kCpuX86_64:
+      flavors = kX86_64Flavors;
+      flavorCount = std::size(kX86_64Flavors);
+      break;
+    case kCpuArm:
+      flavors = kArmFlavors;
+      flavorCount = std::size(kArmFlavors);
+      break;
+    case kCpuArm64:
+    case kCpuArm64_32:
+      flavors = kArm64Flavors;
+      flavorCount = std::size(kArm64Flavors);
+      break;
+    case kCpuPowerPC:
+      flavors = kPowerPCFlavors;
+      flavorCount = std::size(kPowerPCFlavors);
+      break;
+    default:
+      break;
+    }
+    uint64_t state = at + 8;
+    const uint64_t end = at + size;
+    for (uint32_t number = 0; state < end; ++number) {
+      if (state + 4 > end)
+        return malformed("load command " + n + "flavor in " + name +
+                         " extends past end of command");
+      const uint32_t flavor = read32(state);
+      state += 4;
+      if (state + 4 > end)
+        return malformed("load command " + n + " count in " + name +
+                         " extends past end of command");
+      const uint32_t count = read32(state);
+      state += 4;
+      if (!flavors)
+        return malformed("unknown cputype (" + std::to_string(cpuType_) +
+                         ") load command " + n + " for " + name +
+                         " command can't be checked");
+      const ThreadFlavor *known = nullptr;
+      for (size_t i = 0; i < flavorCount; ++i)
+        if (flavors[i].flavor == flavor)
+          known = &flavors[i];
+      if (!known)
+        return malformed("load command " + n + " unknown flavor (" +
+                         std::to_string(flavor) + ") for flavor number " +
+                         std::to_string(number) + " in " + name + " command");
+      if (count != known->count)
+        return malformed("load command " + n + " count not " + known->name +
+                         "_COUNT for flavor number " + std::to_string(number) +
+                         " which is a " + known->name + " flavor in " + name +
+                         " command");
+      if (state + known->size > end)
+        return malformed("load command " + n + " " + known->name +
+                         " extends past end of command in " + name +
+                         " command");
+      state += known->size;
+    }
+    return Status::success();
+  }
+
+  Status readTwoLevelHints(uint64_t at, uint32_t size, const std::string &n) {
+    if (size != 16)
+      return malformed("load command " + n +
+                       " LC_TWOLEVEL_HINTS has incorrect cmdsize");
+    if (Status status = once("LC_TWOLEVEL_HINTS"); !status.ok())
+      return status;
+    const uint64_t offset = read32(at + 8);
+    const uint64_t hints = read32(at + 12);
+    if (offset > fileSize())
+      return malformed("offset field of LC_TWOLEVEL_HINTS command " + n +
+                       " extends past the end of the file");
+    if (offset + hints * 4 > fileSize())
+      return malformed("offset field plus nhints times sizeof(struct "
+                       "twolevel_hint) field of LC_TWOLEVEL_HINTS command " +
+                       n + " extends past the end of the file");
+    return place(offset, hints * 4, "two level hints");
+  }
+
+  Status readSegment(uint64_t at, uint32_t size, const std::string &n,
+                     bool is64) {
+    const char *name = is64 ? "LC_SEGMENT_64" : "LC_SEGMENT";
+    const uint64_t segmentSize = is64 ? 72 : 56;
+    const uint64_t sectionSize = is64 ? 80 : 68;
+    const uint64_t word = is64 ? 8 : 4;
+    if (size < segmentSize)
+      return malformed("load command " + n + " " + name + " cmdsize too small");
+    auto field = [&](uint64_t offset) {
+      return is64 ? read64(offset) : uint64_t{read32(offset)};
+    };
+    const uint64_t address = field(at + 24);
+    const uint64_t memorySize = field(at + 24 + word);
+    const uint64_t fileOffset = field(at + 24 + 2 * word);
+    const uint64_t fileBytes = field(at + 24 + 3 * word);
+    const uint32_t sections = read32(at + segmentSize - 8);
+    if (sections > UINT32_MAX / sectionSize ||
+        sections * sectionSize > size - segmentSize)
+      return malformed("load command " + n + " inconsistent cmdsize in " +
+                       name + " for the number of sections");
+    const bool loose =
+        fileType_ == kFileTypeDylibStub || fileType_ == kFileTypeDsym;
+    for (uint32_t index = 0; index < sections; ++index) {
+      const uint64_t section = at + segmentSize + index * sectionSize;
+      const std::string which =
+          std::to_string(index) + " in " + name + " command " + n;
+      const uint64_t sectionAddress = field(section + 32);
+      const uint64_t sectionBytes = field(section + 32 + word);
+      const uint64_t fields = section + 32 + 2 * word;
+      const uint64_t offset = read32(fields);
+      const uint64_t relocations = read32(fields + 8);
+      const uint64_t relocationCount = read32(fields + 12);
+      // LLVM compares the whole flags word, attributes included.
+      const uint32_t flags = read32(fields + 16);
+      const bool inFile = !loose && flags != kSectionZeroFill &&
+                          flags != kSectionThreadLocalZeroFill;
+      if (inFile && offset > fileSize())
+        return malformed("offset field of section " + which +
+                         " extends past the end of the file");
+      if (inFile && fileOffset == 0 && offset < commandsEnd_ &&
+          sectionBytes != 0)
+        return malformed("offset field of section " + which +
+                         " not past the headers of the file");
+      if (inFile && offset + sectionBytes > fileSize())
+        return malformed("offset field plus size field of section " + which +
+                         " extends past the end of the file");
+      if (inFile && sectionBytes > fileBytes)
+        return malformed("size field of section " + which +
+                         " greater than the segment");
+      if (!loose && sectionBytes != 0 && sectionAddress < address)
+        return malformed("addr field of section " + which +
+                         " less than the segment's vmaddr");
+      if (memorySize != 0 && sectionBytes != 0 &&
+          wideSum(sectionAddress, sectionBytes) > wideSum(address, memorySize))
+        return malformed("addr field plus size of section " + which +
+                         " greater than than the segment's vmaddr plus "
+                         "vmsize");
+      if (inFile)
+        if (Status status = place(offset, sectionBytes, "section contents");
+            !status.ok())
+          return status;
+      if (relocations > fileSize())
+        return malformed("reloff field of section " + which +
+                         " extends past the end of the file");
+      if (relocations + relocationCount * kRelocationSize > fileSize())
+        return malformed("reloff field plus nreloc field times sizeof(struct "
+                         "relocation_info) of section " +
+                         which + " extends past the end of the file");
+      if (Status status = place(relocations, relocationCount * kRelocationSize,
+                                "section relocation entries");
+          !status.ok())
+        return status;
+    }
+    if (fileOffset > fileSize())
+      return malformed("load command " + n + " fileoff field in " + name +
+                       " extends past the end of the file");
+    if (wideSum(fileOffset, fileBytes) > fileSize())
+      return malformed("load command " + n +
+                       " fileoff field plus filesize field in " + name +
+                       " extends past the end of the file");
+    if (memorySize != 0 && fileBytes > memorySize)
+      return malformed("load command " + n + " filesize field in " + name +
+                       " greater than vmsize field");
+    return Status::success();
+  }
+
+  // A sum of two fields that LLVM computes in 64 bits: for 64-bit fields
+  // it may wrap, as LLVM's does.
+  static uint64_t wideSum(uint64_t a, uint64_t b) { return a + b; }
+
+  // The checks after the last command: LC_DYSYMTAB's ranges inside the
+  // symbol table, and a dylib's LC_ID_DYLIB.
+  Status finish() {
+    if (hasDysymtab_ && !hasSymtab())
+      return malformed("contains LC_DYSYMTAB load command without a "
+                       "LC_SYMTAB load command");
+    if (hasDysymtab_) {
+      static constexpr const char *kNames[][2] = {{"ilocalsym", "nlocalsym"},
+                                                  {"iextdefsym", "nextdefsym"},
+                                                  {"iundefsym", "nundefsym"}};
+      for (unsigned range = 0; range < 3; ++range) {
+        const auto [first, count] = symbolRanges_[range];
+        if (count == 0)
+          continue;
+        const std::string index = kNames[range][0];
+        if (first > symbolCount_)
+          return malformed(index + " in LC_DYSYMTAB load command extends past "
+                                   "the end of the symbol table");
+        if (uint64_t{first} + count > symbolCount_)
+          return malformed(index + " plus " + kNames[range][1] +
+                           " in LC_DYSYMTAB load " + (range == 2 ? " " : "") +
+                           "command extends past the end of the symbol "
+                           "table");
+      }
+    }
+    if ((fileType_ == kFileTypeDylib || fileType_ == kFileTypeDylibStub) &&
+        !hasDylibId_)
+      return malformed("no LC_ID_DYLIB load command in dynamic library "
+                       "filetype");
+    return Status::success();
+  }
+
+  bool hasSymtab() const {
+    return std::find(seen_.begin(), seen_.end(), "LC_SYMTAB") != seen_.end();
   }
 
   // MachOObjectFile::getSymbolName(): the name starts in the file, at its
@@ -327,14 +914,18 @@ private:
   std::string_view bytes_;
   bool is64Bit_;
   bool bigEndian_;
+  uint32_t cpuType_ = 0;
   uint32_t fileType_ = 0;
-  uint64_t headersEnd_ = 0;
+  uint64_t commandsEnd_ = 0;
   uint64_t symbolOffset_ = 0;
   uint64_t symbolCount_ = 0;
   uint64_t stringTable_ = 0;
-  std::vector<Range> ranges_;
-  std::vector<uint32_t> seen_;
-  std::vector<std::pair<uint32_t, uint32_t>> symbolRanges_;
+  std::list<Element> elements_;
+  std::vector<std::string> seen_;
+  std::pair<uint32_t, uint32_t> symbolRanges_[3] = {};
+  bool hasDysymtab_ = false;
+  bool hasDylibId_ = false;
+  bool hasRoutines_ = false;
 };
 
 } // namespace

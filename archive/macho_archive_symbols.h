@@ -17,9 +17,8 @@
 //                           count, flags)
 //     LC_SYMTAB (2), 24 bytes: symbol offset, count, string offset, size
 //     LC_DYSYMTAB (0xb), 80 bytes: symbol index ranges and tables
-//     LC_UUID, LC_BUILD_VERSION, LC_VERSION_MIN_*, LC_DATA_IN_CODE and
-//     LC_LINKER_OPTIMIZATION_HINT: fixed sizes, the last two a table in the
-//     file
+//     the other commands: see below; the linkedit data commands (16 bytes)
+//                           give a table's offset and size at 8 and 12
 //   symbols:                nlist records, 12 bytes (16 in 64-bit files):
 //                           name offset (u32), type (u8), section (u8),
 //                           description (u16), value (u32 / u64)
@@ -30,17 +29,30 @@
 //   weak definitions too. A name offset of 0 is an empty name; a name that
 //   starts past the end of the file fails with LLVM's message.
 //
-// LLVM checks far more kinds of load commands, and file types, than this
-// reader knows; rather than accept a member LLVM refuses, this reader takes
-// only well-formed files made of the commands above: every structure in
-// the file and none overlapping another (headers, section contents,
-// relocations, symbol and string tables, indirect symbols, data-in-code and
-// optimisation hints), at most one of each command (one version command),
-// symbol ranges of LC_DYSYMTAB inside the symbol table, and no table of
-// contents, module table, external references or dynamic relocations. Any
-// other member is refused with an error of ours naming what it has. A
-// dylib or dylib stub (MH_DYLIB, MH_DYLIB_STUB) made only of these commands
-// lacks LC_ID_DYLIB and fails with LLVM's message.
+// The file is checked as LLVM's MachOObjectFile constructor checks it, in
+// its order and with its messages ("truncated or malformed object (...)"):
+// the header and the load commands' extent, each command's size (a
+// multiple of 8, or 4 in 32-bit files), and per command kind:
+//   segments and their sections (offsets and sizes in the file and in the
+//   segment's addresses; looser for MH_DYLIB_STUB and MH_DSYM), LC_SYMTAB,
+//   LC_DYSYMTAB (every table in the file), the linkedit data commands
+//   (LC_DATA_IN_CODE, LC_LINKER_OPTIMIZATION_HINT, LC_FUNCTION_STARTS,
+//   LC_SEGMENT_SPLIT_INFO, LC_DYLIB_CODE_SIGN_DRS, LC_CODE_SIGNATURE,
+//   LC_DYLD_CHAINED_FIXUPS, LC_DYLD_EXPORTS_TRIE), LC_DYLD_INFO(_ONLY),
+//   LC_NOTE and LC_TWOLEVEL_HINTS (their data in the file), the commands
+//   that name a string inside themselves (the dylib commands, the
+//   dylinker commands, LC_RPATH, LC_SUB_*), the fixed-size ones (LC_UUID,
+//   LC_MAIN, LC_SOURCE_VERSION, LC_ROUTINES(_64), LC_ENCRYPTION_INFO(_64),
+//   LC_VERSION_MIN_*, LC_BUILD_VERSION), LC_LINKER_OPTION (its strings
+//   counted), LC_THREAD and LC_UNIXTHREAD (each thread state's flavor,
+//   count and size for i386, x86-64, ARM, ARM64 and PowerPC), and the
+//   commands allowed once. LC_ID_DYLIB belongs to dylibs, which must have
+//   one. Obsolete commands (LC_SYMSEG, the fvmlib commands, LC_PREPAGE,
+//   LC_PREBOUND_DYLIB, LC_PREBIND_CKSUM) fail; unknown ones are passed
+//   over; after an LC_IDENT, as in LLVM, no command is looked at. Every
+//   structure placed in the file (headers, section contents, relocations,
+//   tables, linkedit data) must not overlap one placed before, which LLVM
+//   reports naming the first it overlaps in its own list order.
 #pragma once
 
 #include <string>

@@ -29,8 +29,12 @@ those formats, valid and damaged:
   - Mach-O objects, 32 and 64-bit, either byte order, with local, external,
     undefined, common, weak, private extern, absolute, indirect, stab and
     nameless symbols, optional commands, and names past the end of the
-    file; and damaged copies of them (cut short, bytes changed), where a
-    refusal of ours passes but anything else must be LLVM's result;
+    file; of every file type; programs and dylibs with the load commands of
+    linked files (dylib, dylinker and rpath names, LC_MAIN, dyld info,
+    linkedit data, linker options, notes, encryption, sub-framework,
+    unknown commands, thread states), well-formed and broken in each way
+    LLVM checks; and damaged copies of them (cut short, bytes changed),
+    whose archives or messages must be LLVM's;
   - Mach-O objects and a DLL made by LLVM 22's clang and lld-link.
 Each goes, as an image of every offload kind LLVM's packager names, into an
 offload binary made by LLVM 22's clang-offload-packager, and then out into an
@@ -574,9 +578,175 @@ def macho_object(bits=64, big_endian=False, symbols=MACHO_SYMBOLS,
     return blob if truncate is None else blob[:truncate]
 
 
-def mutated(blob, seed, count):
+def padded(data, multiple=8):
+    return data + bytes(-len(data) % multiple)
+
+
+def macho_named(command, struct_size, name, extra=b"", offset=None):
+    """A load command naming a string inside itself (LC_ID_DYLIB and the
+    other dylib commands, LC_LOAD_DYLINKER, LC_RPATH, LC_SUB_*): cmd,
+    cmdsize, the string's offset, `extra` fields, then the string."""
+    body = struct.pack("<I", struct_size if offset is None else offset) + extra
+    body = body.ljust(struct_size - 8, b"\0") + name
+    return padded(struct.pack("<II", command, 8 + len(padded(body))) +
+                  body[:len(body)])
+
+
+def macho_linker_option(count, strings):
+    size = len(padded(bytes(12) + strings))
+    return padded(struct.pack("<III", 0x2d, size, count) + strings)
+
+
+def macho_linkedit(command, offset, size):
+    return struct.pack("<IIII", command, 16, offset, size)
+
+
+def macho_linked(file_type=2, commands=None, trailer_size=72):
+    """A 64-bit little-endian Mach-O file of type `file_type` with the load
+    commands of linked programs and dylibs after the object's own:
+    `commands(trailer)` gives them, `trailer` being the offset of
+    `trailer_size` spare bytes appended to the file for their tables."""
+    probe = macho_object(file_type=file_type,
+                         extra_commands=commands(0))
+    trailer = len(probe)
+    blob = macho_object(file_type=file_type, extra_commands=commands(trailer))
+    return blob + bytes(range(trailer_size))
+
+
+LC_REQ_DYLD = 0x80000000
+
+
+def macho_program_commands(trailer):
+    """Well-formed commands of a linked x86-64 program or dylib."""
+    return [
+        macho_named(0xe, 12, b"/usr/lib/dyld\0"),
+        macho_named(0xc, 24, b"/usr/lib/libSystem.B.dylib\0",
+                    struct.pack("<III", 2, 0x10000, 0x10000)),
+        macho_named(0x1c | LC_REQ_DYLD, 12, b"@loader_path/../lib\0"),
+        struct.pack("<IIQQ", 0x28 | LC_REQ_DYLD, 24, 0x1000, 0),
+        struct.pack("<IIQ", 0x2a, 16, 0x10203),
+        struct.pack("<II" + "I" * 10, 0x22 | LC_REQ_DYLD, 48,
+                    trailer, 8, trailer + 8, 8, 0, 0, 0, 0, trailer + 16, 8),
+        macho_linkedit(0x26, trailer + 24, 8),
+        macho_linkedit(0x1d, trailer + 32, 16),
+        macho_linkedit(0x36, trailer + 48, 8),
+        macho_linker_option(2, b"-lfoo\0-framework\0"),
+        struct.pack("<II16sQQ", 0x31, 40, b"owner", trailer + 56, 8),
+        struct.pack("<IIII", 0x2c, 24, 0, 0) + bytes(8),
+        macho_named(0x12, 12, b"Umbrella\0"),
+        struct.pack("<II", 0x7f, 16) + bytes(8),
+        struct.pack("<IIII", 5, 184, 4, 42) + bytes(168),
+    ]
+
+
+def macho_dylib_commands(trailer):
+    return [macho_named(0xd, 24, b"/usr/lib/libx.dylib\0",
+                        struct.pack("<III", 2, 0x10000, 0x10000))] + \
+        macho_program_commands(trailer)[:1] + \
+        macho_program_commands(trailer)[4:]
+
+
+def macho_command_members():
+    """Members with the load commands of linked files, well-formed (listed
+    as objects are) and broken in each way LLVM checks."""
+    out = {"macho-program.o": macho_linked(2, macho_program_commands),
+           "macho-dylib-id.o": macho_linked(6, macho_dylib_commands),
+           "macho-dylib-stub-id.o": macho_linked(9, macho_dylib_commands)}
+
+    def variant(name, change, file_type=2):
+        def commands(trailer):
+            return change(macho_program_commands(trailer), trailer)
+        out[name] = macho_linked(file_type, commands)
+
+    def replace(index, command):
+        return lambda cs, t: cs[:index] + [command(t)] + cs[index + 1:]
+
+    def append(*commands):
+        return lambda cs, t: cs + [command(t) for command in commands]
+
+    variant("macho-id-dylib-in-program.o", append(
+        lambda t: macho_named(0xd, 24, b"x\0")))
+    variant("macho-two-mains.o", append(
+        lambda t: struct.pack("<IIQQ", 0x28 | LC_REQ_DYLD, 24, 0, 0)))
+    variant("macho-main-size.o", replace(3, lambda t: struct.pack(
+        "<IIQQQ", 0x28 | LC_REQ_DYLD, 32, 0, 0, 0)))
+    variant("macho-dylib-name-small.o", replace(1, lambda t: macho_named(
+        0xc, 24, b"lib\0", offset=8)))
+    variant("macho-dylib-name-past.o", replace(1, lambda t: macho_named(
+        0xc, 24, b"lib\0", offset=200)))
+    variant("macho-dylib-name-unterminated.o", replace(1, lambda t: padded(
+        struct.pack("<IIIIII", 0xc, 32, 24, 0, 0, 0) + b"libxxxxx")))
+    variant("macho-dylinker-name-small.o", replace(0, lambda t: macho_named(
+        0xe, 12, b"d\0", offset=4)))
+    variant("macho-rpath-unterminated.o", replace(2, lambda t: struct.pack(
+        "<III", 0x1c | LC_REQ_DYLD, 16, 12) + b"abcd"))
+    variant("macho-dyld-info-past.o", replace(5, lambda t: struct.pack(
+        "<II" + "I" * 10, 0x22 | LC_REQ_DYLD, 48, t, 8, t + 8, 800, 0, 0,
+        0, 0, 0, 0)))
+    variant("macho-dyld-info-overlap.o", replace(5, lambda t: struct.pack(
+        "<II" + "I" * 10, 0x22 | LC_REQ_DYLD, 48, t, 8, t + 4, 8, 0, 0, 0,
+        0, 0, 0)))
+    variant("macho-two-dyld-info.o", append(lambda t: struct.pack(
+        "<II" + "I" * 10, 0x22, 48, *([0] * 10))))
+    variant("macho-function-starts-past.o", replace(6, lambda t: macho_linkedit(
+        0x26, t + 60, 8)))
+    variant("macho-function-starts-overlap.o", replace(
+        6, lambda t: macho_linkedit(0x26, 40, 8)))
+    variant("macho-code-signature-size.o", replace(7, lambda t: struct.pack(
+        "<IIIII", 0x1d, 24, t + 32, 16, 0) + bytes(4)))
+    variant("macho-atom-info-past.o", replace(8, lambda t: macho_linkedit(
+        0x36, t + 1000, 8)))
+    variant("macho-linker-option-count.o", replace(9, lambda t:
+            macho_linker_option(3, b"-lfoo\0-framework\0")))
+    variant("macho-linker-option-unterminated.o", replace(9, lambda t: struct.pack(
+        "<III", 0x2d, 24, 1) + b"-lfoo\0\0\0-lba"))
+    variant("macho-note-past.o", replace(10, lambda t: struct.pack(
+        "<II16sQQ", 0x31, 40, b"owner", t + 60, 8)))
+    variant("macho-note-huge.o", replace(10, lambda t: struct.pack(
+        "<II16sQQ", 0x31, 40, b"owner", 8, 0xfffffffffffffff8)))
+    variant("macho-two-encryption.o", append(lambda t: struct.pack(
+        "<IIIIII", 0x2c, 24, 0, 0, 0, 0)))
+    variant("macho-encryption-past.o", replace(11, lambda t: struct.pack(
+        "<IIIIII", 0x2c, 24, t, 4096, 0, 0)))
+    variant("macho-sub-framework-past.o", replace(12, lambda t: macho_named(
+        0x12, 12, b"U\0", offset=64)))
+    variant("macho-thread-count.o", replace(14, lambda t: struct.pack(
+        "<IIII", 5, 184, 4, 41) + bytes(168)))
+    variant("macho-thread-flavor.o", replace(14, lambda t: struct.pack(
+        "<IIII", 5, 184, 99, 42) + bytes(168)))
+    variant("macho-thread-short.o", replace(14, lambda t: struct.pack(
+        "<IIII", 5, 176, 4, 42) + bytes(160)))
+    variant("macho-two-unixthreads.o", append(lambda t: struct.pack(
+        "<IIII", 5, 184, 4, 42) + bytes(168)))
+    variant("macho-obsolete-prebound.o", append(lambda t: struct.pack(
+        "<IIII", 0x10, 16, 0, 0)))
+    variant("macho-two-level-hints.o", append(lambda t: struct.pack(
+        "<IIII", 0x16, 16, t + 64, 1)))
+    variant("macho-two-level-hints-past.o", append(lambda t: struct.pack(
+        "<IIII", 0x16, 16, t + 64, 3)))
+    # LLVM looks at nothing after an LC_IDENT: not even a broken LC_MAIN.
+    variant("macho-ident-then-garbage.o", append(
+        lambda t: struct.pack("<II", 8, 8),
+        lambda t: struct.pack("<IIQQQ", 0x28 | LC_REQ_DYLD, 32, 0, 0, 0)))
+    variant("macho-routines-both.o", append(
+        lambda t: struct.pack("<II", 0x1a, 72) + bytes(64),
+        lambda t: struct.pack("<II", 0x11, 40) + bytes(32)))
+    variant("macho-source-version-size.o", replace(4, lambda t: struct.pack(
+        "<IIQQ", 0x2a, 24, 0, 0)))
+    variant("macho-uuid-twice.o", append(
+        lambda t: struct.pack("<II16s", 0x1b, 24, b"x"),
+        lambda t: struct.pack("<II16s", 0x1b, 24, b"y")))
+    variant("macho-version-min-twice.o", append(
+        lambda t: struct.pack("<IIII", 0x24, 16, 0, 0),
+        lambda t: struct.pack("<IIII", 0x25, 16, 0, 0)))
+    variant("macho-ident-first.o", lambda cs, t: [struct.pack(
+        "<II", 8, 8)] + cs)
+    return out
+
+
+def mutated(blob, seed, count, limit=400):
     """`count` copies of `blob`, each cut short or with a byte or two of its
-    first 400 changed."""
+    first `limit` changed."""
     rng = random.Random(seed)
     out = []
     for _ in range(count):
@@ -585,15 +755,10 @@ def mutated(blob, seed, count):
             changed = changed[:rng.randrange(len(changed))]
         else:
             for _ in range(rng.choice([1, 1, 2])):
-                changed[rng.randrange(min(len(changed), 400))] = rng.choice(
+                changed[rng.randrange(min(len(changed), limit))] = rng.choice(
                     [0, 1, 0x7f, 0x80, 0xff, rng.randrange(256)])
         out.append(bytes(changed))
     return out
-
-
-# The refusal of Mach-O members this reader does not take (see the README's
-# differences table): where ours says so, LLVM may succeed or fail.
-MACHO_REFUSAL = b"archive symbol tables for this Mach-O member are not supported"
 
 
 def macho_members():
@@ -620,6 +785,7 @@ def macho_members():
     # LLVM's own failure: a name offset past the end of the file.
     out["macho-bad-name.o"] = macho_object(name_offset=100000)
     out["macho32-bad-name.o"] = macho_object(32, True, name_offset=70000)
+    out.update(macho_command_members())
     return out
 
 
@@ -1180,7 +1346,8 @@ class Suite:
 
     def compare_or_refused(self, label, data, refusal):
         """Like compare() through llvm-offload-binary, but a refusal of ours
-        (a line holding `refusal`) passes whatever LLVM did."""
+        (a line holding `refusal`, unless that is None) passes whatever LLVM
+        did."""
         self.cases += 1
         work = os.path.join(self.folder, f"case{self.cases}")
         os.makedirs(work)
@@ -1204,7 +1371,8 @@ class Suite:
             results.append((done.returncode, done.stdout, done.stderr.replace(
                 f"{name}.a".encode(), b"OUT"), archive))
         ref, ours = results
-        refused = ours[0] == 1 and refusal in ours[2] and ours[2].count(b"\n") == 1
+        refused = (refusal is not None and ours[0] == 1 and
+                   refusal in ours[2] and ours[2].count(b"\n") == 1)
         same = ref[:3] == ours[:3] and (ref[0] != 0 or ref[3] == ours[3])
         if same or refused:
             self.passed += 1
@@ -1413,15 +1581,19 @@ class Suite:
                      (self.tool("llvm-offload-binary"), self.ours_binary),
                      ["x.bin", "--archive", "--image=file=out.a"],
                      {"x.bin": binary}, "out.a")
-        # Damaged Mach-O objects: where ours takes the member, the archive and
-        # messages must be LLVM's.
+        # Damaged Mach-O files: the archive, or the message, must be LLVM's.
         if "macho".startswith(self.only) or self.only.startswith("macho"):
-            for seed, base in ((1, macho_object()),
-                               (2, macho_object(32, True)),
-                               (10, macho_object(file_type=6))):
-                for index, data in enumerate(mutated(base, seed, 60)):
+            linked = macho_linked(2, macho_program_commands)
+            for seed, base, limit in (
+                    (1, macho_object(), 400),
+                    (2, macho_object(32, True), 400),
+                    (10, macho_object(file_type=6), 400),
+                    (11, linked, len(linked)),
+                    (12, macho_linked(6, macho_dylib_commands), 1200)):
+                count = 60 if limit == 400 else 150
+                for index, data in enumerate(mutated(base, seed, count, limit)):
                     self.compare_or_refused(f"mutated Mach-O {seed}.{index}",
-                                            data, MACHO_REFUSAL)
+                                            data, None)
         # Damaged Wasm objects from clang, likewise.
         if self.only.startswith("wasm") or "wasm".startswith(self.only):
             for seed, name in ((3, "wasm-clang-wasm32-O1.o"),

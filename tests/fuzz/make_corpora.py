@@ -24,6 +24,8 @@ DATA = os.path.join(HERE, "..", "data")
 # suite offload_binary_v2.py writes them with (LLVM 22 cannot).
 sys.path.insert(0, os.path.join(HERE, "..", "differential"))
 import offload_binary_v2 as offload_v2  # noqa: E402
+# Mach-O files come from the generator of archive_member_formats.py.
+import archive_member_formats as member_formats  # noqa: E402
 CORPUS = os.path.join(HERE, "corpus")
 
 TARGETS = "host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906,hip-amdgcn-amd-amdhsa--gfx90a:xnack+"
@@ -68,19 +70,6 @@ def bundle(reference, scratch, type_, extra=(), inputs=None):
                     *["-input=" + i for i in inputs], "-output=" + out, *extra],
                    check=True)
     return read(out)
-
-
-def new_driver_object(reference, scratch):
-    """An object of clang's new offloading driver: .llvm.offloading holds
-    one offload binary per GPU."""
-    clang = os.path.join(os.path.dirname(reference), "clang++")
-    source = os.path.join(DATA, "linked", "unit.hip")
-    obj = os.path.join(scratch, "unit-new-driver.o")
-    subprocess.run([clang, "-x", "hip", "--offload-new-driver", "-fgpu-rdc",
-                    "-c", "-O1", "-nogpulib", "-nogpuinc", source, "-o", obj,
-                    "--offload-arch=gfx906", "--offload-arch=gfx90a"],
-                   check=True)
-    return read(obj)
 
 
 def main():
@@ -128,7 +117,8 @@ def main():
         # Linked HIP files (tests/data/linked/make_linked.sh makes them).
         for name in ("unit-plain.so", "unit-compressed.so", "unit-nopie"):
             add("fuzz_linked_rewrite", read(os.path.join(DATA, "linked", name)))
-        add("fuzz_rewrite", new_driver_object(args.reference, scratch))
+        add("fuzz_rewrite", read(os.path.join(DATA, "linked",
+                                              "unit-new-driver.o")))
         for seed in data_files("compression", (".ccob",)):
             add("fuzz_compressed_bundle", seed)
 
@@ -140,6 +130,11 @@ def main():
         for seed in data_files("offload_binary", (".obj",), 4096):
             add("fuzz_elf_object", seed)
         add("fuzz_elf_object", DX_CONTAINER)
+        add("fuzz_elf_object", member_formats.macho_object())
+        add("fuzz_elf_object", member_formats.macho_linked(
+            2, member_formats.macho_program_commands))
+        add("fuzz_elf_object", member_formats.macho_linked(
+            6, member_formats.macho_dylib_commands))
 
         for seed in data_files("archive", (".a",), 8192):
             add("fuzz_ar_archive", seed)

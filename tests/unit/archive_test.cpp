@@ -1533,10 +1533,9 @@ TEST(MachOArchiveSymbols, Messages) {
   write32(changed, 32 + 20, 3); // the string table without its last NUL
   EXPECT_EQ(messageFor(changed),
             "the name of Mach-O symbol 0 runs past the end of the file");
-  const std::string refusal =
-      "archive symbol tables for this Mach-O member are not supported: ";
   EXPECT_EQ(messageFor(object.substr(0, 40)),
-            refusal + "its load commands extend past the end of the file");
+            "truncated or malformed object (load commands extend past the end "
+            "of the file)");
   changed = object;
   write32(changed, 12, 2); // MH_EXECUTE: listed as an object is
   EXPECT_EQ(messageFor(changed), "no error");
@@ -1549,16 +1548,27 @@ TEST(MachOArchiveSymbols, Messages) {
   changed = object;
   write32(changed, 32 + 12, 100); // more symbols than the file holds
   EXPECT_EQ(messageFor(changed),
-            refusal + "the symbol table extends past the end of the file");
+            "truncated or malformed object (symoff field plus nsyms field "
+            "times sizeof(struct nlist_64) of LC_SYMTAB command 0 extends "
+            "past the end of the file)");
   changed = object;
   write32(changed, 32 + 8, 0); // the symbols over the headers
-  EXPECT_EQ(messageFor(changed), refusal + "the symbol table overlaps the "
-                                           "headers");
+  const std::string overlap = "truncated or malformed object (symbol table "
+                              "at offset 0 with a size of 16, overlaps "
+                              "Mach-O headers at offset 0";
+  EXPECT_EQ(messageFor(changed).substr(0, overlap.size()), overlap);
+  // An LC_LINKER_OPTION whose count disagrees with its strings.
   std::string linkerOption;
-  for (uint32_t field : {0x2du, 16u, 0u, 0u})
+  for (uint32_t field : {0x2du, 16u, 1u, 0u})
     appendLe(linkerOption, field, 4);
   EXPECT_EQ(messageFor(machOObject({}, linkerOption, 1)),
-            refusal + "load command 0x2d is not supported");
+            "truncated or malformed object (load command 0 LC_LINKER_OPTION "
+            "string count 1 does not match number of strings)");
+  // A command LLVM does not know is passed over.
+  std::string unknown;
+  for (uint32_t field : {0x7fu, 16u, 0u, 0u})
+    appendLe(unknown, field, 4);
+  EXPECT_EQ(messageFor(machOObject({{"_g", 0x0f, 0}}, unknown, 1)), "no error");
 }
 
 TEST(MachOArchiveSymbols, EveryTruncationAndByteChange) {
