@@ -1,6 +1,8 @@
 // Output plans (see the header).
 #include "support/output_plan.h"
 
+#include <algorithm>
+
 #include "support/file_io.h"
 
 namespace offbundle {
@@ -87,8 +89,12 @@ void OutputPlan::append(OutputPlan &&other) {
 }
 
 Result<std::string> OutputPlan::render(std::string_view input) const {
+  // Room for what the plan holds, but not more up front than a produced
+  // piece could be trusted to fill: a damaged header may announce
+  // hundreds of gigabytes that its producer then fails to make.
+  constexpr uint64_t kLargestReservation = uint64_t{64} << 20;
   std::string whole;
-  whole.reserve(static_cast<size_t>(size_));
+  whole.reserve(static_cast<size_t>(std::min(size_, kLargestReservation)));
   for (const Piece &piece : pieces_) {
     switch (piece.kind) {
     case PieceKind::Bytes:

@@ -319,6 +319,17 @@ TEST(OutputPlan, ProducedPiecesAreMadeWhenWrittenAndMustKeepTheirLength) {
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().message, "'x': damaged");
 
+  // A damaged header may announce a terabyte its producer cannot make:
+  // rendering fails with the producer's error, without reserving it.
+  OutputPlan huge;
+  huge.addBytes("head");
+  huge.addProduced(uint64_t{1} << 40, []() -> Result<std::string> {
+    return makeError("'x': Decompression failed");
+  });
+  auto hugeFailed = huge.render("");
+  ASSERT_FALSE(hugeFailed);
+  EXPECT_EQ(hugeFailed.error().message, "'x': Decompression failed");
+
   OutputPlan wrongLength;
   wrongLength.addProduced(
       4, []() -> Result<std::string> { return std::string("abc"); });
