@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <vector>
 
 #include "compression/codecs.h"
@@ -51,6 +52,10 @@ bool tooShortForAFrame(std::string_view frame) {
 // zstd's own default window limit for streaming decoders (128 MiB); LLVM's
 // frames never need more, since long distance matching caps the window there.
 constexpr int kDefaultWindowLogLimit = 27;
+
+// The most output one input byte can give: a block yields at most 128 KiB
+// and takes at least 4 bytes (a 3-byte header and the byte of an RLE block).
+constexpr uint64_t kLargestExpansion = (uint64_t{1} << 17) / 4;
 
 Error zstdError(size_t code) { return makeError(ZSTD_getErrorName(code)); }
 
@@ -172,14 +177,19 @@ Result<std::unique_ptr<StreamDecoder>> makeZstdDecoder(std::string_view input,
   if (!context)
     return makeError("Failed to create ZSTD_DCtx");
   auto decoder = std::make_unique<ZstdDecoder>(input, context);
-  // A window never needs to exceed the whole output, so the expected size
-  // bounds the memory a hostile frame can make zstd reserve. With a fixed
-  // output zstd keeps no window copy at all.
+  // A window never needs to exceed the whole output, and the output cannot
+  // exceed what the input can produce, so the smaller of the two bounds the
+  // memory a hostile frame can make zstd reserve (a header can claim any
+  // size). With a fixed output zstd keeps no window copy at all.
   int windowLogLimit = ZSTD_WINDOWLOG_MAX;
   if (!fixedOutput) {
-    int expectedSizeLog =
-        expectedSize <= 1 ? 0 : std::bit_width(expectedSize - 1);
-    windowLogLimit = std::clamp(expectedSizeLog, kDefaultWindowLogLimit,
+    const uint64_t producible =
+        input.size() > std::numeric_limits<uint64_t>::max() / kLargestExpansion
+            ? std::numeric_limits<uint64_t>::max()
+            : uint64_t{input.size()} * kLargestExpansion;
+    const uint64_t outputBound = std::min(expectedSize, producible);
+    int outputBoundLog = outputBound <= 1 ? 0 : std::bit_width(outputBound - 1);
+    windowLogLimit = std::clamp(outputBoundLog, kDefaultWindowLogLimit,
                                 static_cast<int>(ZSTD_WINDOWLOG_MAX));
   }
   size_t result =

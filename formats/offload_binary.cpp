@@ -46,17 +46,28 @@ bool entryWithin(uint64_t imageOffset, uint64_t stringOffset,
          stringOffset + stringCount * stringEntrySize <= limit;
 }
 
-// Reads the entry at `entryOffset` of view.bytes into `view`, checking what
-// LLVM trusts. Every table holds 64-bit fields and every binary LLVM writes
+// Where an entry's string entries are, once its record has been checked.
+struct StringTableSpan {
+  uint64_t offset = 0;
+  uint64_t count = 0;
+};
+
+uint64_t stringEntrySizeOf(uint32_t version) {
+  return version >= 2 ? kOffloadBinaryV2StringEntrySize
+                      : kOffloadBinaryStringEntrySize;
+}
+
+// Reads the entry record at `entryOffset` of view.bytes into `view` (kinds,
+// flags, image), checking what LLVM trusts, and says where its string
+// entries are. Every table holds 64-bit fields and every binary LLVM writes
 // keeps them 8-byte aligned.
-Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
-                 const std::string &where) {
+Result<StringTableSpan> readEntryRecord(OffloadBinaryView &view,
+                                        uint64_t entryOffset,
+                                        const std::string &where) {
   const std::string_view bytes = view.bytes;
   const uint64_t size = bytes.size();
   const std::string sizeText = " (size " + std::to_string(size) + ")";
-  const bool sizedValues = view.version >= 2;
-  const uint64_t stringEntrySize = sizedValues ? kOffloadBinaryV2StringEntrySize
-                                               : kOffloadBinaryStringEntrySize;
+  const uint64_t stringEntrySize = stringEntrySizeOf(view.version);
   if (entryOffset % kOffloadBinaryAlignment != 0)
     return makeError(where + "entry at offset " + std::to_string(entryOffset) +
                      " is not 8-byte aligned");
@@ -67,8 +78,8 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
   const uint64_t stringCount = loadLittle64(bytes, entryOffset + 16);
   const uint64_t imageOffset = loadLittle64(bytes, entryOffset + 24);
   const uint64_t imageSize = loadLittle64(bytes, entryOffset + 32);
-  if (sizedValues && !entryWithin(imageOffset, stringOffset, stringCount,
-                                  stringEntrySize, size))
+  if (view.version >= 2 && !entryWithin(imageOffset, stringOffset, stringCount,
+                                        stringEntrySize, size))
     return makeError(std::string(kOffloadUnexpectedEofMessage));
   if (stringOffset % kOffloadBinaryAlignment != 0)
     return makeError(where + "string entries at offset " +
@@ -84,34 +95,70 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
                      " of " + std::to_string(imageSize) +
                      " bytes runs past the end of the binary" + sizeText);
   view.image = bytes.substr(imageOffset, imageSize);
+  return StringTableSpan{stringOffset, stringCount};
+}
 
-  // Terminators are found in one sweep over the offsets in increasing order,
-  // so strings sharing or overlapping bytes cost no rescans (entries can all
-  // name one long unterminated run). Sized values need none.
-  std::vector<uint64_t> offsets;
-  offsets.reserve(static_cast<size_t>(stringCount) * 2);
-  for (uint64_t index = 0; index < stringCount; ++index) {
-    const uint64_t at = stringOffset + index * stringEntrySize;
+// The null byte ending each string of a binary, found in one sweep over the
+// strings' offsets in increasing order, so that strings sharing or
+// overlapping bytes, in one entry or in many, cost no rescans (entries can
+// all name one long unterminated run).
+class StringTerminators {
+public:
+  StringTerminators(std::string_view bytes, std::vector<uint64_t> offsets)
+      : offsets_(std::move(offsets)) {
+    std::erase_if(offsets_,
+                  [&](uint64_t field) { return field >= bytes.size(); });
+    std::sort(offsets_.begin(), offsets_.end());
+    offsets_.erase(std::unique(offsets_.begin(), offsets_.end()),
+                   offsets_.end());
+    terminators_.reserve(offsets_.size());
+    size_t terminator = 0;
+    bool searched = false;
+    for (uint64_t at : offsets_) {
+      if (!searched ||
+          (terminator != std::string_view::npos && terminator < at)) {
+        terminator = bytes.find('\0', at);
+        searched = true;
+      }
+      terminators_.push_back(terminator);
+    }
+  }
+
+  // Where the string at `at` (one of the offsets given, inside the binary)
+  // ends, or npos when no null byte follows it.
+  size_t terminatorOf(uint64_t at) const {
+    const auto slot = std::lower_bound(offsets_.begin(), offsets_.end(), at);
+    return terminators_[static_cast<size_t>(slot - offsets_.begin())];
+  }
+
+private:
+  std::vector<uint64_t> offsets_;
+  std::vector<size_t> terminators_;
+};
+
+// The offsets of every null-terminated string the tables name: keys, and
+// in version 1 values too (later versions give each value its size).
+void collectStringOffsets(std::string_view bytes, uint32_t version,
+                          StringTableSpan table,
+                          std::vector<uint64_t> &offsets) {
+  const uint64_t stringEntrySize = stringEntrySizeOf(version);
+  for (uint64_t index = 0; index < table.count; ++index) {
+    const uint64_t at = table.offset + index * stringEntrySize;
     offsets.push_back(loadLittle64(bytes, at));
-    if (!sizedValues)
+    if (version == 1)
       offsets.push_back(loadLittle64(bytes, at + 8));
   }
-  std::erase_if(offsets, [&](uint64_t field) { return field >= size; });
-  std::sort(offsets.begin(), offsets.end());
-  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-  std::vector<size_t> terminators;
-  terminators.reserve(offsets.size());
-  size_t terminator = 0;
-  bool searched = false;
-  for (uint64_t at : offsets) {
-    if (!searched ||
-        (terminator != std::string_view::npos && terminator < at)) {
-      terminator = bytes.find('\0', at);
-      searched = true;
-    }
-    terminators.push_back(terminator);
-  }
+}
 
+// Reads the string entries of `table` into view.strings.
+Status readEntryStrings(OffloadBinaryView &view, StringTableSpan table,
+                        const StringTerminators &terminators,
+                        const std::string &where) {
+  const std::string_view bytes = view.bytes;
+  const uint64_t size = bytes.size();
+  const std::string sizeText = " (size " + std::to_string(size) + ")";
+  const bool sizedValues = view.version >= 2;
+  const uint64_t stringEntrySize = stringEntrySizeOf(view.version);
   auto readString = [&](uint64_t index, const char *role,
                         uint64_t at) -> Result<std::string_view> {
     const std::string which =
@@ -119,9 +166,7 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
     if (at >= size)
       return makeError(where + which + " offset " + std::to_string(at) +
                        " is past the end of the binary" + sizeText);
-    const size_t slot = static_cast<size_t>(
-        std::lower_bound(offsets.begin(), offsets.end(), at) - offsets.begin());
-    const size_t end = terminators[slot];
+    const size_t end = terminators.terminatorOf(at);
     if (end == std::string_view::npos)
       return makeError(where + which + " at offset " + std::to_string(at) +
                        " has no terminating null byte within the binary");
@@ -139,8 +184,8 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
     return bytes.substr(valueOffset, length);
   };
   std::unordered_map<std::string_view, size_t> placeOfKey;
-  for (uint64_t index = 0; index < stringCount; ++index) {
-    const uint64_t at = stringOffset + index * stringEntrySize;
+  for (uint64_t index = 0; index < table.count; ++index) {
+    const uint64_t at = table.offset + index * stringEntrySize;
     auto key = readString(index, "key", loadLittle64(bytes, at));
     if (!key)
       return key.takeError();
@@ -158,6 +203,49 @@ Status readEntry(OffloadBinaryView &view, uint64_t entryOffset,
     else
       view.strings[existing->second].second = *value;
   }
+  return Status::success();
+}
+
+// Entries may share or overlap their string tables, so the string entries
+// read for a binary could grow with the square of its size: a megabyte
+// would take hours. Tables laid side by side, as every writer lays them,
+// hold at most size / stringEntrySize; this many more are allowed for
+// small binaries that share one table.
+constexpr uint64_t kSharedStringEntryAllowance = uint64_t{1} << 16;
+
+// Reads the string entries of every entry of a binary whose records have
+// been read: the terminators of all their strings in one sweep, then each
+// entry's strings.
+Status readAllEntryStrings(std::vector<OffloadBinaryView> &views,
+                           const std::vector<StringTableSpan> &tables,
+                           const std::string &where,
+                           const std::vector<std::string> &entryWheres) {
+  if (views.empty())
+    return Status::success();
+  const std::string_view bytes = views.front().bytes;
+  const uint32_t version = views.front().version;
+  const uint64_t limit =
+      bytes.size() / stringEntrySizeOf(version) + kSharedStringEntryAllowance;
+  uint64_t total = 0;
+  for (const StringTableSpan &table : tables) {
+    total += table.count;
+    if (total > limit)
+      return makeError(where +
+                       "the string tables of its entries overlap: "
+                       "they name more than " +
+                       std::to_string(limit) + " string entries in " +
+                       std::to_string(bytes.size()) + " bytes");
+  }
+  std::vector<uint64_t> offsets;
+  offsets.reserve(static_cast<size_t>(total) * (version == 1 ? 2 : 1));
+  for (const StringTableSpan &table : tables)
+    collectStringOffsets(bytes, version, table, offsets);
+  const StringTerminators terminators(bytes, std::move(offsets));
+  for (size_t index = 0; index < views.size(); ++index)
+    if (Status status = readEntryStrings(views[index], tables[index],
+                                         terminators, entryWheres[index]);
+        !status.ok())
+      return status;
   return Status::success();
 }
 
@@ -195,15 +283,19 @@ Result<OffloadBinaryEntries> parseVersion1(std::string_view rest,
     return makeError(where + "size " + std::to_string(size) +
                      " is not a multiple of 8");
 
-  OffloadBinaryView view;
+  OffloadBinaryEntries binary;
+  binary.size = size;
+  OffloadBinaryView &view = binary.entries.emplace_back();
   view.offset = offset;
   view.bytes = rest.substr(0, size);
   view.version = 1;
-  if (Status status = readEntry(view, entryOffset, where); !status.ok())
+  auto table = readEntryRecord(view, entryOffset, where);
+  if (!table)
+    return table.takeError();
+  if (Status status =
+          readAllEntryStrings(binary.entries, {*table}, where, {where});
+      !status.ok())
     return status.takeError();
-  OffloadBinaryEntries binary;
-  binary.size = size;
-  binary.entries.push_back(std::move(view));
   return binary;
 }
 
@@ -247,21 +339,29 @@ parseMultiEntry(std::string_view rest, uint64_t offset, uint32_t version,
   OffloadBinaryEntries binary;
   binary.size = size;
   binary.entries.reserve(static_cast<size_t>(entryCount));
+  std::vector<StringTableSpan> tables;
+  tables.reserve(static_cast<size_t>(entryCount));
+  std::vector<std::string> entryWheres;
+  entryWheres.reserve(static_cast<size_t>(entryCount));
   for (uint64_t index = 0; index < entryCount; ++index) {
-    OffloadBinaryView view;
+    OffloadBinaryView &view = binary.entries.emplace_back();
     view.offset = offset;
     view.bytes = rest.substr(0, size);
     view.inflated = inflated;
     view.version = version;
     view.entryIndex = index;
-    const std::string entryWhere =
-        where + "entry " + std::to_string(index) + ": ";
-    if (Status status = readEntry(
-            view, entriesOffset + index * kOffloadBinaryEntrySize, entryWhere);
-        !status.ok())
-      return status.takeError();
-    binary.entries.push_back(std::move(view));
+    entryWheres.push_back(where + "entry " + std::to_string(index) + ": ");
+    auto table =
+        readEntryRecord(view, entriesOffset + index * kOffloadBinaryEntrySize,
+                        entryWheres.back());
+    if (!table)
+      return table.takeError();
+    tables.push_back(*table);
   }
+  if (Status status =
+          readAllEntryStrings(binary.entries, tables, where, entryWheres);
+      !status.ok())
+    return status.takeError();
   return binary;
 }
 

@@ -86,6 +86,7 @@ for target in "${targets[@]}"; do
 done
 wait
 failed=0
+reports=()
 
 printf '%-26s %12s %8s %8s  %s\n' target runs cov ft result
 for i in "${!names[@]}"; do
@@ -97,10 +98,24 @@ for i in "${!names[@]}"; do
   result=ok
   if [[ $(cat "$logs/$target.status" 2>/dev/null) != 0 ]]; then
     failed=1
-    artifact=$(grep -o "$findings/$target-[^ ]*" "$log" | head -1)
+    artifact=$(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log" | head -1)
     result="FINDING ${artifact:-see $log}"
+    reports+=("$target")
   fi
   printf '%-26s %12s %8s %8s  %s\n' "$target" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$result"
+done
+# What each finding was, and the input itself when it is small, so that a
+# finding on another machine (CI keeps no files) can be reproduced here.
+for target in "${reports[@]}"; do
+  log=$logs/$target.log
+  echo "--- $target"
+  grep -m1 -E 'ERROR: |runtime error' "$log" || true
+  grep -m1 -E '^SUMMARY' "$log" || true
+  artifact=$(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log" | head -1)
+  if [[ -n $artifact && -f $artifact && $(stat -c %s "$artifact") -le 8192 ]]; then
+    echo "input (base64):"
+    base64 -w 100 "$artifact"
+  fi
 done
 echo "fuzzing: ${#names[@]} targets, ${seconds} s each, $(($(date +%s) - start)) s in all"
 exit $failed

@@ -417,6 +417,54 @@ TEST(OffloadBinaryVersion2, RefusesDamagedBinaries) {
   EXPECT_EQ(errorOf(version4), kOffloadParseFailedMessage);
 }
 
+// A version 2 binary of `entryCount` entries that all name one table of
+// `stringCount` string entries, whose keys all start in one run of 'k's.
+std::string entriesSharingOneTable(uint64_t entryCount, uint64_t stringCount) {
+  const uint64_t entriesOffset = 32;
+  const uint64_t tableOffset = entriesOffset + entryCount * 40;
+  const uint64_t keysOffset = tableOffset + stringCount * 24;
+  const uint64_t size = (keysOffset + stringCount + 1 + 7) / 8 * 8;
+  std::string bytes(size, '\0');
+  bytes.replace(0, 4, kOffloadBinaryMagic);
+  putLe32(bytes, 4, 2);
+  putLe64(bytes, 8, size);
+  putLe64(bytes, 16, entriesOffset);
+  putLe64(bytes, 24, entryCount);
+  for (uint64_t entry = 0; entry < entryCount; ++entry) {
+    putLe64(bytes, entriesOffset + entry * 40 + 8, tableOffset);
+    putLe64(bytes, entriesOffset + entry * 40 + 16, stringCount);
+  }
+  for (uint64_t index = 0; index < stringCount; ++index)
+    putLe64(bytes, tableOffset + index * 24, keysOffset + index);
+  bytes.replace(keysOffset, stringCount, std::string(stringCount, 'k'));
+  return bytes;
+}
+
+TEST(OffloadBinaryVersion2, EntriesMaySharePartOfOneTable) {
+  auto read = splitOffloadBinaries(entriesSharingOneTable(4, 100), "");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_EQ(read->size(), 4u);
+  for (const OffloadBinaryView &entry : *read) {
+    ASSERT_EQ(entry.strings.size(), 100u);
+    EXPECT_EQ(entry.strings.front().first, std::string(100, 'k'));
+    EXPECT_EQ(entry.strings.back().first, "k");
+  }
+}
+
+TEST(OffloadBinaryVersion2, RefusesTablesOverlappingBeyondWhatTheSizeHolds) {
+  // 3,000 entries naming one table of 3,000 string entries would mean nine
+  // million string entries read from 190 KB.
+  const std::string bytes = entriesSharingOneTable(3000, 3000);
+  const std::string error = errorOf(bytes);
+  EXPECT_NE(error.find("the string tables of its entries overlap: they name "
+                       "more than " +
+                       std::to_string(bytes.size() / 24 + 65536) +
+                       " string entries in " + std::to_string(bytes.size()) +
+                       " bytes"),
+            std::string::npos)
+      << error;
+}
+
 TEST(CompressedOffloadBinary, RoundTripsWithEitherCodec) {
   std::vector<OffloadImageToWrite> images(2);
   const std::string big(5000, 'x');
@@ -457,6 +505,27 @@ TEST(CompressedOffloadBinary, RoundTripsWithEitherCodec) {
       EXPECT_NE(errorOf(bad), "(no error)") << wrong;
     }
   }
+}
+
+TEST(CompressedOffloadBinary, HugeClaimsReserveNoHugeWindow) {
+  // A header claiming a terabyte, then a zstd frame of unknown content size
+  // whose window descriptor asks for 2 GiB, holding one RLE block. Eleven
+  // bytes of data cannot inflate past a few megabytes, so no window larger
+  // than zstd's default is allowed, whatever the header claims.
+  std::string bytes(40, '\0');
+  bytes.replace(0, 4, kOffloadBinaryMagic);
+  putLe32(bytes, 4, 3);
+  putLe64(bytes, 16, 40);
+  putLe64(bytes, 32, uint64_t{1} << 40);
+  bytes += std::string("\x28\xB5\x2F\xFD\x00\xA8\x0B\x00\x00x", 10);
+  bytes.resize(56, '\0');
+  putLe64(bytes, 8, bytes.size());
+  auto inflated = inflateOffloadBinary(bytes);
+  ASSERT_FALSE(inflated.ok());
+  EXPECT_NE(inflated.error().message.find(
+                "Frame requires too much memory for decoding"),
+            std::string::npos)
+      << inflated.error().message;
 }
 
 TEST(CompressedOffloadBinary, ChecksLevels) {
