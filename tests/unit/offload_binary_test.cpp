@@ -441,7 +441,8 @@ std::string entriesSharingOneTable(uint64_t entryCount, uint64_t stringCount) {
 }
 
 TEST(OffloadBinaryVersion2, EntriesMaySharePartOfOneTable) {
-  auto read = splitOffloadBinaries(entriesSharingOneTable(4, 100), "");
+  const std::string bytes = entriesSharingOneTable(4, 100);
+  auto read = splitOffloadBinaries(bytes, "");
   ASSERT_TRUE(read.ok()) << read.error().message;
   ASSERT_EQ(read->size(), 4u);
   for (const OffloadBinaryView &entry : *read) {
@@ -490,7 +491,8 @@ TEST(CompressedOffloadBinary, RoundTripsWithEitherCodec) {
     auto inflated = inflateOffloadBinary(*packed);
     ASSERT_TRUE(inflated.ok()) << inflated.error().message;
     EXPECT_EQ(*inflated, plain);
-    auto read = splitOffloadBinaries(*packed + firstBinary(), "");
+    const std::string packedThenPlain = *packed + firstBinary();
+    auto read = splitOffloadBinaries(packedThenPlain, "");
     ASSERT_TRUE(read.ok()) << read.error().message;
     ASSERT_EQ(read->size(), 3u);
     EXPECT_EQ((*read)[0].image, big);
