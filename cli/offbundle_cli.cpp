@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <unordered_set>
 
 #include <sys/stat.h>
 
@@ -265,14 +266,19 @@ std::string heldTargets(const std::string &path) {
   if (!opened.input)
     return "";
   std::vector<std::string> targets;
+  std::unordered_set<std::string> seen;
   for (const api::Bundle &bundle : opened.input->bundles())
     for (const api::Entry &entry : bundle.entries)
-      if (std::find(targets.begin(), targets.end(), targetOf(entry)) ==
-          targets.end())
+      if (seen.insert(targetOf(entry)).second)
         targets.push_back(targetOf(entry));
+  // One error line stays readable even for a file of thousands of targets.
+  constexpr size_t kTargetsNamed = 16;
   std::string text;
-  for (const std::string &target : targets)
-    text += (text.empty() ? "" : ", ") + target;
+  for (size_t i = 0; i < targets.size() && i < kTargetsNamed; ++i)
+    text += (text.empty() ? "" : ", ") + targets[i];
+  if (targets.size() > kTargetsNamed)
+    text += " and " + std::to_string(targets.size() - kTargetsNamed) +
+            " more (see 'offbundle sizes')";
   return text;
 }
 

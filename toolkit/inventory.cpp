@@ -4,15 +4,41 @@
 #include <map>
 
 #include "bundler/code_object_uri.h"
+#include "targets/offload_target.h"
 
 namespace offbundle {
+
+namespace {
+
+// The part of an entry ID after its kind and four triple fields: the
+// target ID, or a processor the bundler does not know, which it then reads
+// as no target ID at all. Empty when there is none.
+std::string processorPartOf(std::string_view id) {
+  const std::optional<std::string> normalized = normalizeStoredBundleId(id);
+  if (!normalized)
+    return "";
+  size_t at = 0;
+  for (int dashes = 0; dashes < 5; ++dashes) {
+    at = normalized->find('-', at);
+    if (at == std::string::npos)
+      return "";
+    ++at;
+  }
+  return normalized->substr(at);
+}
+
+} // namespace
 
 std::string targetOf(const api::Entry &entry) {
   if (!entry.target)
     return entry.id;
-  if (entry.target->targetId.empty())
-    return entry.target->triple;
-  return entry.target->triple + "-" + entry.target->targetId;
+  if (!entry.target->targetId.empty())
+    return entry.target->triple + "-" + entry.target->targetId;
+  // An unknown processor still tells its entries from the others.
+  const std::string processor = processorPartOf(entry.id);
+  if (!processor.empty())
+    return entry.target->triple + "-" + processor;
+  return entry.target->triple;
 }
 
 std::vector<InventoryEntry> listEntries(const api::Input &input,

@@ -52,6 +52,15 @@ Result<std::vector<PlainEntry>> readPlainEntries(std::string_view bundle) {
   return entries;
 }
 
+// Whether `bytes` are a whole binary bundle, every entry inside them.
+Status checkPlainBundle(std::string_view bytes) {
+  if (!hasBinaryBundleMagic(bytes))
+    return makeError("it has no bundle magic");
+  if (auto entries = readPlainEntries(bytes); !entries)
+    return entries.takeError();
+  return Status::success();
+}
+
 // The alignment the bundle was written with, as far as its offsets show:
 // the largest power of two up to 4096 dividing every payload offset.
 uint64_t inferredAlignment(const std::vector<PlainEntry> &entries) {
@@ -87,6 +96,10 @@ public:
     case RewriteKind::Decompress:
       return unchanged(bundle);
     case RewriteKind::Compress: {
+      // A damaged bundle is refused rather than sealed into a compressed
+      // one that every reader would then refuse.
+      if (Status valid = checkPlainBundle(bundle); !valid.ok())
+        return makeError("'" + file_ + "': " + valid.error().message);
       result_.changed = true;
       CompressionOptions options;
       options.level = request_.compressionLevel;
@@ -144,7 +157,14 @@ private:
             auto plain = decompressBundle(compressed, HashCheck::Verify);
             if (!plain)
               return makeError("'" + name + "': " + plain.error().message);
-            return std::string(plain->bytes.view());
+            // What it held must be a bundle, as for any plain input.
+            const std::string_view held = plain->bytes.view();
+            if (Status valid = checkPlainBundle(held); !valid.ok())
+              return makeError("'" + name +
+                               "': the compressed bundle holds no valid "
+                               "bundle: " +
+                               valid.error().message);
+            return std::string(held);
           });
       return rewritten;
     }

@@ -39,6 +39,7 @@ Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -50,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
@@ -1084,23 +1086,98 @@ class Suite:
         check(sections[0] == sections[2], "compressing twice gave different "
               "bundles")
 
+    def write_file(self, name, data):
+        path = os.path.join(self.tools.folder, name)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return path
+
+    @staticmethod
+    def plain_bundle(ids, past_end=0):
+        """A binary bundle of one-byte payloads; the last entry's size is
+        `past_end` bytes larger than the file holds."""
+        header_size = 24 + 8 + sum(24 + len(i) for i in ids)
+        records = b""
+        for index, entry_id in enumerate(ids):
+            size = 1 + (past_end if index == len(ids) - 1 else 0)
+            records += struct.pack("<QQQ", header_size + index, size,
+                                   len(entry_id)) + entry_id
+        return (b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", len(ids)) +
+                records + bytes(range(65, 65 + len(ids))))
+
+    @staticmethod
+    def zlib_ccob(plain):
+        """A version 2 compressed bundle (zlib) of any bytes, its hash
+        right."""
+        data = zlib.compress(plain, 6)
+        digest = int.from_bytes(hashlib.md5(plain).digest()[:8], "little")
+        return (b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24 + len(data),
+                                      len(plain), digest) + data)
+
     def check_toolkit_rewrite_failures(self, exe, obj):
         """A refused rewrite leaves the output as it was: a target the
-        program or object lacks, no target, a file that is no bundle."""
+        program or object lacks, no target, a file that is no bundle, a
+        damaged bundle to compress, a compressed bundle holding no bundle."""
         out = os.path.join(self.tools.folder, "untouched.o")
-        for arguments in (["prune", exe, "-k", "gfx1100"],
-                          ["prune", obj, "-k", "gfx1100"],
-                          ["prune", obj],
-                          ["decompress", "hip_stub.c"],
-                          ["compress", obj, obj]):
+        host = b"host-x86_64-unknown-linux-gnu"
+        device = b"hipv4-amdgcn-amd-amdhsa--gfx90a"
+        damaged = self.write_file("damaged.bundle",
+                                  self.plain_bundle([host, device], 5))
+        sealed = self.write_file("sealed-garbage.ccob",
+                                 self.zlib_ccob(b"not a bundle at all"))
+        sealed_damage = self.write_file(
+            "sealed-damaged.ccob",
+            self.zlib_ccob(self.plain_bundle([host, device], 5)))
+        for arguments, message in (
+                (["prune", exe, "-k", "gfx1100"], "holds no entry"),
+                (["prune", obj, "-k", "gfx1100"], "holds no entry"),
+                (["prune", obj], "--keep"),
+                (["decompress", "hip_stub.c"], "hip_stub.c"),
+                (["compress", obj, obj], "one file"),
+                (["compress", damaged], "lies outside the file"),
+                (["decompress", sealed],
+                 "the compressed bundle holds no valid bundle"),
+                (["decompress", sealed_damage],
+                 "the compressed bundle holds no valid bundle")):
             with open(out, "wb") as handle:
                 handle.write(b"left alone")
             done = self.offbundle(arguments + ["-o", out])
             check(done.returncode == 1 and not done.stdout and
                   len(done.stderr.splitlines()) == 1 and
                   done.stderr.startswith(b"offbundle: error: ") and
+                  message.encode() in done.stderr and
                   read(out) == b"left alone",
                   f"{arguments}: {done.returncode} {done.stderr}")
+
+        # Both intact forms are rewritten: the refusals above come from the
+        # damage alone.
+        good = self.write_file("good.bundle", self.plain_bundle([host, device]))
+        good_sealed = self.write_file(
+            "good.ccob", self.zlib_ccob(self.plain_bundle([host, device])))
+        for arguments in (["compress", good], ["decompress", good_sealed]):
+            done = self.offbundle(arguments + ["-o", out])
+            check(done.returncode == 0, f"{arguments}: {done.stderr}")
+        check(read(out) == self.plain_bundle([host, device]),
+              "the sealed bundle decompressed to other bytes")
+
+        # A missing target names the file's targets, at most 16 of them;
+        # processors the bundler does not know (gfx901) are targets too.
+        many = [host] + [b"hipv4-amdgcn-amd-amdhsa--gfx%d" % n
+                         for n in range(900, 920)]
+        wide = self.write_file("wide.bundle", self.plain_bundle(many))
+        for command in (["prune", wide, "-k", "gfx1100", "-o", out],
+                        ["extract", wide, "-t", "gfx1100", "-o",
+                         os.path.join(self.tools.folder, "never")]):
+            done = self.offbundle(command)
+            named = done.stderr.split(b"its targets: ", 1)[-1]
+            check(done.returncode == 1 and
+                  named.startswith(b"x86_64-unknown-linux-gnu, "
+                                   b"amdgcn-amd-amdhsa--gfx900, ") and
+                  b"amdgcn-amd-amdhsa--gfx901, " in named and
+                  named.rstrip().endswith(
+                      b"gfx913, amdgcn-amd-amdhsa--gfx914 and 5 more "
+                      b"(see 'offbundle sizes')"),
+                  f"{command[0]}: {done.stderr}")
 
     def elf_sections(self, data):
         """{name: (address, offset, size)} of a 64-bit little-endian ELF
