@@ -93,8 +93,8 @@ for i in "${!names[@]}"; do
   target=${names[$i]}
   log=$logs/$target.log
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -ao 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   result=ok
   if [[ $(cat "$logs/$target.status" 2>/dev/null) != 0 ]]; then
     failed=1
@@ -109,8 +109,8 @@ done
 for target in "${reports[@]}"; do
   log=$logs/$target.log
   echo "--- $target"
-  grep -m1 -E 'ERROR: |runtime error' "$log" || true
-  grep -m1 -E '^SUMMARY' "$log" || true
+  grep -a -m1 -E 'ERROR: |runtime error' "$log" || true
+  grep -a -m1 -E '^SUMMARY' "$log" || true
   artifact=$(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log" | head -1)
   if [[ -n $artifact && -f $artifact && $(stat -c %s "$artifact") -le 8192 ]]; then
     echo "input (base64):"
