@@ -269,8 +269,8 @@ std::string heldTargets(const std::string &path) {
   std::unordered_set<std::string> seen;
   for (const api::Bundle &bundle : opened.input->bundles())
     for (const api::Entry &entry : bundle.entries)
-      if (seen.insert(targetOf(entry)).second)
-        targets.push_back(targetOf(entry));
+      if (std::string target = targetOf(entry); seen.insert(target).second)
+        targets.push_back(std::move(target));
   // One error line stays readable even for a file of thousands of targets.
   constexpr size_t kTargetsNamed = 16;
   std::string text;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "bundler/code_object_uri.h"
+#include "support/string_split.h"
 #include "targets/offload_target.h"
 
 namespace offbundle {
@@ -17,14 +18,8 @@ std::string processorPartOf(std::string_view id) {
   const std::optional<std::string> normalized = normalizeStoredBundleId(id);
   if (!normalized)
     return "";
-  size_t at = 0;
-  for (int dashes = 0; dashes < 5; ++dashes) {
-    at = normalized->find('-', at);
-    if (at == std::string::npos)
-      return "";
-    ++at;
-  }
-  return normalized->substr(at);
+  const std::vector<std::string_view> parts = splitOnDash(*normalized, 6);
+  return parts.size() < 6 ? "" : std::string(parts[5]);
 }
 
 } // namespace

@@ -19,7 +19,6 @@ Usage: compressed_bundles.py --ours PATH --reference PATH
 """
 
 import argparse
-import hashlib
 import os
 import random
 import shutil
@@ -27,11 +26,11 @@ import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import Tally, finish, require_executables  # noqa: E402
+from bundle_bytes import ccob, truncated_md5  # noqa: E402
 
 TARGETS = ["host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
            "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"]
@@ -45,30 +44,6 @@ def run(tool, args, folder):
     done = subprocess.run([tool] + args, cwd=folder, capture_output=True,
                           timeout=120)
     return done.returncode, done.stdout, done.stderr
-
-
-def truncated_md5(data):
-    return struct.unpack("<Q", hashlib.md5(data).digest()[:8])[0]
-
-
-def ccob(payload, version, method, level=6, total_size=None,
-         uncompressed_size=None, stored_hash=None):
-    """A compressed bundle around `payload`; method 0 is zlib (the only
-    codec Python has), the size and hash fields can be forced."""
-    assert method == 0
-    data = zlib.compress(payload, level)
-    size = len(payload) if uncompressed_size is None else uncompressed_size
-    digest = truncated_md5(payload) if stored_hash is None else stored_hash
-    header_size = {1: 20, 2: 24, 3: 32}[version]
-    total = header_size + len(data) if total_size is None else total_size
-    header = b"CCOB" + struct.pack("<HH", version, method)
-    if version == 1:
-        header += struct.pack("<IQ", size, digest)
-    elif version == 2:
-        header += struct.pack("<IIQ", total, size, digest)
-    else:
-        header += struct.pack("<QQQ", total, size, digest)
-    return header + data
 
 
 class Suite(Tally):

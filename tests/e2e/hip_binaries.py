@@ -39,7 +39,6 @@ Usage: hip_binaries.py --ours PATH --reference-bin DIR --offbundle PATH
 """
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -51,13 +50,13 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import (finish, require_executables,  # noqa: E402
                            skip_suite)
 import stand_in_runtime  # noqa: E402
+from bundle_bytes import binary_bundle, ccob  # noqa: E402
 
 ARCHES = ["--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"]
 COMMON = ["-nogpulib", "-nogpuinc", "-O1"]
@@ -1092,28 +1091,6 @@ class Suite:
             handle.write(data)
         return path
 
-    @staticmethod
-    def plain_bundle(ids, past_end=0):
-        """A binary bundle of one-byte payloads; the last entry's size is
-        `past_end` bytes larger than the file holds."""
-        header_size = 24 + 8 + sum(24 + len(i) for i in ids)
-        records = b""
-        for index, entry_id in enumerate(ids):
-            size = 1 + (past_end if index == len(ids) - 1 else 0)
-            records += struct.pack("<QQQ", header_size + index, size,
-                                   len(entry_id)) + entry_id
-        return (b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", len(ids)) +
-                records + bytes(range(65, 65 + len(ids))))
-
-    @staticmethod
-    def zlib_ccob(plain):
-        """A version 2 compressed bundle (zlib) of any bytes, its hash
-        right."""
-        data = zlib.compress(plain, 6)
-        digest = int.from_bytes(hashlib.md5(plain).digest()[:8], "little")
-        return (b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24 + len(data),
-                                      len(plain), digest) + data)
-
     def check_toolkit_rewrite_failures(self, exe, obj):
         """A refused rewrite leaves the output as it was: a target the
         program or object lacks, no target, a file that is no bundle, a
@@ -1121,13 +1098,14 @@ class Suite:
         out = os.path.join(self.tools.folder, "untouched.o")
         host = b"host-x86_64-unknown-linux-gnu"
         device = b"hipv4-amdgcn-amd-amdhsa--gfx90a"
-        damaged = self.write_file("damaged.bundle",
-                                  self.plain_bundle([host, device], 5))
+        good_bytes = binary_bundle([host, device], [b"A", b"BBBBBB"])
+        # Cut short, the last entry runs past the end of the bundle.
+        damaged_bytes = good_bytes[:-5]
+        damaged = self.write_file("damaged.bundle", damaged_bytes)
         sealed = self.write_file("sealed-garbage.ccob",
-                                 self.zlib_ccob(b"not a bundle at all"))
-        sealed_damage = self.write_file(
-            "sealed-damaged.ccob",
-            self.zlib_ccob(self.plain_bundle([host, device], 5)))
+                                 ccob(b"not a bundle at all", 2))
+        sealed_damage = self.write_file("sealed-damaged.ccob",
+                                        ccob(damaged_bytes, 2))
         for arguments, message in (
                 (["prune", exe, "-k", "gfx1100"], "holds no entry"),
                 (["prune", obj, "-k", "gfx1100"], "holds no entry"),
@@ -1151,20 +1129,20 @@ class Suite:
 
         # Both intact forms are rewritten: the refusals above come from the
         # damage alone.
-        good = self.write_file("good.bundle", self.plain_bundle([host, device]))
-        good_sealed = self.write_file(
-            "good.ccob", self.zlib_ccob(self.plain_bundle([host, device])))
+        good = self.write_file("good.bundle", good_bytes)
+        good_sealed = self.write_file("good.ccob", ccob(good_bytes, 2))
         for arguments in (["compress", good], ["decompress", good_sealed]):
             done = self.offbundle(arguments + ["-o", out])
             check(done.returncode == 0, f"{arguments}: {done.stderr}")
-        check(read(out) == self.plain_bundle([host, device]),
+        check(read(out) == good_bytes,
               "the sealed bundle decompressed to other bytes")
 
         # A missing target names the file's targets, at most 16 of them;
         # processors the bundler does not know (gfx901) are targets too.
         many = [host] + [b"hipv4-amdgcn-amd-amdhsa--gfx%d" % n
                          for n in range(900, 920)]
-        wide = self.write_file("wide.bundle", self.plain_bundle(many))
+        wide = self.write_file("wide.bundle",
+                               binary_bundle(many, [b"x"] * len(many)))
         for command in (["prune", wide, "-k", "gfx1100", "-o", out],
                         ["extract", wide, "-t", "gfx1100", "-o",
                          os.path.join(self.tools.folder, "never")]):

@@ -67,11 +67,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import (finish, report_skipped_cases,  # noqa: E402
                            skip_suite)
+from bundle_bytes import (BUNDLE_MAGIC, CCOB_MAGIC, ZLIB,  # noqa: E402
+                          ZSTD, binary_bundle, truncated_md5)
 
 # ---------------------------------------------------------------------------
 # Bundle formats
 
-MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+MAGIC = BUNDLE_MAGIC
 HOST = "host-x86_64-unknown-linux-gnu"
 GFX906 = "hip-amdgcn-amd-amdhsa--gfx906"
 GFX908 = "hip-amdgcn-amd-amdhsa--gfx908"
@@ -92,21 +94,6 @@ REFERENCE_BUNDLER = "/usr/lib/llvm-22/bin/clang-offload-bundler"
 
 def u64(value):
     return struct.pack("<Q", value & U64_MAX)
-
-
-def binary_bundle(ids, payloads, align=1):
-    """A well-formed binary bundle laid out as the bundler writes it."""
-    header_size = len(MAGIC) + 8 + sum(24 + len(i) for i in ids)
-    header = [MAGIC, u64(len(ids))]
-    body = []
-    end = header_size
-    for entry_id, payload in zip(ids, payloads):
-        offset = (end + align - 1) // align * align
-        body += [b"\0" * (offset - end), payload]
-        header += [u64(offset), u64(len(payload)), u64(len(entry_id)),
-                   entry_id]
-        end = offset + len(payload)
-    return b"".join(header + body)
 
 
 def raw_binary_bundle(count, entries, tail=b""):
@@ -775,8 +762,6 @@ def device_cases():
 # instead: any other output was decoded from damaged data that the header's
 # size and hash should have caught.
 
-CCOB_MAGIC = b"CCOB"
-ZLIB, ZSTD = 0, 1
 CCOB_HEADER_SIZES = {1: 20, 2: 24, 3: 32}
 # (offset, width) of each header field, by version.
 CCOB_FIELDS = {
@@ -797,11 +782,6 @@ TEXT_LL_BUNDLE = text_bundle(TEXT_COMMENTS["ll"], STORED_IDS, PAYLOADS)
 # Payloads of a second bundle, so that concatenated bundles are told apart.
 OTHER_PAYLOADS = [b"second-host-payload\n", b"second-gfx906\n", b"2nd-908\n"]
 OTHER_BINARY = binary_bundle([i.encode() for i in STORED_IDS], OTHER_PAYLOADS)
-
-
-def truncated_md5(data):
-    """The header's hash: MD5's first 8 bytes, read little-endian."""
-    return struct.unpack("<Q", hashlib.md5(data).digest()[:8])[0]
 
 
 def put_uint(data, position, width, value):
