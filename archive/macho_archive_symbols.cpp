@@ -180,6 +180,11 @@ constexpr std::pair<uint32_t, const char *> kVersionMinCommands[] = {
     {kVersionMinWatchOS, "LC_VERSION_MIN_WATCHOS"},
 };
 
+// How many regions (the headers, sections, relocations, tables) the
+// overlap check takes; a section's index in a symbol is one byte, so no
+// real file comes near.
+constexpr size_t kMostPlacedRegions = 16384;
+
 // A structure of the file placed so far, for the overlap checks.
 struct Element {
   uint64_t offset = 0;
@@ -306,6 +311,14 @@ private:
   Status place(uint64_t offset, uint64_t size, const char *name) {
     if (size == 0)
       return Status::success();
+    // Each placement walks the list, so the check costs the square of the
+    // regions' count: a member of millions of sections would take hours
+    // (LLVM's as well). Real files have at most a few hundred.
+    if (elements_.size() >= kMostPlacedRegions)
+      return makeError("archive symbol tables for Mach-O members with more "
+                       "than " +
+                       std::to_string(kMostPlacedRegions) +
+                       " sections and tables are not supported");
     for (auto it = elements_.begin(); it != elements_.end(); ++it) {
       const Element &placed = *it;
       const uint64_t end = offset + size;

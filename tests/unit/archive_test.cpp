@@ -1571,6 +1571,46 @@ TEST(MachOArchiveSymbols, Messages) {
   EXPECT_EQ(messageFor(machOObject({{"_g", 0x0f, 0}}, unknown, 1)), "no error");
 }
 
+// An object with one LC_SEGMENT_64 of `sections` one-byte sections, laid
+// after the symbol and string tables.
+std::string machOObjectWithSections(uint32_t sections) {
+  const std::string plain = machOObject({{"_g", 0x0f, 0}});
+  const uint64_t commandSize = 72 + 80 * uint64_t{sections};
+  const uint64_t contents = plain.size() + commandSize;
+  std::string segment;
+  appendLe(segment, 0x19, 4);
+  appendLe(segment, commandSize, 4);
+  segment += std::string(16, '\0');
+  for (uint64_t field :
+       {uint64_t{0}, uint64_t{sections}, contents, uint64_t{sections}})
+    appendLe(segment, field, 8);
+  for (uint32_t field : {7u, 7u, sections, 0u})
+    appendLe(segment, field, 4);
+  for (uint32_t index = 0; index < sections; ++index) {
+    segment += std::string(32, '\0');
+    appendLe(segment, index, 8);
+    appendLe(segment, 1, 8);
+    appendLe(segment, contents + index, 4);
+    segment += std::string(28, '\0');
+  }
+  return machOObject({{"_g", 0x0f, 0}}, segment, 1) +
+         std::string(sections, '\x90');
+}
+
+TEST(MachOArchiveSymbols, RegionsBeyondWhatAnyFileHoldsAreRefused) {
+  // The headers and the two tables are regions too.
+  Result<ArchiveMemberSymbols> fits =
+      archiveSymbolsOf(machOObjectWithSections(16384 - 3));
+  ASSERT_TRUE(fits.ok()) << fits.error().message;
+  EXPECT_EQ(fits->names, std::vector<std::string>{"_g"});
+  Result<ArchiveMemberSymbols> tooMany =
+      archiveSymbolsOf(machOObjectWithSections(16384 - 2));
+  ASSERT_FALSE(tooMany.ok());
+  EXPECT_EQ(tooMany.error().message,
+            "archive symbol tables for Mach-O members with more than 16384 "
+            "sections and tables are not supported");
+}
+
 TEST(MachOArchiveSymbols, EveryTruncationAndByteChange) {
   const std::string object = machOObject(
       {{"_local", 0x0e, 0}, {"_global", 0x0f, 0}, {"_common", 0x01, 8}});
