@@ -418,7 +418,7 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
     }
     auto bytes = InputFile::open(path);
     Status wrappersGood =
-        bytes ? checkHipWrappers(path, (*bytes)->contents(), *opened.input)
+        bytes ? checkLinkedHipFile(path, (*bytes)->contents(), *opened.input)
               : Status(bytes.takeError());
     if (!wrappersGood.ok()) {
       reporter.printError(std::string(kProgram) + ": error: " +

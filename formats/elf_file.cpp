@@ -10,6 +10,21 @@ uint64_t ElfByteOrder::read(const char *at, size_t width) const {
                          static_cast<unsigned>(width), !little_);
 }
 
+ElfProgramHeader64 ElfProgramHeader64::read(std::string_view bytes,
+                                            uint64_t at) {
+  return {loadLittle32(bytes, at),      loadLittle32(bytes, at + 4),
+          loadLittle64(bytes, at + 8),  loadLittle64(bytes, at + 16),
+          loadLittle64(bytes, at + 24), loadLittle64(bytes, at + 32),
+          loadLittle64(bytes, at + 40), loadLittle64(bytes, at + 48)};
+}
+
+void ElfProgramHeader64::append(std::string &out) const {
+  appendLittleEndian(out, type, 4);
+  appendLittleEndian(out, flags, 4);
+  for (uint64_t field : {offset, vaddr, paddr, filesz, memsz, align})
+    appendLittleEndian(out, field, 8);
+}
+
 void ElfByteOrder::write(char *at, uint64_t value, size_t width) const {
   for (size_t i = 0; i < width; ++i) {
     size_t shift = little_ ? 8 * i : 8 * (width - 1 - i);

@@ -73,6 +73,12 @@ inline constexpr uint32_t kTypeDynamicSymbols = 11;
 inline constexpr uint32_t kTypeGroup = 17;
 inline constexpr uint32_t kTypeSymbolIndexTable = 18;
 inline constexpr uint32_t kTypeCrel = 0x40000014;
+// Program header (segment) types.
+inline constexpr uint32_t kSegmentNull = 0;
+inline constexpr uint32_t kSegmentLoad = 1;
+inline constexpr uint32_t kSegmentDynamic = 2;
+inline constexpr uint32_t kSegmentInterpreter = 3;
+inline constexpr uint32_t kSegmentProgramHeaders = 6;
 
 inline constexpr uint64_t kFlagAlloc = 0x2;
 inline constexpr uint64_t kFlagInfoLink = 0x40;
@@ -216,6 +222,44 @@ struct ElfSection {
 
   // SHT_NOBITS sections (.bss) occupy no bytes of the file.
   bool hasContents() const { return type != kElfSectionTypeNoBits; }
+};
+
+// A program header of a 64-bit little-endian file (56 bytes: type u32,
+// flags u32, offset, vaddr, paddr, filesz, memsz, align u64 each), the only
+// kind the linked-file code reads and writes.
+struct ElfProgramHeader64 {
+  static constexpr uint64_t kSize = 56;
+  uint32_t type = 0;
+  uint32_t flags = 0;
+  uint64_t offset = 0;
+  uint64_t vaddr = 0;
+  uint64_t paddr = 0;
+  uint64_t filesz = 0;
+  uint64_t memsz = 0;
+  uint64_t align = 0;
+
+  // The header at `at`, which the caller checked lies inside `bytes`.
+  static ElfProgramHeader64 read(std::string_view bytes, uint64_t at);
+  void append(std::string &out) const;
+  // Whether the segment's file bytes meet [start, end).
+  bool overlapsFile(uint64_t start, uint64_t end) const {
+    return filesz != 0 && offset < end &&
+           (offset >= start || filesz > start - offset);
+  }
+  // Whether [start, start + size) lies in the segment's file bytes.
+  bool holdsFile(uint64_t start, uint64_t size) const {
+    return start >= offset && start - offset <= filesz &&
+           size <= filesz - (start - offset);
+  }
+  // Whether [address, address + size) lies in the segment's memory.
+  bool holdsMemory(uint64_t address, uint64_t size) const {
+    return address >= vaddr && address - vaddr <= memsz &&
+           size <= memsz - (address - vaddr);
+  }
+  // Where the segment maps a file offset it holds.
+  uint64_t addressOf(uint64_t fileOffset) const {
+    return vaddr + (fileOffset - offset);
+  }
 };
 
 struct ElfSymbolEntry {

@@ -1,4 +1,4 @@
-// Shrinking a section of a linked ELF file (see the header for the layout).
+// Resizing a section of a linked ELF file (see the header for the layout).
 #include "formats/linked_section_resize.h"
 
 #include <algorithm>
@@ -15,13 +15,16 @@
 namespace offbundle {
 namespace {
 
-constexpr uint32_t kSegmentLoad = 1;
-constexpr uint32_t kSegmentProgramHeaders = 6;
-constexpr uint64_t kProgramHeaderSize = 56;
+constexpr uint64_t kProgramHeaderSize = ElfProgramHeader64::kSize;
+// e_phnum is 16 bits, and 0xffff says the count is elsewhere.
+constexpr uint64_t kMostProgramHeaders = 0xff00;
+constexpr uint64_t kElfHeaderSize = 64;
 constexpr uint64_t kSectionHeaderSize = 64;
 constexpr uint64_t kSymbolSize = 24;
 constexpr uint64_t kSymbolValueField = 8;
+constexpr uint64_t kSymbolSizeField = 16;
 constexpr uint64_t kRelaSize = 24;
+constexpr uint64_t kDynamicEntrySize = 16;
 constexpr uint32_t kRelativeX86_64 = 8;
 constexpr uint32_t kRelativeAArch64 = 1027;
 constexpr uint64_t kSmallestPage = 0x1000;
@@ -30,32 +33,78 @@ constexpr uint64_t kSmallestPage = 0x1000;
 // must keep.
 constexpr uint64_t kLargestPage = uint64_t{1} << 21;
 
-struct ProgramHeader {
-  uint32_t type = 0;
-  uint32_t flags = 0;
-  uint64_t offset = 0;
-  uint64_t vaddr = 0;
-  uint64_t paddr = 0;
-  uint64_t filesz = 0;
-  uint64_t memsz = 0;
-  uint64_t align = 0;
+// Section types (gABI and the GNU extensions) that only the dynamic table,
+// the program headers and the section headers address, so that they can
+// move: .dynstr, dynamic relocations, hash tables, notes, .dynsym and the
+// symbol versions. (.interp is SHT_PROGBITS and is recognised by name.)
+bool isMovableType(uint32_t type) {
+  switch (type) {
+  case 3:          // SHT_STRTAB
+  case 4:          // SHT_RELA
+  case 5:          // SHT_HASH
+  case 7:          // SHT_NOTE
+  case 9:          // SHT_REL
+  case 11:         // SHT_DYNSYM
+  case 19:         // SHT_RELR
+  case 0x6ffffff6: // SHT_GNU_HASH
+  case 0x6ffffffd: // SHT_GNU_verdef
+  case 0x6ffffffe: // SHT_GNU_verneed
+  case 0x6fffffff: // SHT_GNU_versym
+    return true;
+  default:
+    return false;
+  }
+}
 
-  static ProgramHeader read(std::string_view bytes, uint64_t at) {
-    return {loadLittle32(bytes, at),      loadLittle32(bytes, at + 4),
-            loadLittle64(bytes, at + 8),  loadLittle64(bytes, at + 16),
-            loadLittle64(bytes, at + 24), loadLittle64(bytes, at + 32),
-            loadLittle64(bytes, at + 40), loadLittle64(bytes, at + 48)};
+// Dynamic entries whose value is an address (d_ptr): the gABI's, and the
+// GNU extensions' DT_ADDRRNGLO..DT_ADDRRNGHI range and version tables.
+bool isAddressTag(uint64_t tag) {
+  switch (tag) {
+  case 3:          // DT_PLTGOT
+  case 4:          // DT_HASH
+  case 5:          // DT_STRTAB
+  case 6:          // DT_SYMTAB
+  case 7:          // DT_RELA
+  case 12:         // DT_INIT
+  case 13:         // DT_FINI
+  case 17:         // DT_REL
+  case 21:         // DT_DEBUG
+  case 23:         // DT_JMPREL
+  case 25:         // DT_INIT_ARRAY
+  case 26:         // DT_FINI_ARRAY
+  case 32:         // DT_PREINIT_ARRAY
+  case 34:         // DT_SYMTAB_SHNDX
+  case 36:         // DT_RELR
+  case 0x6ffffff0: // DT_VERSYM
+  case 0x6ffffffc: // DT_VERDEF
+  case 0x6ffffffe: // DT_VERNEED
+    return true;
+  default:
+    return tag >= 0x6ffffe00 && tag <= 0x6ffffeff;
   }
-  void append(std::string &out) const {
-    appendLittleEndian(out, type, 4);
-    appendLittleEndian(out, flags, 4);
-    for (uint64_t field : {offset, vaddr, paddr, filesz, memsz, align})
-      appendLittleEndian(out, field, 8);
-  }
-};
+}
+
+using ProgramHeader = ElfProgramHeader64;
 
 uint64_t roundDown(uint64_t value, uint64_t multiple) {
   return value / multiple * multiple;
+}
+uint64_t roundUp(uint64_t value, uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+// The largest address at or below `limit` that is congruent to `reference`
+// modulo `alignment`.
+uint64_t congruentAtOrBelow(uint64_t limit, uint64_t alignment,
+                            uint64_t reference) {
+  return limit - (limit - reference) % alignment;
+}
+// The smallest address at or above `floor` congruent to `reference`.
+uint64_t congruentAtOrAbove(uint64_t floor, uint64_t alignment,
+                            uint64_t reference) {
+  return floor + (reference - floor) % alignment;
+}
+bool isPowerOfTwo(uint64_t value) {
+  return value != 0 && (value & (value - 1)) == 0;
 }
 
 // Byte edits to the input, by input offset. Edits may overlap; a later one
@@ -115,9 +164,48 @@ public:
     plan.addInput(at, end - at);
   }
 
+  // Input bytes [start, end) with the edits, in memory. Edits must not
+  // cross the range's ends.
+  std::string render(uint64_t start, uint64_t end) const {
+    std::string bytes(input_.substr(start, end - start));
+    for (auto edit = edits_.lower_bound(start);
+         edit != edits_.end() && edit->first < end; ++edit)
+      bytes.replace(edit->first - start, edit->second.size(), edit->second);
+    return bytes;
+  }
+
 private:
   std::string_view input_;
   std::map<uint64_t, std::string> edits_;
+};
+
+// Sections moved out of the program header table's way: one run of the
+// file, [offset, end), moved as a whole so that it keeps its inner layout.
+struct DisplacedBlock {
+  uint64_t offset = 0;
+  uint64_t end = 0;
+  uint64_t address = 0; // of `offset`
+  uint64_t alignment = 1;
+  std::vector<size_t> sections;
+  uint64_t newOffset = 0;
+  uint64_t newAddress = 0;
+  // Where the table's room at home ends once the block is gone.
+  uint64_t roomEnd = 0;
+
+  uint64_t size() const { return end - offset; }
+  bool empty() const { return end == offset; }
+  bool holdsAddress(uint64_t value) const {
+    return value >= address && value - address < size();
+  }
+  bool holdsSection(size_t index) const {
+    return std::find(sections.begin(), sections.end(), index) != sections.end();
+  }
+  uint64_t movedAddress(uint64_t value) const {
+    return value - address + newAddress;
+  }
+  uint64_t movedOffset(uint64_t value) const {
+    return value - offset + newOffset;
+  }
 };
 
 class Resizer {
@@ -125,7 +213,7 @@ public:
   Resizer(std::string_view file, const LinkedSectionResize &request,
           OutputPlan contents, const ElfObject &object)
       : file_(file), request_(request), contents_(std::move(contents)),
-        object_(object), patches_(file) {}
+        object_(object), patches_(file), contentsSize_(contents_.size()) {}
 
   Result<OutputPlan> plan() {
     if (Status found = findSection(); !found.ok())
@@ -134,33 +222,24 @@ public:
       return read.takeError();
     if (Status located = locateSegment(); !located.ok())
       return located.takeError();
+    findTableHome();
     if (Status chosen = chooseLayout(); !chosen.ok())
       return chosen.takeError();
-    patchHeaders();
+    patchSectionHeaders();
+    renumberSections();
     if (Status moved = movePointers(); !moved.ok())
       return moved.takeError();
-    const uint64_t tailStart = section_->offset + section_->size;
-    if (patches_.touches(section_->offset, tailStart))
+    if (Status moved = moveBlockReferences(); !moved.ok())
+      return moved.takeError();
+    if (patches_.touches(section_->offset, tailStart()))
       return makeError("a table to update lies inside " + sectionName());
-
-    OutputPlan plan;
-    patches_.emit(plan, 0, section_->offset);
-    const uint64_t keptEnd = section_->offset + keptSize();
-    if (!relocate_)
-      plan.append(std::move(contents_));
-    if (moveTable_) {
-      plan.addZeros(tableOffset_ - keptEnd);
-      plan.addBytes(newTable_);
-      plan.addZeros(tailStart - movedBy_ - (tableOffset_ + newTable_.size()));
-    } else {
-      plan.addZeros(tailStart - movedBy_ - keptEnd);
-    }
-    patches_.emit(plan, tailStart, file_.size());
-    if (relocate_) {
-      plan.addZeros(newOffset_ - plan.size());
-      plan.append(std::move(contents_));
-    }
-    return plan;
+    // The block's bytes, with what was patched in them, before its old
+    // place gives way to the table.
+    const std::string block = block_.empty()
+                                  ? std::string()
+                                  : patches_.render(block_.offset, block_.end);
+    writeHeaders();
+    return emit(block);
   }
 
 private:
@@ -168,10 +247,18 @@ private:
 
   // Bytes of the section's old place its new contents use: all of them,
   // unless the contents move to the end of the file.
-  uint64_t keptSize() const { return relocate_ ? 0 : contents_.size(); }
+  uint64_t keptSize() const { return relocate_ ? 0 : contentsSize_; }
+  uint64_t keptEnd() const { return section_->offset + keptSize(); }
+  uint64_t tailStart() const { return section_->offset + section_->size; }
   // Where the section is once rewritten.
   uint64_t newAddress() const {
-    return relocate_ ? newAddress_ : section_->address;
+    return relocate_ ? contentsAddress_ : section_->address;
+  }
+  uint64_t newOffset() const {
+    return relocate_ ? contentsOffset_ : section_->offset;
+  }
+  uint64_t tableSize(uint64_t entries) const {
+    return entries * kProgramHeaderSize;
   }
 
   Status findSection() {
@@ -187,20 +274,24 @@ private:
     if (!section_->hasContents() || !(section_->flags & elf::kFlagAlloc))
       return makeError(sectionName() + " is not a loaded section with "
                                        "contents");
-    relocate_ = contents_.size() > section_->size;
+    relocate_ = contentsSize_ > section_->size;
     return Status::success();
   }
 
   Status readProgramHeaders() {
     const ElfHeader &header = object_.header();
     const uint64_t count = header.programHeaderCount;
-    if (!rangeFits(header.programHeaderOffset, count * kProgramHeaderSize,
+    if (!rangeFits(header.programHeaderOffset, tableSize(count),
                    file_.size()) ||
-        loadLittle16(file_, 54) != kProgramHeaderSize)
+        loadLittle16(file_, 54) != kProgramHeaderSize ||
+        loadLittle16(file_, 52) != kElfHeaderSize)
       return makeError("the program header table lies outside the file");
-    for (uint64_t i = 0; i < count; ++i)
+    for (uint64_t i = 0; i < count; ++i) {
       segments_.push_back(ProgramHeader::read(
           file_, header.programHeaderOffset + i * kProgramHeaderSize));
+      if (segments_.back().type != elf::kSegmentNull)
+        ++usedEntries_;
+    }
     return Status::success();
   }
 
@@ -208,10 +299,10 @@ private:
   // alignment of a PT_LOAD segment.
   Status locateSegment() {
     const uint64_t start = section_->offset;
-    const uint64_t end = start + section_->size;
+    const uint64_t end = tailStart();
     for (size_t i = 0; i < segments_.size(); ++i) {
       const ProgramHeader &segment = segments_[i];
-      if (segment.type == kSegmentLoad) {
+      if (segment.type == elf::kSegmentLoad) {
         pageSize_ = std::max(pageSize_, segment.align);
         if (segment.vaddr > UINT64_MAX - segment.memsz)
           return makeError("program header " + std::to_string(i) +
@@ -219,13 +310,10 @@ private:
         addressEnd_ = std::max(addressEnd_, segment.vaddr + segment.memsz);
         lastLoad_ = i;
       }
-      const bool overlaps =
-          segment.filesz != 0 && segment.offset < end &&
-          (segment.offset >= start || segment.filesz > start - segment.offset);
-      if (!overlaps)
+      if (!segment.overlapsFile(start, end))
         continue;
       const bool holds =
-          segment.type == kSegmentLoad && segment.offset <= start &&
+          segment.type == elf::kSegmentLoad && segment.offset <= start &&
           end - segment.offset <= segment.filesz &&
           section_->address - segment.vaddr == start - segment.offset &&
           segment.memsz >= segment.filesz;
@@ -236,162 +324,588 @@ private:
     }
     if (load_ == SIZE_MAX)
       return makeError(sectionName() + " lies in no loadable segment");
-    if ((pageSize_ & (pageSize_ - 1)) != 0 || pageSize_ > kLargestPage)
+    if (!isPowerOfTwo(pageSize_) || pageSize_ > kLargestPage)
       return makeError("a loadable segment's alignment " +
                        hexNumber(pageSize_) + " is not a power of two up to " +
                        hexNumber(kLargestPage));
     return Status::success();
   }
 
-  // How far the rest of the file moves, whether the segment splits, and
-  // where the program header table goes.
+  // The table's home: right after the ELF header, in the PT_LOAD that maps
+  // the start of the file; and how far it can grow there before it meets
+  // the first section (or the end of that segment, or the section header
+  // table).
+  void findTableHome() {
+    for (size_t i = 0; i < segments_.size(); ++i) {
+      const ProgramHeader &segment = segments_[i];
+      if (segment.type == elf::kSegmentLoad && segment.offset == 0 &&
+          segment.filesz >= kElfHeaderSize && segment.memsz >= segment.filesz &&
+          (homeLoad_ == SIZE_MAX || segment.vaddr < segments_[homeLoad_].vaddr))
+        homeLoad_ = i;
+    }
+    const ElfHeader &header = object_.header();
+    tableAtHome_ =
+        header.programHeaderOffset == kElfHeaderSize && homeLoad_ != SIZE_MAX;
+    if (homeLoad_ == SIZE_MAX)
+      return;
+    homeRoomEnd_ = segments_[homeLoad_].filesz;
+    if (header.sectionHeaderOffset >= kElfHeaderSize)
+      homeRoomEnd_ = std::min(homeRoomEnd_, header.sectionHeaderOffset);
+    for (const ElfSection &section : object_.sections())
+      if (section.type != kElfSectionTypeNull && section.hasContents() &&
+          section.size != 0 && section.offset >= kElfHeaderSize)
+        homeRoomEnd_ = std::min(homeRoomEnd_, section.offset);
+  }
+
+  // Whether the table fits at home with `entries` entries, the sections in
+  // its way moved (the block, then set). Fails when something that cannot
+  // move is in the way.
+  bool makeRoomAtHome(uint64_t entries) {
+    block_ = DisplacedBlock();
+    if (homeLoad_ == SIZE_MAX)
+      return false;
+    const uint64_t needEnd = kElfHeaderSize + tableSize(entries);
+    if (needEnd <= homeRoomEnd_)
+      return true;
+    const ProgramHeader &home = segments_[homeLoad_];
+    const auto &sections = object_.sections();
+    // Every section starting where the table must go, then every section
+    // and every segment other than a PT_LOAD that shares bytes with them,
+    // until nothing more joins.
+    uint64_t start = UINT64_MAX, end = 0;
+    for (const ElfSection &section : sections)
+      if (section.type != kElfSectionTypeNull && section.hasContents() &&
+          section.size != 0 && section.offset >= kElfHeaderSize &&
+          section.offset < needEnd) {
+        start = std::min(start, section.offset);
+        end = std::max(end, section.offset + section.size);
+      }
+    if (start == UINT64_MAX)
+      return false; // not a section in the way: the header table, or the end
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const ElfSection &section : sections)
+        if (section.type != kElfSectionTypeNull && section.hasContents() &&
+            section.size != 0 && section.offset >= start &&
+            section.offset < end && section.offset + section.size > end) {
+          end = section.offset + section.size;
+          grew = true;
+        }
+      for (const ProgramHeader &segment : segments_)
+        if (segment.type != elf::kSegmentLoad &&
+            segment.type != elf::kSegmentProgramHeaders &&
+            segment.overlapsFile(start, end) &&
+            (segment.offset < start || segment.filesz > end - segment.offset)) {
+          if (segment.offset < kElfHeaderSize ||
+              segment.filesz > UINT64_MAX - segment.offset)
+            return false;
+          start = std::min(start, segment.offset);
+          end = std::max(end, segment.offset + segment.filesz);
+          grew = true;
+        }
+      // A symbol table moves with its string table and the relocation
+      // sections that use it: BFD, reading either of those first, reads the
+      // symbol table before it, and would number it out of file order if
+      // it were left behind.
+      for (size_t i = 1; i < sections.size(); ++i) {
+        const ElfSection &table = sections[i];
+        if ((table.type != elf::kTypeSymbolTable &&
+             table.type != elf::kTypeDynamicSymbols) ||
+            table.size == 0 || table.offset < start || table.offset >= end)
+          continue;
+        for (size_t j = 1; j < sections.size(); ++j) {
+          const ElfSection &user = sections[j];
+          const bool belongs =
+              j == table.link ||
+              ((user.type == elf::kTypeRela || user.type == elf::kTypeRel) &&
+               user.link == i);
+          if (!belongs || !user.hasContents() || user.size == 0 ||
+              (user.offset >= start && user.offset < end))
+            continue;
+          if (user.offset < start)
+            return false;
+          end = user.offset + user.size;
+          grew = true;
+        }
+      }
+    }
+    if (end > home.filesz || object_.header().sectionHeaderOffset < end ||
+        start < kElfHeaderSize)
+      return false;
+    DisplacedBlock block;
+    block.offset = start;
+    block.end = end;
+    block.address = home.vaddr + start;
+    for (size_t i = 1; i < sections.size(); ++i) {
+      const ElfSection &section = sections[i];
+      if (section.size == 0)
+        continue;
+      if (!section.hasContents()) {
+        // Memory without file bytes where the block was: refused.
+        if ((section.flags & elf::kFlagAlloc) &&
+            block.holdsAddress(section.address))
+          return false;
+        continue;
+      }
+      if (section.offset < start || section.offset >= end)
+        continue;
+      // Nothing but what the dynamic table and the headers address, mapped
+      // where the first segment maps it.
+      if (!(section.flags & elf::kFlagAlloc) ||
+          !(isMovableType(section.type) ||
+            (section.type == elf::kTypeProgBits &&
+             section.name == ".interp")) ||
+          section.address != home.vaddr + section.offset)
+        return false;
+      const uint64_t alignment = std::max<uint64_t>(section.alignment, 1);
+      if (!isPowerOfTwo(alignment) || alignment > pageSize_)
+        return false;
+      block.alignment = std::max(block.alignment, alignment);
+      block.sections.push_back(i);
+    }
+    if (section_->offset < end && section_->offset >= start)
+      return false;
+    block.roomEnd = std::min(home.filesz, object_.header().sectionHeaderOffset);
+    for (const ElfSection &section : sections)
+      if (section.type != kElfSectionTypeNull && section.hasContents() &&
+          section.size != 0 && section.offset >= end)
+        block.roomEnd = std::min(block.roomEnd, section.offset);
+    block_ = std::move(block);
+    return true;
+  }
+
+  // How far the rest of the file moves, whether the segment splits, where
+  // the moved block goes and how many program headers the file gets.
   Status chooseLayout() {
     const ProgramHeader &load = segments_[load_];
-    const uint64_t saved = section_->size - keptSize();
-    const uint64_t tailStart = section_->offset + section_->size;
-    const uint64_t keptEnd = section_->offset + keptSize();
-    const bool segmentGoesOn =
-        load.offset + load.filesz > tailStart || load.memsz > load.filesz;
-    const uint64_t appended = relocate_ ? 1 : 0;
-    tableOffset_ = (keptEnd + 7) / 8 * 8;
-    auto room = [&](uint64_t entries) {
-      return tableOffset_ - keptEnd + entries * kProgramHeaderSize;
-    };
-    const uint64_t count = segments_.size();
-    // A file rewritten before has its moved table right after the section;
-    // moved again, it leaves nothing behind the section for the segment to
-    // map, which then needs no splitting.
+    const uint64_t count = usedEntries_;
     const uint64_t oldTable = object_.header().programHeaderOffset;
-    const bool onlyTableFollows =
-        load.memsz == load.filesz && oldTable >= tailStart &&
-        oldTable - tailStart < 8 &&
-        oldTable + count * kProgramHeaderSize == load.offset + load.filesz;
-    if (segmentGoesOn && onlyTableFollows && saved >= room(count + appended)) {
-      moveTable_ = shrinkLoad_ = true;
-      movedBy_ = roundDown(saved - room(count + appended), pageSize_);
-    } else if (segmentGoesOn &&
-               saved >= room(count + 1 + appended) + pageSize_) {
-      split_ = moveTable_ = true;
-      movedBy_ = roundDown(saved - room(count + 1 + appended), pageSize_);
-    } else if (relocate_) {
-      // The table takes the old place, which the segment still maps.
-      if (saved < room(count + 1))
-        return makeError(sectionName() + " is too small to make room for "
-                                         "the program header table");
-      moveTable_ = true;
-      if (!segmentGoesOn)
-        movedBy_ = roundDown(saved - room(count + 1), pageSize_);
-    } else if (!segmentGoesOn) {
+    entries_ = count;
+    // A file rewritten by an earlier version has its table right after the
+    // section, at the end of the segment: it goes back home, and the
+    // segment ends with the section.
+    legacyTable_ =
+        !tableAtHome_ && load.memsz == load.filesz && oldTable >= tailStart() &&
+        oldTable - tailStart() < 8 &&
+        oldTable + tableSize(segments_.size()) == load.offset + load.filesz;
+    const bool segmentGoesOn =
+        !legacyTable_ &&
+        (load.offset + load.filesz > tailStart() || load.memsz > load.filesz);
+    const uint64_t saved = section_->size - keptSize();
+
+    if (relocate_ && !segmentGoesOn && tableAtHome_ && canGrowInPlace()) {
+      // The section ends its segment and the addresses after it are free
+      // (a section shrunk before): it grows where it is, and what follows
+      // it in the file moves up by whole pages.
+      relocate_ = false;
+      movedBy_ = 0 - roundUp(contentsSize_ - section_->size, pageSize_);
+      return Status::success();
+    }
+    if (relocate_) {
+      if (segmentGoesOn) {
+        // What followed the section in its segment becomes a segment of its
+        // own, so that the old place is given back.
+        if (trySplit(count + 2, true))
+          return placeAtEnd();
+      } else {
+        // The old place is given back; a segment that held nothing else
+        // goes.
+        dropLoad_ = section_->offset == load.offset;
+        movedBy_ = roundDown(saved, pageSize_);
+      }
+      entries_ = count + 1 - (dropLoad_ ? 1 : 0);
+      if (!makeRoomAtHome(entries_))
+        return makeError("the program header table has no room for the "
+                         "segment a bigger " +
+                         sectionName() + " needs");
+      tableHome_ = true;
+      return placeAtEnd();
+    }
+    if (segmentGoesOn) {
+      if (trySplit(count + 1, true))
+        return Status::success();
+    } else {
       movedBy_ = roundDown(saved, pageSize_);
     }
-    shrinkLoad_ = shrinkLoad_ || (!split_ && movedBy_ != 0);
-    if (relocate_) {
-      const uint64_t fileEnd = file_.size() - movedBy_;
-      newOffset_ = (fileEnd + pageSize_ - 1) / pageSize_ * pageSize_;
-      newAddress_ = (addressEnd_ + pageSize_ - 1) / pageSize_ * pageSize_;
-      if (newOffset_ < fileEnd || newAddress_ < addressEnd_ ||
-          newAddress_ > UINT64_MAX - contents_.size())
-        return makeError("no address is left for a bigger " + sectionName());
+    // No new segment. A table away from home goes back when it fits there
+    // as it is; a table the shrunk segment no longer maps must.
+    if (!tableAtHome_ && makeRoomAtHome(count) && block_.empty()) {
+      tableHome_ = true;
+      return Status::success();
     }
+    block_ = DisplacedBlock();
+    if (tableAtHome_)
+      return Status::success();
+    // Its way home is blocked: the block starts a segment of its own in
+    // the addresses the section gave up.
+    if (!segmentGoesOn && trySplit(count + 1, false))
+      return Status::success();
+    // Elsewhere, the table stays as the input has it, but not in what the
+    // shrunk segment no longer maps.
+    if (!legacyTable_)
+      return Status::success();
+    return makeError("the program header table cannot be moved back to the "
+                     "start of the file");
+  }
+
+  // Whether the grown contents fit below the next segment's first page.
+  bool canGrowInPlace() const {
+    const uint64_t start = section_->address;
+    if (start > UINT64_MAX - contentsSize_ - 2 * pageSize_)
+      return false;
+    const uint64_t end = roundUp(start + contentsSize_, pageSize_);
+    for (size_t i = 0; i < segments_.size(); ++i) {
+      const ProgramHeader &segment = segments_[i];
+      if (i == load_ || segment.type != elf::kSegmentLoad)
+        continue;
+      if (segment.vaddr + segment.memsz > start &&
+          roundDown(segment.vaddr, pageSize_) < end)
+        return false;
+    }
+    return true;
+  }
+
+  // Splits the holding segment after the new contents: the part after
+  // (what followed the section in the segment, when `keepRest`) keeps its
+  // addresses, starts with the moved block, and moves down by whole pages.
+  // Not done when less than a page would be gained.
+  bool trySplit(uint64_t entries, bool keepRest) {
+    const ProgramHeader &load = segments_[load_];
+    // Contents moving to the end leave nothing before them in a segment
+    // the section started: that segment goes, and the part after is all
+    // that is left of it.
+    dropLoad_ = keptEnd() == load.offset;
+    if (!makeRoomAtHome(entries - (dropLoad_ ? 1 : 0))) {
+      dropLoad_ = false;
+      return false;
+    }
+    const uint64_t saved = section_->size - keptSize();
+    const uint64_t tailAddress = section_->address + section_->size;
+    uint64_t lead = 0;
+    if (!block_.empty()) {
+      if (tailAddress < block_.size()) {
+        block_ = DisplacedBlock();
+        dropLoad_ = false;
+        return false;
+      }
+      const uint64_t start = congruentAtOrBelow(
+          tailAddress - block_.size(), block_.alignment, block_.address);
+      lead = tailAddress - start;
+    }
+    if (saved < lead || saved - lead < pageSize_) {
+      block_ = DisplacedBlock();
+      dropLoad_ = false;
+      return false;
+    }
+    movedBy_ = roundDown(saved - lead, pageSize_);
+    const uint64_t skipped = tailStart() - load.offset;
+    tail_ = load;
+    tail_.offset = tailStart() - movedBy_ - lead;
+    tail_.vaddr = tailAddress - lead;
+    tail_.paddr = load.paddr + (tail_.vaddr - load.vaddr);
+    tail_.filesz = (keepRest ? load.filesz - skipped : 0) + lead;
+    tail_.memsz = (keepRest ? load.memsz - skipped : 0) + lead;
+    block_.newOffset = tail_.offset;
+    block_.newAddress = tail_.vaddr;
+    split_ = true;
+    tableHome_ = true;
+    entries_ = entries - (dropLoad_ ? 1 : 0);
+    return true;
+  }
+
+  // Grown contents (and the block) in a new segment past every other.
+  Status placeAtEnd() {
+    const uint64_t fileEnd = file_.size() - movedBy_;
+    const uint64_t segmentOffset = roundUp(fileEnd, pageSize_);
+    const uint64_t segmentAddress = roundUp(addressEnd_, pageSize_);
+    if (segmentOffset < fileEnd || segmentAddress < addressEnd_)
+      return makeError("no address is left for a bigger " + sectionName());
+    uint64_t alignment = std::max<uint64_t>(section_->alignment, 1);
+    if (!isPowerOfTwo(alignment) || alignment > pageSize_)
+      alignment = pageSize_;
+    uint64_t start = segmentAddress;
+    contentsAddress_ = segmentAddress;
+    if (!block_.empty() && !split_) {
+      start =
+          congruentAtOrAbove(segmentAddress, block_.alignment, block_.address);
+      contentsAddress_ = roundUp(start + block_.size(), alignment);
+      block_.newAddress = start;
+      block_.newOffset = segmentOffset + (start - segmentAddress);
+    }
+    if (contentsAddress_ < segmentAddress ||
+        contentsAddress_ > UINT64_MAX - contentsSize_ - pageSize_)
+      return makeError("no address is left for a bigger " + sectionName());
+    contentsOffset_ = segmentOffset + (contentsAddress_ - segmentAddress);
+    added_.type = elf::kSegmentLoad;
+    added_.flags = segments_[load_].flags;
+    added_.offset = segmentOffset + (start - segmentAddress);
+    added_.vaddr = added_.paddr = start;
+    added_.filesz = added_.memsz = contentsAddress_ + contentsSize_ - start;
+    added_.align = pageSize_;
     return Status::success();
   }
 
-  void patchHeaders() {
+  // Offsets of what follows the section move down (up when the section
+  // grows where it is: movedBy_ then wraps around).
+  uint64_t moved(uint64_t offset) const {
+    return offset >= tailStart() ? offset - movedBy_ : offset;
+  }
+
+  struct Placement {
+    uint64_t address = 0;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  };
+
+  // Where each section is once rewritten.
+  Placement placementOf(size_t index) const {
+    const ElfSection &section = object_.sections()[index];
+    if (index == sectionIndex_)
+      return {newAddress(), newOffset(), contentsSize_};
+    if (block_.holdsSection(index))
+      return {block_.movedAddress(section.address),
+              block_.movedOffset(section.offset), section.size};
+    if (section.offset > section_->offset && section.offset < tailStart())
+      return {section.address, keptEnd(), section.size}; // empty, inside
+    return {section.address, moved(section.offset), section.size};
+  }
+
+  // The section header table with every section's new place. Linkers
+  // order it by file offset, and tools rely on that (patchelf 0.14 grows
+  // the program header table over the sections it finds first in it): when
+  // sections move past others, the table is ordered again, and every
+  // section index in the file follows (renumberSections).
+  void patchSectionHeaders() {
     const ElfHeader &header = object_.header();
-    const uint64_t tailStart = section_->offset + section_->size;
-    const uint64_t keptEnd = section_->offset + keptSize();
-    auto moved = [&](uint64_t offset) {
-      return offset >= tailStart ? offset - movedBy_ : offset;
-    };
-
-    // Sections: later ones move; the rewritten one shrinks, or moves to
-    // the end of the file.
     const auto &sections = object_.sections();
-    for (size_t i = 1; i < sections.size(); ++i) {
-      const ElfSection &section = sections[i];
-      uint64_t offset = moved(section.offset);
-      uint64_t address = section.address;
-      uint64_t size = section.size;
-      if (i == sectionIndex_) {
-        size = contents_.size();
-        offset = relocate_ ? newOffset_ : offset;
-        address = newAddress();
-      } else if (section.offset > section_->offset &&
-                 section.offset < tailStart) {
-        offset = keptEnd; // an empty section inside the old range
+    std::vector<Placement> placements(sections.size());
+    for (size_t i = 1; i < sections.size(); ++i)
+      placements[i] = placementOf(i);
+    std::vector<size_t> order(sections.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin() + (order.empty() ? 0 : 1), order.end(),
+                     [&](size_t a, size_t b) {
+                       return placements[a].offset < placements[b].offset;
+                     });
+    newIndex_.assign(sections.size(), 0);
+    for (size_t position = 0; position < order.size(); ++position)
+      newIndex_[order[position]] = position;
+    renumbered_ = !std::is_sorted(order.begin(), order.end());
+    if (!renumbered_) {
+      newIndex_.clear();
+      for (size_t i = 1; i < sections.size(); ++i) {
+        const ElfSection &section = sections[i];
+        const Placement &placement = placements[i];
+        if (placement.offset == section.offset &&
+            placement.size == section.size &&
+            placement.address == section.address)
+          continue;
+        const uint64_t entry =
+            header.sectionHeaderOffset + i * kSectionHeaderSize;
+        patches_.setWord(entry + 16, placement.address);
+        patches_.setWord(entry + 24, placement.offset);
+        patches_.setWord(entry + 32, placement.size);
       }
-      if (offset == section.offset && size == section.size &&
-          address == section.address)
-        continue;
-      const uint64_t entry =
-          header.sectionHeaderOffset + i * kSectionHeaderSize;
-      patches_.setWord(entry + 16, address);
-      patches_.setWord(entry + 24, offset);
-      patches_.setWord(entry + 32, size);
+    } else {
+      std::string table;
+      for (size_t old : order) {
+        std::string entry(
+            file_.substr(header.sectionHeaderOffset + old * kSectionHeaderSize,
+                         kSectionHeaderSize));
+        if (old != 0) {
+          const ElfSection &section = sections[old];
+          const Placement &placement = placements[old];
+          storeLittle(entry, 16, placement.address, 8);
+          storeLittle(entry, 24, placement.offset, 8);
+          storeLittle(entry, 32, placement.size, 8);
+          if (section.link != 0)
+            storeLittle(entry, 40, renumbered(section.link), 4);
+          if (section.info != 0 && (section.type == elf::kTypeRela ||
+                                    section.type == elf::kTypeRel ||
+                                    (section.flags & elf::kFlagInfoLink)))
+            storeLittle(entry, 44, renumbered(section.info), 4);
+        } else if (header.sectionNameTableIndex != 0 &&
+                   loadLittle16(file_, 62) == elf::kSectionIndexExtended) {
+          storeLittle(entry, 40, renumbered(header.sectionNameTableIndex), 4);
+        }
+        table += entry;
+      }
+      patches_.set(header.sectionHeaderOffset, std::move(table));
+      if (loadLittle16(file_, 62) != elf::kSectionIndexExtended) {
+        std::string index;
+        appendLittleEndian(index, renumbered(header.sectionNameTableIndex), 2);
+        patches_.set(62, std::move(index));
+      }
     }
+    if (header.sectionHeaderOffset >= tailStart())
+      patches_.setWord(40, header.sectionHeaderOffset - movedBy_);
+  }
 
-    // Segments: later ones move; the holding one shrinks or splits; a
-    // section moved to the end gets a segment of its own, after the last.
-    const uint64_t entries =
-        segments_.size() + (split_ ? 1 : 0) + (relocate_ ? 1 : 0);
-    const uint64_t tableEnd = tableOffset_ + entries * kProgramHeaderSize;
+  // A section index as it is once the table is ordered again; indices that
+  // name no section (reserved ones, or out of range) stay.
+  uint64_t renumbered(uint64_t index) const {
+    return index < newIndex_.size() ? newIndex_[index] : index;
+  }
+
+  static void storeLittle(std::string &bytes, size_t at, uint64_t value,
+                          unsigned width) {
+    for (unsigned i = 0; i < width; ++i)
+      bytes[at + i] = static_cast<char>(value >> (8 * i));
+  }
+
+  // Every section index in symbol tables (st_shndx, and the extended
+  // indices of SHT_SYMTAB_SHNDX) and section groups, when the section
+  // header table was ordered again.
+  void renumberSections() {
+    if (!renumbered_)
+      return;
+    for (const ElfSection &table : object_.sections()) {
+      const std::string_view entries = object_.contents(table);
+      if (table.type == elf::kTypeSymbolTable ||
+          table.type == elf::kTypeDynamicSymbols) {
+        for (uint64_t at = 0; at + kSymbolSize <= entries.size();
+             at += kSymbolSize) {
+          const uint16_t index = loadLittle16(entries, at + 6);
+          if (index == 0 || index >= elf::kSectionIndexLoReserve ||
+              renumbered(index) == index)
+            continue;
+          std::string field;
+          appendLittleEndian(field, renumbered(index), 2);
+          patches_.set(table.offset + at + 6, std::move(field));
+        }
+      } else if (table.type == elf::kTypeSymbolIndexTable ||
+                 table.type == elf::kTypeGroup) {
+        // Group sections start with a flag word.
+        for (uint64_t at = table.type == elf::kTypeGroup ? 4 : 0;
+             at + 4 <= entries.size(); at += 4) {
+          const uint32_t index = loadLittle32(entries, at);
+          if (renumbered(index) == index)
+            continue;
+          std::string field;
+          appendLittleEndian(field, renumbered(index), 4);
+          patches_.set(table.offset + at, std::move(field));
+        }
+      }
+    }
+  }
+
+  // The new program header table: the holding segment shrunk, split or
+  // gone, later offsets moved, the block's segments moved with it, a
+  // segment added for grown contents, PT_PHDR at home.
+  std::vector<ProgramHeader> newProgramHeaders() const {
+    const ProgramHeader &home = segments_[tableHome_ ? homeLoad_ : 0];
     std::vector<ProgramHeader> table;
     for (size_t i = 0; i < segments_.size(); ++i) {
       ProgramHeader segment = segments_[i];
-      if (segment.offset >= tailStart)
+      if (segment.type == elf::kSegmentNull)
+        continue; // spare entries go to the end
+      if (segment.offset >= tailStart())
         segment.offset -= movedBy_;
-      if (i == load_ && split_) {
-        ProgramHeader head = segment;
-        head.filesz = head.memsz = tableEnd - head.offset;
-        ProgramHeader tail = segment;
-        const uint64_t skipped = tailStart - segment.offset;
-        tail.offset = tailStart - movedBy_;
-        tail.vaddr += skipped;
-        tail.paddr += skipped;
-        tail.filesz -= skipped;
-        tail.memsz -= skipped;
-        table.push_back(head);
-        table.push_back(tail);
+      if (i == load_) {
+        if (split_) {
+          segment.filesz = segment.memsz = keptEnd() - segment.offset;
+          if (!dropLoad_)
+            table.push_back(segment);
+          table.push_back(tail_);
+        } else if (!dropLoad_) {
+          if (movedBy_ != 0 || legacyTable_)
+            segment.filesz = segment.memsz = keptEnd() - segment.offset;
+          table.push_back(segment);
+        }
       } else {
-        if (i == load_ && shrinkLoad_)
-          segment.filesz = segment.memsz =
-              (moveTable_ ? tableEnd : keptEnd) - segment.offset;
-        if (segment.type == kSegmentProgramHeaders && moveTable_) {
-          segment.offset = tableOffset_;
-          segment.vaddr = segment.paddr =
-              section_->address + (tableOffset_ - section_->offset);
-          segment.filesz = segment.memsz = entries * kProgramHeaderSize;
+        if (segment.type != elf::kSegmentLoad && !block_.empty() &&
+            segment.filesz != 0 && segment.offset >= block_.offset &&
+            segment.offset < block_.end) {
+          segment.offset = block_.movedOffset(segment.offset);
+          segment.vaddr = block_.movedAddress(segment.vaddr);
+          segment.paddr = block_.movedAddress(segment.paddr);
+        }
+        if (segment.type == elf::kSegmentProgramHeaders && tableHome_) {
+          segment.offset = kElfHeaderSize;
+          segment.vaddr = home.vaddr + kElfHeaderSize;
+          segment.paddr = home.paddr + kElfHeaderSize;
+          segment.filesz = segment.memsz = tableSize(tableSlots());
         }
         table.push_back(segment);
       }
-      if (i == lastLoad_ && relocate_) {
-        ProgramHeader added;
-        added.type = kSegmentLoad;
-        added.flags = segments_[load_].flags;
-        added.offset = newOffset_;
-        added.vaddr = added.paddr = newAddress_;
-        added.filesz = added.memsz = contents_.size();
-        added.align = pageSize_;
-        table.push_back(added);
-      }
+      if (i == lastLoad_ && relocate_)
+        table.push_back(added_);
     }
+    table.resize(tableSlots());
+    return table;
+  }
+
+  // Entries of the written table: those in use, then spare PT_NULL ones.
+  // A table at home never shrinks, and fills what the block left: free
+  // bytes after it would be taken by patchelf 0.14 for the sections it
+  // grows, .dynamic among them, in a segment that is not writable. Spare
+  // entries serve the next rewrite.
+  uint64_t tableSlots() const {
+    uint64_t slots = entries_;
+    if (!tableHome_ || tableAtHome_)
+      slots = std::max<uint64_t>(slots, segments_.size());
+    if (tableHome_ && !block_.empty())
+      slots =
+          std::max(slots, std::min<uint64_t>((block_.roomEnd - kElfHeaderSize) /
+                                                 kProgramHeaderSize,
+                                             kMostProgramHeaders));
+    return slots;
+  }
+
+  void writeHeaders() {
+    const ElfHeader &header = object_.header();
+    const std::vector<ProgramHeader> table = newProgramHeaders();
     std::string encoded;
     for (const ProgramHeader &segment : table)
       segment.append(encoded);
-    if (moveTable_) {
-      newTable_ = std::move(encoded);
-      // The old table is no longer read; zeros say so.
-      patches_.set(header.programHeaderOffset,
-                   std::string(segments_.size() * kProgramHeaderSize, '\0'));
-      patches_.setWord(32, tableOffset_);
-      std::string count;
-      appendLittleEndian(count, table.size(), 2);
-      patches_.set(56, std::move(count));
-    } else {
+    if (!tableHome_) {
       patches_.set(header.programHeaderOffset, std::move(encoded));
+      return;
     }
-    if (header.sectionHeaderOffset >= tailStart)
-      patches_.setWord(40, header.sectionHeaderOffset - movedBy_);
+    // Home: the table, then zeros over what the block left and the old
+    // table when it was elsewhere.
+    const uint64_t oldTableEnd =
+        header.programHeaderOffset + tableSize(segments_.size());
+    uint64_t cleared = kElfHeaderSize + encoded.size();
+    if (!block_.empty())
+      cleared = std::max(cleared, block_.end);
+    if (tableAtHome_)
+      cleared = std::max(cleared, oldTableEnd);
+    else
+      patches_.set(header.programHeaderOffset,
+                   std::string(tableSize(segments_.size()), '\0'));
+    encoded.resize(cleared - kElfHeaderSize, '\0');
+    patches_.set(kElfHeaderSize, std::move(encoded));
+    patches_.setWord(32, kElfHeaderSize);
+    std::string count;
+    appendLittleEndian(count, table.size(), 2);
+    patches_.set(56, std::move(count));
+  }
+
+  Result<OutputPlan> emit(const std::string &block) {
+    OutputPlan plan;
+    patches_.emit(plan, 0, section_->offset);
+    if (!relocate_)
+      plan.append(std::move(contents_));
+    const uint64_t restOffset = tailStart() - movedBy_;
+    if (split_ && !block.empty()) {
+      plan.addZeros(block_.newOffset - keptEnd());
+      plan.addBytes(block);
+      plan.addZeros(restOffset - (block_.newOffset + block.size()));
+    } else {
+      plan.addZeros(restOffset - keptEnd());
+    }
+    patches_.emit(plan, tailStart(), file_.size());
+    if (relocate_) {
+      if (!block.empty() && !split_) {
+        plan.addZeros(block_.newOffset - plan.size());
+        plan.addBytes(block);
+      }
+      plan.addZeros(contentsOffset_ - plan.size());
+      plan.append(std::move(contents_));
+    }
+    return plan;
   }
 
   // Where an address inside the section goes: to the move that starts at
@@ -406,7 +920,7 @@ private:
       return std::nullopt;
     const AddressMove &move = *std::prev(after);
     return newAddress() +
-           std::min(move.toOffset + (address - move.from), contents_.size());
+           std::min(move.toOffset + (address - move.from), contentsSize_);
   }
 
   std::optional<uint64_t> exactMove(uint64_t address) const {
@@ -448,17 +962,23 @@ private:
   Status moveRelocations(const ElfSection &table) {
     const std::string_view entries = object_.contents(table);
     for (uint64_t at = 0; at + kRelaSize <= entries.size(); at += kRelaSize) {
+      const uint64_t where = loadLittle64(entries, at);
+      if (block_.holdsAddress(where))
+        patches_.setWord(table.offset + at, block_.movedAddress(where));
       const uint32_t type =
           static_cast<uint32_t>(loadLittle64(entries, at + 8));
       if (type != kRelativeX86_64 && type != kRelativeAArch64)
         continue;
       const uint64_t addend = loadLittle64(entries, at + 16);
+      if (block_.holdsAddress(addend)) {
+        patches_.setWord(table.offset + at + 16, block_.movedAddress(addend));
+        continue;
+      }
       if (!insideSection(addend))
         continue;
       auto to = exactMove(addend);
       if (!to)
-        return makeError("the relocation of " +
-                         hexNumber(loadLittle64(entries, at)) +
+        return makeError("the relocation of " + hexNumber(where) +
                          " points into " + sectionName() + " at " +
                          hexNumber(addend) + ", at no bundle's start");
       patches_.setWord(table.offset + at + 16, *to);
@@ -470,9 +990,14 @@ private:
     const std::string_view entries = object_.contents(table);
     for (uint64_t at = 0; at + kSymbolSize <= entries.size();
          at += kSymbolSize) {
-      if (loadLittle16(entries, at + 6) != sectionIndex_)
-        continue;
+      const uint16_t index = loadLittle16(entries, at + 6);
       const uint64_t value = loadLittle64(entries, at + kSymbolValueField);
+      if (index != sectionIndex_) {
+        if (block_.holdsSection(index))
+          patches_.setWord(table.offset + at + kSymbolValueField,
+                           block_.movedAddress(value));
+        continue;
+      }
       if (value < section_->address ||
           value - section_->address > section_->size)
         continue;
@@ -482,7 +1007,41 @@ private:
           newAddress() + (value - section_->address));
       if (to != value)
         patches_.setWord(table.offset + at + kSymbolValueField, to);
+      // A symbol spanning the whole section still does; none reaches past
+      // its new end.
+      const uint64_t size = loadLittle64(entries, at + kSymbolSizeField);
+      const uint64_t end = newAddress() + contentsSize_;
+      uint64_t newSize = size;
+      if (value == section_->address && size == section_->size)
+        newSize = contentsSize_;
+      else if (size > end - to)
+        newSize = end - to;
+      if (newSize != size)
+        patches_.setWord(table.offset + at + kSymbolSizeField, newSize);
     }
+  }
+
+  // The dynamic entries that address the block follow it.
+  Status moveBlockReferences() {
+    if (block_.empty())
+      return Status::success();
+    for (const ProgramHeader &segment : segments_) {
+      if (segment.type != elf::kSegmentDynamic)
+        continue;
+      if (!rangeFits(segment.offset, segment.filesz, file_.size()))
+        return makeError("the dynamic segment lies outside the file");
+      for (uint64_t at = segment.offset;
+           at + kDynamicEntrySize <= segment.offset + segment.filesz;
+           at += kDynamicEntrySize) {
+        const uint64_t tag = loadLittle64(file_, at);
+        if (tag == 0)
+          break;
+        const uint64_t value = loadLittle64(file_, at + 8);
+        if (isAddressTag(tag) && block_.holdsAddress(value))
+          patches_.setWord(at + 8, block_.movedAddress(value));
+      }
+    }
+    return Status::success();
   }
 
   // The file offset of an 8-byte field at `address`, in a section with
@@ -501,22 +1060,35 @@ private:
   OutputPlan contents_;
   const ElfObject &object_;
   Patches patches_;
+  uint64_t contentsSize_ = 0; // contents_ is handed to the plan at the end
   const ElfSection *section_ = nullptr;
   size_t sectionIndex_ = 0;
   std::vector<ProgramHeader> segments_;
-  size_t load_ = SIZE_MAX;
-  size_t lastLoad_ = 0;
+  size_t load_ = SIZE_MAX;     // the segment holding the section
+  size_t lastLoad_ = 0;        // the last PT_LOAD in the table
+  size_t homeLoad_ = SIZE_MAX; // the PT_LOAD mapping the start of the file
   uint64_t addressEnd_ = 0;
   uint64_t pageSize_ = kSmallestPage;
-  bool relocate_ = false;   // the contents go to the end of the file
-  bool split_ = false;      // the holding segment is split in two
-  bool moveTable_ = false;  // the program header table moves
-  bool shrinkLoad_ = false; // the holding segment ends with the section
+  bool tableAtHome_ = false; // the input's table is at home
+  bool tableHome_ = false;   // the output's table is written at home
+  uint64_t homeRoomEnd_ = 0; // where the table's room at home ends
+  bool legacyTable_ = false; // the table ends the holding segment
+  bool relocate_ = false;    // the contents go to the end of the file
+  bool split_ = false;       // the holding segment is split in two
+  bool dropLoad_ = false;    // no part of the holding segment stays before the
+                             // section's old place
+  uint64_t usedEntries_ = 0; // program headers of the input but PT_NULL
+  uint64_t entries_ = 0;     // program headers in use once rewritten
+  // How far what follows the section moves down the file, modulo 2^64:
+  // a section growing where it is moves it up.
   uint64_t movedBy_ = 0;
-  uint64_t tableOffset_ = 0;
-  std::string newTable_;
-  uint64_t newOffset_ = 0; // where relocated contents go, in the file
-  uint64_t newAddress_ = 0;
+  DisplacedBlock block_;
+  bool renumbered_ = false;      // the section header table is reordered
+  std::vector<size_t> newIndex_; // by old section index, when it is
+  ProgramHeader tail_;           // the second part of a split segment
+  ProgramHeader added_;          // the segment of grown contents
+  uint64_t contentsOffset_ = 0;
+  uint64_t contentsAddress_ = 0;
 };
 
 } // namespace

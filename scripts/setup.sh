@@ -21,6 +21,9 @@ packages=(
   # (libFuzzer, ASan, UBSan) for scripts/fuzz.sh and the test command.
   clang-22 llvm-22 lld-22 libclang-rt-22-dev
   hyperfine time
+  # What distributions run on the binaries offbundle rewrites, which the
+  # tests run on its outputs (tests/e2e/distribution_tools.py).
+  binutils elfutils patchelf
 )
 
 missing=()

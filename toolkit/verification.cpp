@@ -3,13 +3,12 @@
 #include <set>
 
 #include "formats/hip_wrappers.h"
+#include "formats/linked_layout.h"
 #include "support/hex.h"
 
 namespace offbundle {
-namespace {} // namespace
-
-Status checkHipWrappers(const std::string &file, std::string_view bytes,
-                        const api::Input &input) {
+Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
+                          const api::Input &input) {
   auto found = readHipWrappers(bytes);
   if (!found)
     return makeError("'" + file + "': " + found.error().message);
@@ -41,6 +40,8 @@ Status checkHipWrappers(const std::string &file, std::string_view bytes,
       return makeError(which + " points to " + hexNumber(wrapper.binary) +
                        ", which is no bundle's start in .hip_fatbin");
   }
+  if (Status layout = checkLinkedLayout(bytes); !layout.ok())
+    return makeError("'" + file + "': " + layout.error().message);
   return Status::success();
 }
 

@@ -3,7 +3,8 @@
 // in an executable or shared library, that every HIP fat binary wrapper
 // (formats/hip_wrappers.h) is one the runtime can follow, its magic "HIPF"
 // and its pointer at the first byte of one of the bundles found in
-// .hip_fatbin.
+// .hip_fatbin; and that the file is laid out as the tools run on it after
+// linking expect (formats/linked_layout.h), as a rewrite must leave it.
 #pragma once
 
 #include <string>
@@ -16,9 +17,10 @@
 namespace offbundle {
 
 // The first wrapper of `bytes` (the file `input` was opened from, named
-// `file` in messages) the runtime could not follow, as an Error; success
-// when there is none, or the file has no wrappers.
-Status checkHipWrappers(const std::string &file, std::string_view bytes,
-                        const api::Input &input);
+// `file` in messages) the runtime could not follow, or the first layout
+// rule it breaks, as an Error; success when there is none, or the file has
+// no wrappers.
+Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
+                          const api::Input &input);
 
 } // namespace offbundle

@@ -3,7 +3,12 @@
 // linked by lld, whose .hip_fatbin, wrappers, relocations, symbols and
 // program headers the fuzzer mutates. A rewrite that succeeds must give a
 // linked file that still parses, whose HIP wrappers are as many as before
-// and each point at the start of a bundle inside the new .hip_fatbin.
+// and each point at the start of a bundle inside the new .hip_fatbin; and
+// when the input kept the layout rules that strip, objcopy, eu-strip,
+// patchelf and the loader rely on (formats/linked_layout.h: the program
+// header table at the start of a PT_LOAD with PT_PHDR on it, every
+// allocated section inside one segment, offsets congruent to addresses,
+// the section header table in file order), so must the output.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +16,7 @@
 
 #include "formats/elf_object.h"
 #include "formats/hip_wrappers.h"
+#include "formats/linked_layout.h"
 #include "fuzz_support.h"
 #include "toolkit/rewrite.h"
 
@@ -41,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto before = offbundle::readHipWrappers(contents);
   if (!before || !*before)
     return 0;
+  const bool laidOut = offbundle::checkLinkedLayout(contents).ok();
   for (offbundle::RewriteKind kind :
        {offbundle::RewriteKind::Prune, offbundle::RewriteKind::Compress,
         offbundle::RewriteKind::Decompress}) {
@@ -55,6 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       continue;
     const std::string &written = *rendered;
     if (!offbundle::parseElfObject(written))
+      std::abort();
+    if (laidOut && !offbundle::checkLinkedLayout(written).ok())
       std::abort();
     auto after = offbundle::readHipWrappers(written);
     if (!after || !*after ||

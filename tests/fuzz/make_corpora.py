@@ -115,7 +115,8 @@ def main():
             add("fuzz_rewrite", read(with_fatbin))
         add("fuzz_rewrite", archive)
         # Linked HIP files (tests/data/linked/make_linked.sh makes them).
-        for name in ("unit-plain.so", "unit-compressed.so", "unit-nopie"):
+        for name in ("unit-plain.so", "unit-compressed.so", "unit-nopie",
+                     "legacy-pruned.so", "legacy-decompressed.so"):
             add("fuzz_linked_rewrite", read(os.path.join(DATA, "linked", name)))
         add("fuzz_rewrite", read(os.path.join(DATA, "linked",
                                               "unit-new-driver.o")))

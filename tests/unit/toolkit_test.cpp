@@ -5,6 +5,7 @@
 #include "formats/binary_bundle.h"
 #include "formats/elf_object.h"
 #include "formats/hip_wrappers.h"
+#include "formats/linked_layout.h"
 #include "formats/linked_section_resize.h"
 #include "support/byte_order.h"
 #include "test_files.h"
@@ -148,8 +149,60 @@ std::vector<std::string> bundleIds(std::string_view bundle) {
 }
 
 uint16_t programHeaderCount(std::string_view file) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(file[56]) |
-                               static_cast<uint8_t>(file[57]) << 8);
+  return loadLittle16(file, 56);
+}
+
+// Program headers other than PT_NULL.
+uint16_t usedProgramHeaders(std::string_view file) {
+  uint16_t used = 0;
+  const uint64_t table = loadLittle64(file, 32);
+  for (uint64_t i = 0; i < programHeaderCount(file); ++i)
+    used += loadLittle32(file, table + i * 56) != 0 ? 1 : 0;
+  return used;
+}
+
+struct Segment {
+  uint32_t type = 0;
+  uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
+};
+
+std::vector<Segment> segments(std::string_view file) {
+  std::vector<Segment> found;
+  const uint64_t table = loadLittle64(file, 32);
+  for (uint64_t i = 0; i < programHeaderCount(file); ++i) {
+    const uint64_t at = table + i * 56;
+    found.push_back({loadLittle32(file, at), loadLittle64(file, at + 8),
+                     loadLittle64(file, at + 16), loadLittle64(file, at + 32),
+                     loadLittle64(file, at + 40)});
+  }
+  return found;
+}
+
+std::vector<Segment> loads(std::string_view file) {
+  std::vector<Segment> found;
+  for (const Segment &segment : segments(file))
+    if (segment.type == 1)
+      found.push_back(segment);
+  return found;
+}
+
+const ElfSection *sectionNamed(const ElfObject &object, std::string_view name) {
+  for (const ElfSection &section : object.sections())
+    if (section.name == name)
+      return &section;
+  return nullptr;
+}
+
+// The value of the first dynamic entry with `tag`, 0 when there is none.
+uint64_t dynamicValue(const ElfObject &object, uint64_t tag) {
+  const ElfSection *dynamic = sectionNamed(object, ".dynamic");
+  if (!dynamic)
+    return 0;
+  const std::string_view entries = object.contents(*dynamic);
+  for (uint64_t at = 0; at + 16 <= entries.size(); at += 16)
+    if (loadLittle64(entries, at) == tag)
+      return loadLittle64(entries, at + 8);
+  return 0;
 }
 
 TEST(LinkedRewrite, PrunedLibraryShrinksByPagesAndItsWrapperFollows) {
@@ -165,7 +218,114 @@ TEST(LinkedRewrite, PrunedLibraryShrinksByPagesAndItsWrapperFollows) {
   // more).
   ASSERT_LT(output.size(), input.size());
   EXPECT_EQ((input.size() - output.size()) % 4096, 0u);
-  EXPECT_EQ(programHeaderCount(output), programHeaderCount(input) + 1);
+  EXPECT_EQ(usedProgramHeaders(output), usedProgramHeaders(input) + 1);
+  Status layout = checkLinkedLayout(output);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+}
+
+// The table grows where linkers put it; .note.gnu.build-id and .dynsym,
+// which stood where its new entry goes, move to the start of the split
+// segment's second part, byte for byte, and what addressed them follows.
+TEST(LinkedRewrite, TableStaysAfterTheElfHeaderAndSectionsInItsWayMove) {
+  const std::string input = linkedSample("unit-plain.so");
+  const std::string output =
+      rewritten(input, rewriteRequest(RewriteKind::Prune, "gfx906"));
+  auto before = parseElfObject(input);
+  auto after = parseElfObject(output);
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(loadLittle64(output, 32), 64u);
+  const std::vector<Segment> all = segments(output);
+  const auto phdr = std::find_if(all.begin(), all.end(),
+                                 [](const Segment &s) { return s.type == 6; });
+  ASSERT_NE(phdr, all.end());
+  EXPECT_EQ(phdr->offset, 64u);
+  EXPECT_EQ(phdr->filesz, 56u * programHeaderCount(output));
+  EXPECT_EQ(loads(output).front().offset, 0u);
+
+  const ElfSection *oldSymbols = sectionNamed(*before, ".dynsym");
+  const ElfSection *newSymbols = sectionNamed(*after, ".dynsym");
+  const ElfSection *newNote = sectionNamed(*after, ".note.gnu.build-id");
+  ASSERT_TRUE(oldSymbols && newSymbols && newNote);
+  EXPECT_GT(newSymbols->address, oldSymbols->address);
+  EXPECT_EQ(after->contents(*newSymbols), before->contents(*oldSymbols));
+  EXPECT_EQ(dynamicValue(*after, 6 /* DT_SYMTAB */), newSymbols->address);
+  // The note starts the segment after .hip_fatbin's, and PT_NOTE follows.
+  const ElfSection *fatbin = sectionNamed(*after, ".hip_fatbin");
+  ASSERT_TRUE(fatbin);
+  bool noteStartsSegment = false;
+  for (const Segment &load : loads(output))
+    noteStartsSegment = noteStartsSegment || (load.vaddr == newNote->address &&
+                                              load.offset == newNote->offset &&
+                                              load.vaddr > fatbin->address);
+  EXPECT_TRUE(noteStartsSegment);
+  for (const Segment &segment : all) {
+    if (segment.type == 4 /* PT_NOTE */) {
+      EXPECT_EQ(segment.vaddr, newNote->address);
+    }
+  }
+  // Links by index still name the same sections after the table was
+  // ordered by offset again.
+  const ElfSection *hash = sectionNamed(*after, ".gnu.hash");
+  const ElfSection *relocations = sectionNamed(*after, ".rela.plt");
+  ASSERT_TRUE(hash && relocations);
+  EXPECT_EQ(after->sections()[hash->link].name, ".dynsym");
+  EXPECT_EQ(after->sections()[relocations->link].name, ".dynsym");
+  EXPECT_EQ(after->sections()[newSymbols->link].name, ".dynstr");
+}
+
+// What the moved sections left at the start of the file is spare PT_NULL
+// entries of the table (never free bytes), and the next rewrite that needs
+// an entry takes one of them instead of moving more sections.
+TEST(LinkedRewrite, SpareEntriesFillTheRoomAndServeTheNextRewrite) {
+  const std::string compressed = rewritten(
+      linkedSample("unit-plain.so"), rewriteRequest(RewriteKind::Compress));
+  auto before = parseElfObject(compressed);
+  ASSERT_TRUE(before);
+  const uint16_t slots = programHeaderCount(compressed);
+  EXPECT_GT(slots, usedProgramHeaders(compressed));
+  uint64_t firstSection = UINT64_MAX;
+  for (const ElfSection &section : before->sections())
+    if (section.hasContents() && section.size != 0 && section.offset >= 64)
+      firstSection = std::min(firstSection, section.offset);
+  EXPECT_LT(firstSection - (64 + 56u * slots), 56u);
+
+  // Decompressing needs a segment of its own for the grown .hip_fatbin (the
+  // moved sections start the segment after it): it takes a spare entry,
+  // and nothing else moves.
+  const std::string plain =
+      rewritten(compressed, rewriteRequest(RewriteKind::Decompress));
+  auto after = parseElfObject(plain);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(programHeaderCount(plain), slots);
+  EXPECT_EQ(usedProgramHeaders(plain), usedProgramHeaders(compressed) + 1);
+  for (const char *name : {".dynsym", ".dynstr", ".gnu.hash", ".rela.dyn"}) {
+    const ElfSection *old = sectionNamed(*before, name);
+    const ElfSection *now = sectionNamed(*after, name);
+    ASSERT_TRUE(old && now) << name;
+    EXPECT_EQ(now->address, old->address) << name;
+  }
+  Status layout = checkLinkedLayout(plain);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+}
+
+// Files an earlier version left with the program header table away from
+// the start of the file get it back there when they are rewritten again.
+TEST(LinkedRewrite, TableLeftElsewhereByAnEarlierVersionComesHome) {
+  for (const char *name : {"legacy-pruned.so", "legacy-decompressed.so"}) {
+    const std::string input = linkedSample(name);
+    EXPECT_FALSE(checkLinkedLayout(input).ok()) << name;
+    const std::string output =
+        rewritten(input, rewriteRequest(RewriteKind::Compress));
+    EXPECT_EQ(loadLittle64(output, 32), 64u) << name;
+    Status layout = checkLinkedLayout(output);
+    EXPECT_TRUE(layout.ok()) << name << ": " << layout.error().message;
+    EXPECT_EQ(wrappedBundle(output).substr(0, 4), "CCOB") << name;
+  }
+  const std::string pruned =
+      rewritten(linkedSample("legacy-decompressed.so"),
+                rewriteRequest(RewriteKind::Prune, "gfx906"));
+  Status layout = checkLinkedLayout(pruned);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
 }
 
 TEST(LinkedRewrite, StoredPointerOfANonPieProgramFollowsItsBundle) {
@@ -174,15 +334,76 @@ TEST(LinkedRewrite, StoredPointerOfANonPieProgramFollowsItsBundle) {
       rewritten(input, rewriteRequest(RewriteKind::Compress));
   EXPECT_EQ(wrappedBundle(compressed).substr(0, 4), "CCOB");
   EXPECT_LT(compressed.size(), input.size());
-  // Decompressing grows .hip_fatbin: it moves to a new segment past every
-  // address the program had, and the wrapper follows it there.
+  Status layout = checkLinkedLayout(compressed);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+}
+
+// A program without dynamic sections has nothing after .interp and its note
+// that could move for a second new program header: decompressing what was
+// compressed is refused rather than laid out in a way tools break.
+TEST(LinkedRewrite, NoRoomForASecondProgramHeaderIsRefused) {
+  const std::string compressed = rewritten(
+      linkedSample("unit-nopie"), rewriteRequest(RewriteKind::Compress));
+  auto result =
+      rewriteFile("input", compressed, rewriteRequest(RewriteKind::Decompress));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message,
+            "'input': the program header table has no room for the segment "
+            "a bigger .hip_fatbin needs");
+}
+
+// Decompressing a compressed library grows .hip_fatbin: it moves to a new
+// segment past every address the library had, the wrapper follows it, and
+// what followed it in its old segment keeps its addresses in a segment of
+// its own.
+TEST(LinkedRewrite, GrownSectionMovesPastEveryAddress) {
+  const std::string input = linkedSample("unit-compressed.so");
   const std::string plain =
-      rewritten(compressed, rewriteRequest(RewriteKind::Decompress));
-  auto before = readHipWrappers(compressed);
+      rewritten(input, rewriteRequest(RewriteKind::Decompress));
+  auto before = readHipWrappers(input);
   auto after = readHipWrappers(plain);
   ASSERT_TRUE(before && *before && after && *after);
-  EXPECT_GT((*after)->fatbinStart, (*before)->fatbinEnd);
-  EXPECT_EQ(bundleIds(wrappedBundle(plain)), bundleIds(wrappedBundle(input)));
+  uint64_t highest = 0;
+  for (const Segment &load : loads(input))
+    highest = std::max(highest, load.vaddr + load.memsz);
+  EXPECT_GE((*after)->fatbinStart, highest);
+  Status layout = checkLinkedLayout(plain);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+  // And back: compressing it again gives the first file's bundle.
+  const std::string again =
+      rewritten(plain, rewriteRequest(RewriteKind::Compress));
+  EXPECT_EQ(wrappedBundle(again), wrappedBundle(input));
+  layout = checkLinkedLayout(again);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+}
+
+// A section that ends its segment, with free addresses after it, grows
+// where it is: no new segment, the file after it moved up by whole pages.
+TEST(LinkedSectionResize, SectionEndingItsSegmentGrowsWhereItIs) {
+  const std::string pruned =
+      rewritten(linkedSample("unit-plain.so"),
+                rewriteRequest(RewriteKind::Prune, "gfx906"));
+  auto found = readHipWrappers(pruned);
+  ASSERT_TRUE(found && *found);
+  const uint64_t size = (*found)->fatbinEnd - (*found)->fatbinStart;
+  LinkedSectionResize resize;
+  resize.sectionName = ".hip_fatbin";
+  resize.moves.push_back({(*found)->fatbinStart, 0});
+  OutputPlan contents;
+  contents.addInput((*found)->fatbinOffset, size);
+  contents.addZeros(100);
+  auto plan = planLinkedSectionResize(pruned, resize, std::move(contents));
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto grown = plan->render(pruned);
+  ASSERT_TRUE(grown);
+  EXPECT_EQ(programHeaderCount(*grown), programHeaderCount(pruned));
+  EXPECT_EQ(grown->size(), pruned.size() + 4096);
+  auto after = readHipWrappers(*grown);
+  ASSERT_TRUE(after && *after);
+  EXPECT_EQ((*after)->fatbinStart, (*found)->fatbinStart);
+  EXPECT_EQ((*after)->fatbinEnd, (*found)->fatbinEnd + 100);
+  Status layout = checkLinkedLayout(*grown);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
 }
 
 TEST(LinkedRewrite, CompressedLibraryDecompressesToTheSameEntries) {
