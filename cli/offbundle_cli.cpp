@@ -117,6 +117,10 @@ po::options_description commandOptions(const CommandSpec &command) {
     options.add_options()("level",
                           po::value<int>()->default_value(kDefaultZstdLevel),
                           "zstd level of the bundles compressed");
+  if (command.name == "prune" || command.name == "decompress")
+    options.add_options()("no-verify-hash",
+                          "do not check compressed bundles against the MD5 "
+                          "hash in their header (faster)");
   return options;
 }
 
@@ -144,6 +148,7 @@ struct Request {
   std::vector<std::string> targets; // extract --target, prune --keep
   std::string output;               // extract, prune, compress, decompress
   int level = kDefaultZstdLevel;    // prune, compress
+  bool verifyHash = true;           // prune, decompress
 };
 
 Result<Request> parseRequest(const CommandSpec &command,
@@ -179,6 +184,7 @@ Result<Request> parseRequest(const CommandSpec &command,
     request.targets = values["keep"].as<std::vector<std::string>>();
   if (values.count("level"))
     request.level = values["level"].as<int>();
+  request.verifyHash = values.count("no-verify-hash") == 0;
   if (values.count("output"))
     request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
@@ -329,6 +335,7 @@ Result<RewriteRequest> rewriteRequestFor(const Request &request) {
                  : command == "compress" ? RewriteKind::Compress
                                          : RewriteKind::Decompress;
   rewrite.compressionLevel = request.level;
+  rewrite.verifyHash = request.verifyHash;
   if (rewrite.kind != RewriteKind::Prune)
     return rewrite;
   if (request.targets.empty())
@@ -386,7 +393,7 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
   auto input = InputFile::open(path);
   if (!input)
     return reporter.fail(fileMessage(path, input.error().message));
-  auto result = rewriteFile(path, (*input)->contents(), *rewrite);
+  auto result = rewriteFile(path, (*input)->contents(), *rewrite, input->get());
   if (!result)
     return reporter.fail(fileMessage(path, result.error().message));
   if (rewrite->kind == RewriteKind::Prune && result->deviceEntriesKept == 0) {

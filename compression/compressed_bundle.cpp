@@ -280,7 +280,8 @@ compressIntoSink(std::string_view uncompressedBundle,
     return started.takeError();
 
   // The input is hashed while it compresses.
-  BackgroundMd5 hasher(uncompressedBundle.size() >= kBackgroundHashThreshold);
+  BackgroundMd5 hasher(options.hashOnItsOwnThread &&
+                       uncompressedBundle.size() >= kBackgroundHashThreshold);
   hasher.publish(uncompressedBundle.data(), uncompressedBundle.size());
   uint64_t compressedSize = 0;
   CompressedChunkConsumer consume = [&](std::string_view chunk) {
@@ -289,7 +290,8 @@ compressIntoSink(std::string_view uncompressedBundle,
   };
   Status compressed =
       options.method == CompressionMethod::Zstd
-          ? compressWithZstd(uncompressedBundle, options.level, consume)
+          ? compressWithZstd(uncompressedBundle, options.level, consume,
+                             options.zstdContext)
           : compressWithZlib(uncompressedBundle, options.level, consume);
   header.hash = hasher.finish();
   if (!compressed.ok())
@@ -376,12 +378,13 @@ Result<std::string> compressBundle(std::string_view uncompressedBundle,
 }
 
 Result<DecompressedBundle> decompressBundle(std::string_view bytes,
-                                            HashCheck check) {
+                                            HashCheck check, ByteBuffer into) {
   Result<CompressedBundleHeader> headerOrError =
       parseCompressedBundleHeader(bytes);
   if (!headerOrError)
     return headerOrError.takeError();
   DecompressedBundle result;
+  result.bytes = std::move(into);
   result.header = *headerOrError;
   Result<size_t> extentOrError = compressedBundleExtent(result.header, bytes);
   if (!extentOrError)

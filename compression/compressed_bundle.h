@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compression/codecs.h"
 #include "compression/md5.h"
 #include "support/byte_buffer.h"
 #include "support/error.h"
@@ -88,6 +89,14 @@ struct CompressionOptions {
   // 2 or 3 as LLVM writes; 1 is accepted too so that old-style bundles can be
   // produced (LLVM 22 no longer writes them).
   uint16_t version = kDefaultCompressedBundleVersion;
+  // A zstd context to compress with, kept by a caller that compresses many
+  // bundles on one thread (the bytes are the same); none makes a new one.
+  ZstdCompressionContext *zstdContext = nullptr;
+  // Whether a large bundle's MD5 runs on a thread of its own, beside the
+  // compression; a caller that already keeps every core compressing hashes
+  // on the compressing thread instead (two threads on one core would only
+  // get in each other's way).
+  bool hashOnItsOwnThread = true;
 };
 
 // Where compressBundleTo puts a compressed bundle: an output file, typically,
@@ -148,8 +157,12 @@ enum class HashCheck { Verify, Compute, Skip, Defer };
 // plausible: at most 64 times the compressed data, or 1 MiB. A larger claim
 // is grown into as output really appears, so a header claiming 2^62 bytes
 // costs nothing.
-Result<DecompressedBundle>
-decompressBundle(std::string_view bytes, HashCheck check = HashCheck::Verify);
+// `into` is a buffer to decode into rather than allocate a new one: its
+// memory is reused, which spares the page faults of fresh memory when
+// bundles are decompressed one after another.
+Result<DecompressedBundle> decompressBundle(std::string_view bytes,
+                                            HashCheck check = HashCheck::Verify,
+                                            ByteBuffer into = ByteBuffer());
 
 // The one line for a decompressed bundle whose hash differs from its
 // header's: names the file and both hashes, and, when the tool has a way to

@@ -129,10 +129,25 @@ private:
 
 } // namespace
 
+struct ZstdCompressionContext::State {
+  std::unique_ptr<ZSTD_CCtx, CompressionContextDeleter> context;
+  std::vector<char> chunk;
+};
+
+ZstdCompressionContext::ZstdCompressionContext()
+    : state_(std::make_unique<State>()) {}
+ZstdCompressionContext::~ZstdCompressionContext() = default;
+
 Status compressWithZstd(std::string_view input, int level,
-                        const CompressedChunkConsumer &consume) {
-  std::unique_ptr<ZSTD_CCtx, CompressionContextDeleter> context(
-      ZSTD_createCCtx());
+                        const CompressedChunkConsumer &consume,
+                        ZstdCompressionContext *reuse) {
+  ZstdCompressionContext own;
+  ZstdCompressionContext::State &state = *(reuse ? reuse : &own)->state_;
+  if (!state.context)
+    state.context.reset(ZSTD_createCCtx());
+  else
+    ZSTD_CCtx_reset(state.context.get(), ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx *context = state.context.get();
   if (!context)
     return makeError("Failed to create ZSTD_CCtx");
   // LLVM's parameters: long distance matching and the level. The stable
@@ -145,22 +160,23 @@ Status compressWithZstd(std::string_view input, int level,
       {ZSTD_c_stableInBuffer, 1},
   };
   for (const auto &[parameter, value] : parameters) {
-    size_t result = ZSTD_CCtx_setParameter(context.get(), parameter, value);
+    size_t result = ZSTD_CCtx_setParameter(context, parameter, value);
     if (ZSTD_isError(result))
       return zstdError(result);
   }
-  size_t result = ZSTD_CCtx_setPledgedSrcSize(context.get(), input.size());
+  size_t result = ZSTD_CCtx_setPledgedSrcSize(context, input.size());
   if (ZSTD_isError(result))
     return zstdError(result);
 
-  std::vector<char> chunk(std::min(
+  std::vector<char> &chunk = state.chunk;
+  chunk.resize(std::min(
       kCompressionOutputChunk,
       std::max(ZSTD_CStreamOutSize(), ZSTD_compressBound(input.size()))));
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   size_t remaining;
   do {
     ZSTD_outBuffer out{chunk.data(), chunk.size(), 0};
-    remaining = ZSTD_compressStream2(context.get(), &out, &in, ZSTD_e_end);
+    remaining = ZSTD_compressStream2(context, &out, &in, ZSTD_e_end);
     if (ZSTD_isError(remaining))
       return zstdError(remaining);
     Status consumed = consume(std::string_view(chunk.data(), out.pos));

@@ -274,6 +274,19 @@ private:
     if (!section_->hasContents() || !(section_->flags & elf::kFlagAlloc))
       return makeError(sectionName() + " is not a loaded section with "
                                        "contents");
+    // What lives at the section's addresses leaves with it: nothing else
+    // may be there.
+    for (size_t i = 1; i < sections.size(); ++i) {
+      const ElfSection &other = sections[i];
+      if (i == sectionIndex_ || !(other.flags & elf::kFlagAlloc) ||
+          other.size == 0)
+        continue;
+      if (other.address < section_->address + section_->size &&
+          section_->address < other.address + other.size)
+        return makeError("section " + std::to_string(i) + " (" +
+                         std::string(other.name) + ") overlaps the addresses " +
+                         "of " + sectionName());
+    }
     relocate_ = contentsSize_ > section_->size;
     return Status::success();
   }

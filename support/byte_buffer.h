@@ -26,8 +26,7 @@ class ByteBuffer {
 public:
   ByteBuffer() = default;
   ByteBuffer(ByteBuffer &&other) noexcept
-      : bytes_(std::move(other.bytes_)),
-        size_(std::exchange(other.size_, 0)),
+      : bytes_(std::move(other.bytes_)), size_(std::exchange(other.size_, 0)),
         capacity_(std::exchange(other.capacity_, 0)) {}
   ByteBuffer &operator=(ByteBuffer &&other) noexcept {
     bytes_ = std::move(other.bytes_);
@@ -41,6 +40,8 @@ public:
   char *data() { return bytes_.get(); }
   const char *data() const { return bytes_.get(); }
   size_t size() const { return size_; }
+  // Bytes it can hold without allocating.
+  size_t capacity() const { return capacity_; }
   std::string_view view() const { return {bytes_.get(), size_}; }
 
   // Makes the buffer `size` bytes long, keeping the bytes it holds up to

@@ -1,6 +1,7 @@
 #include "support/file_io.h"
 #include "support/memory_limit.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -210,6 +211,39 @@ void InputFile::narrow(uint64_t offset, uint64_t size,
   path_ = std::move(displayPath);
 }
 
+void InputFile::advisePages(uint64_t offset, uint64_t length,
+                            int advice) const {
+  if (mapBase_ == nullptr || offset > size_)
+    return;
+  length = std::min(length, size_ - offset);
+  // Whole pages around the range: a page shared with bytes still to be
+  // read is read again from the page cache if released, never lost (the
+  // mapping is private and never written).
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t base = reinterpret_cast<uintptr_t>(mapBase_);
+  const uintptr_t start = reinterpret_cast<uintptr_t>(data_) + offset;
+  const uintptr_t first = std::max(base, start / page * page);
+  const uintptr_t last =
+      std::min(base + mapSize_, (start + length + page - 1) / page * page);
+  // Advice only: a kernel without it, or a range it declines, changes
+  // nothing but speed.
+  if (last > first)
+    ::madvise(reinterpret_cast<void *>(first), last - first, advice);
+}
+
+void InputFile::releasePages(uint64_t offset, uint64_t length) const {
+  advisePages(offset, length, MADV_DONTNEED);
+}
+
+void InputFile::prefetchPages(uint64_t offset, uint64_t length) const {
+#ifdef MADV_POPULATE_READ
+  advisePages(offset, length, MADV_POPULATE_READ);
+#else
+  (void)offset;
+  (void)length;
+#endif
+}
+
 InputFile::~InputFile() {
   mappingRegistration_.release();
   if (mapBase_ != nullptr)
@@ -239,6 +273,30 @@ Status OutputFile::gather(std::string_view bytes) {
   }
   std::memcpy(gather_.get() + gathered_, bytes.data(), bytes.size());
   gathered_ += bytes.size();
+  return Status::success();
+}
+
+Status OutputFile::skip(uint64_t count) {
+  if (Status status = flush(); !status.ok())
+    return status;
+  if (::lseek(fd_, static_cast<off_t>(count), SEEK_CUR) < 0)
+    return fileError(path_, errnoMessage(errno));
+  written_ += count;
+  return Status::success();
+}
+
+Status OutputFile::writeAt(uint64_t offset, std::string_view bytes) const {
+  while (!bytes.empty()) {
+    ssize_t n =
+        ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fileError(path_, errnoMessage(errno));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
   return Status::success();
 }
 
@@ -282,18 +340,7 @@ Status OutputFile::overwrite(uint64_t offset, std::string_view bytes) {
   }
   if (Status status = flush(); !status.ok())
     return status;
-  while (!bytes.empty()) {
-    ssize_t n =
-        ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fileError(path_, errnoMessage(errno));
-    }
-    bytes.remove_prefix(static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  return Status::success();
+  return writeAt(offset, bytes);
 }
 
 Status OutputFile::writeZeros(uint64_t count) {

@@ -53,12 +53,24 @@ public:
   // Where contents() starts in the file fd() reads: 0 unless this input is
   // a range of a larger file (a code object URI, a slice).
   uint64_t fileOffset() const { return fileOffset_; }
+  // Says that contents() bytes [offset, offset + length) will not be read
+  // again soon: their pages leave this process's memory (they stay in the
+  // page cache, and a later read brings them back), so that one pass over
+  // a large mapped input keeps the memory it holds flat. Does nothing for
+  // inputs held in memory, whose bytes would be lost, or for slices.
+  void releasePages(uint64_t offset, uint64_t length) const;
+  // Says that contents() bytes [offset, offset + length) are about to be
+  // read: their pages are mapped in one call rather than fault by fault
+  // (MADV_POPULATE_READ, where the kernel has it). Nothing for inputs held
+  // in memory.
+  void prefetchPages(uint64_t offset, uint64_t length) const;
   // Narrows the input to bytes [offset, offset + size) of what it holds now,
   // under a new name for messages. Requires the range to lie within it.
   void narrow(uint64_t offset, uint64_t size, std::string displayPath);
 
 private:
   InputFile() = default;
+  void advisePages(uint64_t offset, uint64_t length, int advice) const;
   // An input in memory: named `path`, its contents the bytes it holds.
   void viewOwnBytes(const std::string &path, const char *data, size_t size);
   std::string path_;
@@ -103,6 +115,17 @@ public:
   Status reserveMemory(uint64_t bytes);
   // Replaces bytes already written, counted from the start of the output.
   Status overwrite(uint64_t offset, std::string_view bytes);
+  // Whether ranges can be left to fill later, from other threads (skip,
+  // writeAt): a regular file, not memory, standard output or a device.
+  bool writesInPlace() const {
+    return !inMemory_ && fd_ >= 0 && !tempPath_.empty();
+  }
+  // Leaves the next `count` bytes for writeAt to fill: what write() adds
+  // next goes after them. Only where writesInPlace().
+  Status skip(uint64_t count);
+  // Writes `bytes` at `offset`, inside a range skip() left. Safe to call
+  // from several threads at once, and beside write().
+  Status writeAt(uint64_t offset, std::string_view bytes) const;
   uint64_t bytesWritten() const { return written_; }
   // What an in-memory output holds (see OutputTransaction::createInMemory).
   std::string_view memoryContents() const { return memoryBytes_; }

@@ -2,6 +2,10 @@
 #include "support/output_plan.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "support/file_io.h"
 
@@ -43,8 +47,9 @@ void OutputPlan::addZeros(uint64_t count) {
   size_ += count;
 }
 
-void OutputPlan::addProduced(uint64_t length, Producer produce) {
-  producers_.push_back(std::move(produce));
+void OutputPlan::addProduced(uint64_t length, Producer produce,
+                             uint64_t readsOffset, uint64_t readsLength) {
+  producers_.push_back({std::move(produce), readsOffset, readsLength});
   pieces_.push_back({PieceKind::Produced, {}, producers_.size() - 1, length});
   size_ += length;
 }
@@ -52,9 +57,14 @@ void OutputPlan::addProduced(uint64_t length, Producer produce) {
 namespace {
 
 // A produced piece's bytes, checked against the length announced.
-Result<std::string> produce(const OutputPlan::Producer &producer,
-                            uint64_t length) {
-  auto bytes = producer();
+Result<ByteBuffer> produce(const OutputPlan::Producer &producer,
+                           uint64_t length, ByteBuffer spare = ByteBuffer()) {
+  Result<ByteBuffer> bytes = ByteBuffer();
+  try {
+    bytes = producer(std::move(spare));
+  } catch (const std::bad_alloc &) {
+    return makeError("out of memory making the output");
+  }
   if (bytes && bytes->size() != length)
     return makeError("internal error: a computed piece of the output has " +
                      std::to_string(bytes->size()) + " bytes, not " +
@@ -63,6 +73,176 @@ Result<std::string> produce(const OutputPlan::Producer &producer,
 }
 
 } // namespace
+
+// The produced pieces of a plan being written, made on worker threads, in
+// plan order, one core each. Into a file, each worker writes the piece it
+// made at its place in the output (OutputFile::writeAt) while the writer
+// goes on past it, so that decoding and copying into the file both run on
+// every core. Elsewhere (standard output, memory) the writer takes the
+// pieces in order: a worker then starts one only while those made and not
+// yet taken, with it, stay within kAheadBudget (pieces may be hundreds of
+// MiB), or when it is the very next the writer needs. Either way, buffers
+// whose bytes were written are filled again (one kept a worker, and only
+// small ones, most bundles being small), sparing the page faults of fresh
+// memory.
+class ProducedAhead {
+public:
+  ProducedAhead(const OutputPlan &plan, const InputFile &input,
+                const OutputFile &output)
+      : plan_(plan), input_(input), lengths_(plan.producers_.size()),
+        offsets_(plan.producers_.size()), made_(plan.producers_.size()) {
+    uint64_t at = 0;
+    for (const OutputPlan::Piece &piece : plan.pieces_) {
+      if (piece.kind == OutputPlan::PieceKind::Produced) {
+        lengths_[static_cast<size_t>(piece.offset)] = piece.length;
+        offsets_[static_cast<size_t>(piece.offset)] = at;
+      }
+      at += piece.length;
+    }
+    const size_t count = plan.producers_.size();
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (count < 2 || cores < 2)
+      return; // made by the writer as it reaches them
+    if (output.writesInPlace())
+      output_ = &output;
+    const size_t workers = std::min<size_t>(cores, count);
+    keptSpares_ = workers;
+    for (size_t i = 0; i < workers; ++i)
+      workers_.emplace_back([this] { work(); });
+  }
+
+  ~ProducedAhead() { stop(); }
+
+  ProducedAhead(const ProducedAhead &) = delete;
+  ProducedAhead &operator=(const ProducedAhead &) = delete;
+
+  // Whether the workers write the pieces themselves: the writer only skips
+  // them, then waits in finish().
+  bool writesInPlace() const { return output_ != nullptr; }
+
+  // Piece `index` (in plan order; each taken once, in order), when the
+  // writer writes the pieces.
+  Result<ByteBuffer> take(size_t index) {
+    if (workers_.empty())
+      return makePiece(index, ByteBuffer());
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return made_[index].has_value(); });
+    Result<ByteBuffer> bytes = std::move(*made_[index]);
+    made_[index].reset();
+    taken_ = index + 1;
+    ahead_ -= lengths_[index];
+    lock.unlock();
+    changed_.notify_all();
+    return bytes;
+  }
+
+  // A buffer whose bytes were written, for a piece still to make.
+  void recycle(ByteBuffer buffer) {
+    if (buffer.capacity() > kLargestSpare)
+      return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spares_.size() < keptSpares_)
+      spares_.push_back(std::move(buffer));
+  }
+
+  // When the workers write the pieces: waits for all of them, and returns
+  // the error of the first piece (in plan order) that failed.
+  Status finish() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return finished_ == made_.size(); });
+    lock.unlock();
+    stop();
+    for (std::optional<Result<ByteBuffer>> &piece : made_)
+      if (piece && !*piece)
+        return piece->takeError();
+    return Status::success();
+  }
+
+private:
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread &worker : workers_)
+      if (worker.joinable())
+        worker.join();
+  }
+
+  Result<ByteBuffer> makePiece(size_t index, ByteBuffer spare) const {
+    const OutputPlan::ProducedPiece &piece = plan_.producers_[index];
+    Result<ByteBuffer> bytes =
+        produce(piece.produce, lengths_[index], std::move(spare));
+    if (piece.readsLength != 0)
+      input_.releasePages(piece.readsOffset, piece.readsLength);
+    return bytes;
+  }
+
+  bool mayStart() const {
+    if (next_ >= made_.size())
+      return false;
+    return output_ || next_ == taken_ ||
+           ahead_ + lengths_[next_] <= kAheadBudget;
+  }
+
+  void work() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || mayStart(); });
+      if (stopping_)
+        return;
+      const size_t index = next_++;
+      ahead_ += lengths_[index];
+      ByteBuffer spare;
+      if (!spares_.empty()) {
+        spare = std::move(spares_.back());
+        spares_.pop_back();
+      }
+      lock.unlock();
+      Result<ByteBuffer> bytes = makePiece(index, std::move(spare));
+      if (output_) {
+        // Written here, at its place; only an error is kept.
+        Status written = bytes
+                             ? output_->writeAt(offsets_[index], bytes->view())
+                             : Status(bytes.takeError());
+        if (bytes)
+          recycle(std::move(*bytes));
+        lock.lock();
+        made_[index] = written.ok() ? Result<ByteBuffer>(ByteBuffer())
+                                    : Result<ByteBuffer>(written.takeError());
+        ++finished_;
+      } else {
+        lock.lock();
+        made_[index] = std::move(bytes);
+      }
+      lock.unlock();
+      changed_.notify_all();
+    }
+  }
+
+  // Bytes of pieces made ahead that may be held at once.
+  static constexpr uint64_t kAheadBudget = uint64_t{128} << 20;
+  // The largest buffer kept for reuse.
+  static constexpr size_t kLargestSpare = size_t{32} << 20;
+
+  const OutputPlan &plan_;
+  const InputFile &input_;
+  const OutputFile *output_ = nullptr; // where workers write, if they do
+  std::vector<uint64_t> lengths_;      // by producer
+  std::vector<uint64_t> offsets_;      // by producer, in the output
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::optional<Result<ByteBuffer>>> made_;
+  std::vector<ByteBuffer> spares_;
+  size_t keptSpares_ = 0;
+  size_t next_ = 0;     // the next piece a worker starts
+  size_t taken_ = 0;    // pieces the writer has taken
+  size_t finished_ = 0; // pieces workers have written
+  uint64_t ahead_ = 0;  // bytes of pieces started and not yet taken
+  bool stopping_ = false;
+};
 
 void OutputPlan::append(OutputPlan &&other) {
   for (const Piece &piece : other.pieces_) {
@@ -76,11 +256,13 @@ void OutputPlan::append(OutputPlan &&other) {
     case PieceKind::Zeros:
       addZeros(piece.length);
       break;
-    case PieceKind::Produced:
-      addProduced(
-          piece.length,
-          std::move(other.producers_[static_cast<size_t>(piece.offset)]));
+    case PieceKind::Produced: {
+      ProducedPiece &produced =
+          other.producers_[static_cast<size_t>(piece.offset)];
+      addProduced(piece.length, std::move(produced.produce),
+                  produced.readsOffset, produced.readsLength);
       break;
+    }
     }
   }
   for (auto &owned : other.owned_)
@@ -108,11 +290,11 @@ Result<std::string> OutputPlan::render(std::string_view input) const {
       whole.append(static_cast<size_t>(piece.length), '\0');
       break;
     case PieceKind::Produced: {
-      auto bytes =
-          produce(producers_[static_cast<size_t>(piece.offset)], piece.length);
+      auto bytes = produce(
+          producers_[static_cast<size_t>(piece.offset)].produce, piece.length);
       if (!bytes)
         return bytes.takeError();
-      whole += *bytes;
+      whole += bytes->view();
       break;
     }
     }
@@ -121,6 +303,7 @@ Result<std::string> OutputPlan::render(std::string_view input) const {
 }
 
 Status OutputPlan::write(OutputFile &output, const InputFile &input) const {
+  ProducedAhead ahead(*this, input, output);
   for (const Piece &piece : pieces_) {
     Status written = Status::success();
     switch (piece.kind) {
@@ -134,15 +317,27 @@ Status OutputPlan::write(OutputFile &output, const InputFile &input) const {
       written = output.writeZeros(piece.length);
       break;
     case PieceKind::Produced: {
-      auto bytes =
-          produce(producers_[static_cast<size_t>(piece.offset)], piece.length);
-      written = bytes ? output.write(*bytes) : Status(bytes.takeError());
+      if (ahead.writesInPlace()) {
+        written = output.skip(piece.length);
+        break;
+      }
+      auto bytes = ahead.take(static_cast<size_t>(piece.offset));
+      if (!bytes) {
+        written = bytes.takeError();
+        break;
+      }
+      written = output.write(bytes->view());
+      ahead.recycle(std::move(*bytes));
       break;
     }
     }
     if (!written.ok())
       return written;
   }
+  // Pieces the workers write are all in place before the output can be
+  // committed (which writes out what the writer gathered).
+  if (ahead.writesInPlace())
+    return ahead.finish();
   return Status::success();
 }
 

@@ -6,8 +6,12 @@
 // names the kept ranges of the input, and writing it copies them from the
 // input file with pread into the output's write buffer. Only the new
 // headers and tables live in memory. Bytes that must be computed (a
-// decompressed bundle) can be produced when written, one piece at a time,
-// from a size known in advance.
+// decompressed bundle) can be produced when written, from a size known in
+// advance: writing makes them on every core, a few pieces ahead of the one
+// being written and in the plan's order, each worker filling the buffer of
+// a piece already written when one is at hand, and releases the input
+// pages each piece was made from (InputFile::releasePages), so that memory
+// stays flat whatever the file's size.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/byte_buffer.h"
 #include "support/error.h"
 
 namespace offbundle {
@@ -35,8 +40,11 @@ public:
     uint64_t length = 0;    // every kind
   };
   // Makes a produced piece's bytes, exactly as many as announced, or an
-  // error that fails the write.
-  using Producer = std::function<Result<std::string>()>;
+  // error that fails the write. `spare` is the buffer of a piece already
+  // written, to fill rather than allocate a new one (its bytes are not the
+  // producer's to read), or an empty one. Producers of one plan may run at
+  // the same time, on different threads.
+  using Producer = std::function<Result<ByteBuffer>(ByteBuffer spare)>;
 
   // Bytes the plan keeps.
   void addBytes(std::string bytes);
@@ -45,8 +53,11 @@ public:
   // [offset, offset + length) of the input the plan is written with.
   void addInput(uint64_t offset, uint64_t length);
   void addZeros(uint64_t count);
-  // `length` bytes that `produce` makes when the plan is written.
-  void addProduced(uint64_t length, Producer produce);
+  // `length` bytes that `produce` makes when the plan is written, from
+  // input bytes [readsOffset, readsOffset + readsLength), which are not
+  // read again once it has.
+  void addProduced(uint64_t length, Producer produce, uint64_t readsOffset = 0,
+                   uint64_t readsLength = 0);
   // Everything `other` holds, after what this plan holds.
   void append(OutputPlan &&other);
 
@@ -64,7 +75,13 @@ private:
   // Each string is allocated once and never moves, so the views into it
   // stay valid as the plan grows or is appended to another.
   std::vector<std::unique_ptr<const std::string>> owned_;
-  std::vector<Producer> producers_;
+  struct ProducedPiece {
+    Producer produce;
+    uint64_t readsOffset = 0;
+    uint64_t readsLength = 0;
+  };
+  friend class ProducedAhead;
+  std::vector<ProducedPiece> producers_;
   uint64_t size_ = 0;
 };
 

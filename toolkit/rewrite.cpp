@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -71,17 +72,44 @@ uint64_t inferredAlignment(const std::vector<PlainEntry> &entries) {
   return alignment;
 }
 
+// The pages of the input being rewritten, when it is a mapped file: read
+// in ahead of a pass over a bundle, and let go of after it
+// (InputFile::prefetchPages, releasePages), so that a pass over a large
+// library takes fewer page faults and keeps its memory flat.
+class InputPages {
+public:
+  InputPages(std::string_view bytes, const InputFile *file)
+      : bytes_(bytes), file_(file) {}
+  void willRead(std::string_view part) const {
+    if (file_)
+      file_->prefetchPages(offsetOf(part), part.size());
+  }
+  void doneReading(std::string_view part) const {
+    if (file_)
+      file_->releasePages(offsetOf(part), part.size());
+  }
+
+private:
+  uint64_t offsetOf(std::string_view part) const {
+    return static_cast<uint64_t>(part.data() - bytes_.data());
+  }
+  std::string_view bytes_;
+  const InputFile *file_;
+};
+
 // Rewrites bundles as a request asks. Every bundle it is given views the
 // input (`input`), and what it keeps of a bundle it names as ranges of the
 // input rather than copies.
 class BundleRewriter {
 public:
   BundleRewriter(std::string_view input, const RewriteRequest &request,
-                 RewriteResult &result)
-      : input_(input), request_(request), result_(result) {}
+                 RewriteResult &result, const InputFile *pages)
+      : input_(input), request_(request), result_(result),
+        pages_(input, pages) {}
 
   const RewriteRequest &request() const { return request_; }
   RewriteResult &result() { return result_; }
+  const InputPages &pages() const { return pages_; }
 
   // The bundle (plain or compressed) rewritten as asked; `name` names it in
   // messages.
@@ -129,6 +157,10 @@ public:
   }
 
 private:
+  HashCheck hashCheck() const {
+    return request_.verifyHash ? HashCheck::Verify : HashCheck::Skip;
+  }
+
   uint64_t offsetInInput(std::string_view bytes) const {
     return static_cast<uint64_t>(bytes.data() - input_.data());
   }
@@ -148,27 +180,29 @@ private:
     result_.changed = true;
     OutputPlan rewritten;
     if (request_.kind == RewriteKind::Decompress) {
-      // Decompressed as the output is written, one bundle in memory at a
-      // time: a library of a hundred bundles never holds them all.
+      // Decompressed as the output is written, a few bundles in memory at
+      // a time: a library of a hundred bundles never holds them all.
+      const std::string_view compressed = spans->front().bytes;
       rewritten.addProduced(
           header.uncompressedSize,
-          [compressed = spans->front().bytes,
-           name = file_]() -> Result<std::string> {
-            auto plain = decompressBundle(compressed, HashCheck::Verify);
+          [compressed, name = file_,
+           check = hashCheck()](ByteBuffer spare) -> Result<ByteBuffer> {
+            auto plain = decompressBundle(compressed, check, std::move(spare));
             if (!plain)
               return makeError("'" + name + "': " + plain.error().message);
             // What it held must be a bundle, as for any plain input.
-            const std::string_view held = plain->bytes.view();
-            if (Status valid = checkPlainBundle(held); !valid.ok())
+            if (Status valid = checkPlainBundle(plain->bytes.view());
+                !valid.ok())
               return makeError("'" + name +
                                "': the compressed bundle holds no valid "
                                "bundle: " +
                                valid.error().message);
-            return std::string(held);
-          });
+            return std::move(plain->bytes);
+          },
+          offsetInInput(compressed), compressed.size());
       return rewritten;
     }
-    auto plain = decompressBundle(spans->front().bytes, HashCheck::Verify);
+    auto plain = decompressBundle(spans->front().bytes, hashCheck());
     if (!plain)
       return makeError("'" + file_ + "': " + plain.error().message);
     auto pruned = prune(plain->bytes.view(), plain->bytes.view());
@@ -236,6 +270,7 @@ private:
   std::string file_;
   const RewriteRequest &request_;
   RewriteResult &result_;
+  InputPages pages_;
 };
 
 // A relocatable object rewritten: the plan llvm-objcopy's layout gives,
@@ -501,29 +536,87 @@ Result<std::vector<LinkedBundle>> linkedBundles(const std::string &file,
   return bundles;
 }
 
-// Plain bundles compressed on every core, one bundle at a time each; the
+// A compressed bundle as the compressor hands it over, in chunks kept as
+// they come (no buffer grows and is copied), then pieces of a plan.
+class ChunkedBundle final : public CompressedBundleSink {
+public:
+  Status append(std::string_view bytes) override {
+    chunks_.emplace_back(bytes);
+    return Status::success();
+  }
+  Status overwrite(uint64_t offset, std::string_view bytes) override {
+    for (std::string &chunk : chunks_) {
+      if (bytes.empty())
+        break;
+      if (offset >= chunk.size()) {
+        offset -= chunk.size();
+        continue;
+      }
+      const size_t count =
+          std::min<size_t>(chunk.size() - offset, bytes.size());
+      chunk.replace(static_cast<size_t>(offset), count, bytes.substr(0, count));
+      bytes.remove_prefix(count);
+      offset = 0;
+    }
+    return Status::success();
+  }
+  OutputPlan takePlan() {
+    OutputPlan plan;
+    for (std::string &chunk : chunks_)
+      plan.addBytes(std::move(chunk));
+    chunks_.clear();
+    return plan;
+  }
+
+private:
+  std::vector<std::string> chunks_;
+};
+
+// Plain bundles compressed on every core, one bundle at a time each, the
+// largest first so that no core is left with a big one at the end; the
 // bytes do not depend on how the work is shared.
-Result<std::vector<std::string>>
-compressConcurrently(const std::vector<std::string_view> &bundles, int level) {
-  std::vector<Result<std::string>> done(bundles.size(), std::string());
+Result<std::vector<OutputPlan>>
+compressConcurrently(const std::vector<std::string_view> &bundles, int level,
+                     const InputPages &pages) {
+  std::vector<size_t> order(bundles.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return bundles[a].size() > bundles[b].size();
+  });
+  std::vector<Result<OutputPlan>> done;
+  done.reserve(bundles.size());
+  for (size_t i = 0; i < bundles.size(); ++i)
+    done.emplace_back(OutputPlan());
   std::atomic<size_t> next{0};
-  auto work = [&] {
-    CompressionOptions options;
-    options.level = level;
-    for (size_t i = next++; i < bundles.size(); i = next++)
-      done[i] = compressBundle(bundles[i], options);
-  };
   const unsigned workers = std::clamp<unsigned>(
       std::thread::hardware_concurrency(), 1,
       static_cast<unsigned>(std::max<size_t>(bundles.size(), 1)));
+  auto work = [&] {
+    ZstdCompressionContext context;
+    CompressionOptions options;
+    options.level = level;
+    options.zstdContext = &context;
+    // Every core compresses: each hashes what it compresses.
+    options.hashOnItsOwnThread = workers < 2;
+    for (size_t at = next++; at < order.size(); at = next++) {
+      const size_t i = order[at];
+      ChunkedBundle sink;
+      pages.willRead(bundles[i]);
+      auto header = compressBundleTo(bundles[i], options, sink);
+      done[i] = header ? Result<OutputPlan>(sink.takePlan())
+                       : Result<OutputPlan>(header.takeError());
+      pages.doneReading(bundles[i]);
+    }
+  };
   std::vector<std::thread> threads;
   for (unsigned i = 1; i < workers; ++i)
     threads.emplace_back(work);
   work();
   for (std::thread &thread : threads)
     thread.join();
-  std::vector<std::string> compressed;
-  for (Result<std::string> &bundle : done) {
+  std::vector<OutputPlan> compressed;
+  for (Result<OutputPlan> &bundle : done) {
     if (!bundle)
       return bundle.takeError();
     compressed.push_back(std::move(*bundle));
@@ -551,7 +644,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     return bundles.takeError();
 
   const RewriteKind kind = rewriter.request().kind;
-  std::vector<std::string> compressed;
+  std::vector<OutputPlan> compressed;
   std::vector<size_t> compressedIndex(bundles->size(), SIZE_MAX);
   if (kind == RewriteKind::Compress) {
     std::vector<std::string_view> plain;
@@ -560,8 +653,8 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
         compressedIndex[i] = plain.size();
         plain.push_back((*bundles)[i].bytes);
       }
-    auto done =
-        compressConcurrently(plain, rewriter.request().compressionLevel);
+    auto done = compressConcurrently(plain, rewriter.request().compressionLevel,
+                                     rewriter.pages());
     if (!done)
       return makeError("'" + file + "': " + done.error().message);
     compressed = std::move(*done);
@@ -583,7 +676,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     resize.moves.push_back(
         {bundle.address, at + padding - wrappers.fatbinStart});
     if (compressedIndex[i] != SIZE_MAX) {
-      contents.addBytes(std::move(compressed[compressedIndex[i]]));
+      contents.append(std::move(compressed[compressedIndex[i]]));
       continue;
     }
     auto rewritten = rewriter.rewrite(
@@ -614,9 +707,10 @@ bool isLinkedElf(std::string_view bytes) {
 
 Result<RewriteResult> rewriteFile(const std::string &file,
                                   std::string_view bytes,
-                                  const RewriteRequest &request) {
+                                  const RewriteRequest &request,
+                                  const InputFile *pages) {
   RewriteResult result;
-  BundleRewriter rewriter(bytes, request, result);
+  BundleRewriter rewriter(bytes, request, result, pages);
   Result<OutputPlan> rewritten = OutputPlan();
   if (isElf(bytes) && isLinkedElf(bytes)) {
     rewritten = rewriteLinked(file, bytes, rewriter);

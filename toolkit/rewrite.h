@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/file_io.h"
 #include "support/output_plan.h"
 #include "toolkit/target_selection.h"
 
@@ -61,6 +62,9 @@ struct RewriteRequest {
   RewriteKind kind = RewriteKind::Compress;
   std::vector<TargetSelector> keep; // prune
   int compressionLevel = 3;         // compress, and prune's recompression
+  // Whether compressed bundles are checked against the hash in their header
+  // as they are decompressed (prune, decompress); a mismatch fails.
+  bool verifyHash = true;
 };
 
 struct RewriteResult {
@@ -75,9 +79,13 @@ struct RewriteResult {
 };
 
 // The rewritten copy of `file` (whose contents are `bytes`, named `file` in
-// messages). The plan's input ranges are ranges of `bytes`.
+// messages). The plan's input ranges are ranges of `bytes`. `pages`, when
+// given, is the input `bytes` are the contents of: bundles compressed are
+// read in ahead and have their pages released after (InputFile), so that
+// memory stays flat on large libraries.
 Result<RewriteResult> rewriteFile(const std::string &file,
                                   std::string_view bytes,
-                                  const RewriteRequest &request);
+                                  const RewriteRequest &request,
+                                  const InputFile *pages = nullptr);
 
 } // namespace offbundle

@@ -31,6 +31,13 @@ namespace {
 namespace fs = std::filesystem;
 using test_files::readFile;
 
+ByteBuffer bufferOf(std::string_view text) {
+  ByteBuffer buffer;
+  buffer.resize(text.size());
+  std::copy(text.begin(), text.end(), buffer.data());
+  return buffer;
+}
+
 class ScratchFolder {
 public:
   ScratchFolder() {
@@ -300,9 +307,9 @@ TEST(OutputPlan, ProducedPiecesAreMadeWhenWrittenAndMustKeepTheirLength) {
   int calls = 0;
   OutputPlan plan;
   plan.addBytes("<");
-  plan.addProduced(3, [&]() -> Result<std::string> {
+  plan.addProduced(3, [&](ByteBuffer) -> Result<ByteBuffer> {
     ++calls;
-    return std::string("abc");
+    return bufferOf("abc");
   });
   plan.addBytes(">");
   EXPECT_EQ(calls, 0); // nothing is made before the plan is written
@@ -313,8 +320,9 @@ TEST(OutputPlan, ProducedPiecesAreMadeWhenWrittenAndMustKeepTheirLength) {
   EXPECT_EQ(calls, 1);
 
   OutputPlan failing;
-  failing.addProduced(
-      1, []() -> Result<std::string> { return makeError("'x': damaged"); });
+  failing.addProduced(1, [](ByteBuffer) -> Result<ByteBuffer> {
+    return makeError("'x': damaged");
+  });
   auto failed = failing.render("");
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().message, "'x': damaged");
@@ -323,7 +331,7 @@ TEST(OutputPlan, ProducedPiecesAreMadeWhenWrittenAndMustKeepTheirLength) {
   // rendering fails with the producer's error, without reserving it.
   OutputPlan huge;
   huge.addBytes("head");
-  huge.addProduced(uint64_t{1} << 40, []() -> Result<std::string> {
+  huge.addProduced(uint64_t{1} << 40, [](ByteBuffer) -> Result<ByteBuffer> {
     return makeError("'x': Decompression failed");
   });
   auto hugeFailed = huge.render("");
@@ -332,8 +340,64 @@ TEST(OutputPlan, ProducedPiecesAreMadeWhenWrittenAndMustKeepTheirLength) {
 
   OutputPlan wrongLength;
   wrongLength.addProduced(
-      4, []() -> Result<std::string> { return std::string("abc"); });
+      4, [](ByteBuffer) -> Result<ByteBuffer> { return bufferOf("abc"); });
   EXPECT_FALSE(wrongLength.render(""));
+}
+
+// Produced pieces are made on several threads, ahead of the writer: the
+// output still has them in plan order, and an error in one fails the write
+// even when later ones were made.
+TEST(OutputPlan, PiecesMadeAheadAreWrittenInOrder) {
+  ScratchFolder folder;
+  writeFile(folder / "input", "input");
+  auto input = InputFile::open(folder / "input");
+  ASSERT_TRUE(input);
+  OutputPlan plan;
+  std::string wanted;
+  for (int i = 0; i < 40; ++i) {
+    const std::string piece(static_cast<size_t>(1000 + 37 * (i % 7)),
+                            static_cast<char>('a' + i % 26));
+    wanted += piece + "|";
+    plan.addProduced(piece.size(), [piece, i](ByteBuffer spare) {
+      // Uneven work, so that pieces finish out of order; a spare buffer
+      // holds bytes of an earlier piece, which must not show.
+      std::this_thread::sleep_for(std::chrono::microseconds(200 * (i % 5)));
+      spare.resize(piece.size());
+      std::copy(piece.begin(), piece.end(), spare.data());
+      return Result<ByteBuffer>(std::move(spare));
+    });
+    plan.addBytes("|");
+  }
+  {
+    OutputTransaction transaction;
+    auto output = transaction.create(folder / "output");
+    ASSERT_TRUE(output);
+    ASSERT_TRUE(plan.write(**output, **input).ok());
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  EXPECT_EQ(readFile(folder / "output"), wanted);
+  // Into memory (as for standard output) the writer takes the pieces in
+  // order instead of the workers writing them in place.
+  {
+    OutputTransaction transaction;
+    OutputFile *memory = transaction.createInMemory();
+    ASSERT_TRUE(plan.write(*memory, **input).ok());
+    EXPECT_EQ(memory->memoryContents(), wanted);
+  }
+
+  OutputPlan failing;
+  for (int i = 0; i < 10; ++i)
+    failing.addProduced(1, [i](ByteBuffer) -> Result<ByteBuffer> {
+      if (i == 3)
+        return makeError("'x': piece 3 is damaged");
+      return bufferOf("z");
+    });
+  OutputTransaction transaction;
+  auto output = transaction.create(folder / "failed");
+  ASSERT_TRUE(output);
+  Status written = failing.write(**output, **input);
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message, "'x': piece 3 is damaged");
 }
 
 TEST(OutputPlan, FailingProducerLeavesTheOutputAsItWas) {
@@ -344,8 +408,9 @@ TEST(OutputPlan, FailingProducerLeavesTheOutputAsItWas) {
   ASSERT_TRUE(input);
   OutputPlan plan;
   plan.addInput(0, 5);
-  plan.addProduced(
-      2, []() -> Result<std::string> { return makeError("'x': damaged"); });
+  plan.addProduced(2, [](ByteBuffer) -> Result<ByteBuffer> {
+    return makeError("'x': damaged");
+  });
   {
     OutputTransaction transaction;
     auto output = transaction.create(folder / "output");

@@ -416,6 +416,23 @@ TEST(LinkedRewrite, CompressedLibraryDecompressesToTheSameEntries) {
                                       "hipv4-amdgcn-amd-amdhsa--gfx90a"}));
 }
 
+// The error of resizing .hip_fatbin of `input` to 64 zero bytes, its first
+// address moved to their start.
+std::string resizeError(const std::string &input) {
+  auto found = readHipWrappers(input);
+  EXPECT_TRUE(found && *found);
+  if (!found || !*found)
+    return {};
+  LinkedSectionResize resize;
+  resize.sectionName = ".hip_fatbin";
+  resize.moves.push_back({(*found)->fatbinStart, 0});
+  OutputPlan contents;
+  contents.addZeros(64);
+  auto plan = planLinkedSectionResize(input, resize, std::move(contents));
+  EXPECT_FALSE(plan);
+  return plan ? std::string() : plan.error().message;
+}
+
 TEST(LinkedSectionResize, RelocationAtNoMovedAddressIsRefused) {
   const std::string input = linkedSample("unit-plain.so");
   auto found = readHipWrappers(input);
@@ -441,16 +458,28 @@ TEST(LinkedSectionResize, SegmentOverlappingTheSectionIsRefused) {
   // Program header 0 (PT_PHDR) made to cover .hip_fatbin's first byte.
   const uint64_t table = 64;
   storeLittleEndian(input, table + 32, (*found)->fatbinOffset + 1, 8);
-  LinkedSectionResize resize;
-  resize.sectionName = ".hip_fatbin";
-  resize.moves.push_back({(*found)->fatbinStart, 0});
-  OutputPlan contents;
-  contents.addZeros(64);
-  auto plan = planLinkedSectionResize(input, resize, std::move(contents));
-  ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().message,
+  EXPECT_EQ(resizeError(input),
             "program header 0 overlaps .hip_fatbin in a way that cannot be "
             "rewritten");
+}
+
+// A section claiming addresses inside .hip_fatbin (here .bss, as a fuzzer
+// made it) would lose its memory when the section shrinks: refused.
+TEST(LinkedSectionResize, SectionAtTheSectionsAddressesIsRefused) {
+  std::string input = linkedSample("unit-plain.so");
+  auto object = parseElfObject(input);
+  auto found = readHipWrappers(input);
+  ASSERT_TRUE(object && found && *found);
+  size_t bss = 0;
+  for (size_t i = 1; i < object->sections().size(); ++i)
+    if (object->sections()[i].name == ".bss")
+      bss = i;
+  ASSERT_NE(bss, 0u);
+  const uint64_t header = object->header().sectionHeaderOffset + bss * 64;
+  storeLittleEndian(input, header + 16, (*found)->fatbinStart + 0x100, 8);
+  EXPECT_EQ(resizeError(input),
+            "section " + std::to_string(bss) +
+                " (.bss) overlaps the addresses of .hip_fatbin");
 }
 
 TEST(LinkedSectionResize, RelocatableObjectIsNotALinkedFile) {
