@@ -275,14 +275,20 @@ private:
       return makeError(sectionName() + " is not a loaded section with "
                                        "contents");
     // What lives at the section's addresses leaves with it: nothing else
-    // may be there.
+    // may be there (thread-local sections without file bytes take no
+    // addresses of their own).
+    auto end = [](const ElfSection &section) {
+      return section.address > UINT64_MAX - section.size
+                 ? UINT64_MAX
+                 : section.address + section.size;
+    };
     for (size_t i = 1; i < sections.size(); ++i) {
       const ElfSection &other = sections[i];
       if (i == sectionIndex_ || !(other.flags & elf::kFlagAlloc) ||
-          other.size == 0)
+          other.size == 0 ||
+          (!other.hasContents() && (other.flags & elf::kFlagTls)))
         continue;
-      if (other.address < section_->address + section_->size &&
-          section_->address < other.address + other.size)
+      if (other.address < end(*section_) && section_->address < end(other))
         return makeError("section " + std::to_string(i) + " (" +
                          std::string(other.name) + ") overlaps the addresses " +
                          "of " + sectionName());

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test, in three stages:
 #
-#   1. fuzz smoke: every fuzz target (scripts/fuzz.sh, clang with ASan and
-#      UBSan, build-fuzz/) for FUZZ_SECONDS seconds each (default 20);
-#   2. sanitized suite: the whole test suite built with AddressSanitizer and
-#      UndefinedBehaviorSanitizer (build-asan/);
+#   1. fuzz smoke: every fuzz target (scripts/fuzz.sh) for FUZZ_SECONDS
+#      seconds each (default 20);
+#   2. sanitized suite: the test suite built with AddressSanitizer and
+#      UndefinedBehaviorSanitizer, less the long suites of valid inputs
+#      (tests/CMakeLists.txt says which);
 #   3. the whole test suite on the release build (build/): unit tests and the
 #      differential suites against LLVM 22.
+#
+# Stages 1 and 2 share one sanitized build, build-asan/: clang 22 (as
+# libFuzzer needs), -O1 with line tables only, as OSS-Fuzz builds. One build
+# instead of two, each compiling in less than half the time GCC takes at
+# -O2 -g with the sanitizers.
 #
 # The release suite runs last, so its ctest summary closes the output.
 # OFFBUNDLE_QUICK=1 (or --quick as the first argument) runs stage 3 only, for
@@ -38,18 +44,25 @@ end_stage() {
 }
 
 if [[ $quick != 1 ]]; then
-  begin_stage "fuzz smoke (${FUZZ_SECONDS:-20} s per target)"
-  scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
-  end_stage "fuzz smoke"
-
-  begin_stage "test suite under ASan and UBSan (build-asan/)"
+  begin_stage "sanitized build (build-asan/: ASan, UBSan, libFuzzer)"
+  llvm=/usr/lib/llvm-22/bin
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DOFFBUNDLE_SANITIZE=ON -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" \
-    >/dev/null
+    -DCMAKE_C_COMPILER=$llvm/clang -DCMAKE_CXX_COMPILER=$llvm/clang++ \
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+    -DOFFBUNDLE_SANITIZE=ON -DOFFBUNDLE_FUZZ=ON \
+    -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" >/dev/null
   cmake --build build-asan -j2 >build-asan/build.log 2>&1 || {
     tail -50 build-asan/build.log
     exit 1
   }
+  end_stage "sanitized build"
+
+  begin_stage "fuzz smoke (${FUZZ_SECONDS:-20} s per target)"
+  FUZZ_SKIP_BUILD=1 FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+  end_stage "fuzz smoke"
+
+  begin_stage "test suite under ASan and UBSan (build-asan/)"
   (cd build-asan && ctest --output-on-failure -j2 "$@")
   end_stage "sanitized suite"
 fi

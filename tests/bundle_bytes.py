@@ -9,6 +9,10 @@ and method as u16, then sizes and the hash, whose widths depend on the
 version) and the compressed data; its hash is the first 8 bytes of the MD5
 of the uncompressed bundle, read little-endian.
 
+Two containers around them are written here too: offload binaries
+(version 1, one image each, as LLVM's packager writes them) and GNU ar
+archives (as `llvm-ar rcD` writes members without symbols).
+
 A suite imports it as it imports suite_support (tests/ on its path).
 """
 
@@ -18,6 +22,7 @@ import zlib
 
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 CCOB_MAGIC = b"CCOB"
+OFFLOAD_BINARY_MAGIC = b"\x10\xff\x10\xad"
 # Method numbers in a CCOB header; Python has only zlib.
 ZLIB = 0
 ZSTD = 1
@@ -62,3 +67,47 @@ def ccob(payload, version, method=ZLIB, level=6, total_size=None,
     else:
         header += struct.pack("<QQQ", total, size, digest)
     return header + data
+
+
+def offload_binary(image=b"IMAGE-BYTES", strings=(("triple", "t"), ("arch", "a")),
+                   image_kind=1, offload_kind=1):
+    """A version 1 offload binary of one image: a 32-byte header, the 40-byte
+    entry, its string entries (key and value offsets), a string table
+    starting with a NUL, then the image at a multiple of 8, the whole padded
+    to a multiple of 8. Strings are in the given order without tail merging
+    (LLVM merges tails; readers must not care)."""
+    table = b"\0"
+    offsets = {"": 0}
+    for key, value in strings:
+        for text in (key, value):
+            if text not in offsets:
+                offsets[text] = len(table)
+                table += text.encode() + b"\0"
+    string_entries = 72
+    table_offset = string_entries + 16 * len(strings)
+    image_offset = (table_offset + len(table) + 7) // 8 * 8
+    size = (image_offset + len(image) + 7) // 8 * 8
+    data = bytearray(size)
+    struct.pack_into("<4sIQQQ", data, 0, OFFLOAD_BINARY_MAGIC, 1, size, 32, 40)
+    struct.pack_into("<HHIQQQQ", data, 32, image_kind, offload_kind, 0,
+                     string_entries, len(strings), image_offset, len(image))
+    for index, (key, value) in enumerate(strings):
+        struct.pack_into("<QQ", data, string_entries + 16 * index,
+                         table_offset + offsets[key], table_offset + offsets[value])
+    data[table_offset:table_offset + len(table)] = table
+    data[image_offset:image_offset + len(image)] = image
+    return bytes(data)
+
+
+def ar_archive(members):
+    """A GNU ar archive of `members` [(name of at most 15 bytes, bytes)] with
+    no symbol table, dates, owners and modes zeroed as `llvm-ar rcD` writes
+    them; each member padded to an even size with a newline."""
+    out = [b"!<arch>\n"]
+    for name, data in members:
+        header = (f"{name}/".ljust(16) + "0".ljust(12) + "0".ljust(6) +
+                  "0".ljust(6) + "644".ljust(8) + str(len(data)).ljust(10) +
+                  "`\n").encode()
+        assert len(header) == 60 and len(name) <= 15
+        out += [header, data, b"\n" * (len(data) % 2)]
+    return b"".join(out)

@@ -49,6 +49,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -219,6 +220,7 @@ class Suite:
         self.failed = 0
 
     def case(self, name, function, *arguments):
+        start = time.monotonic()
         try:
             function(*arguments)
         except Failure as failure:
@@ -226,7 +228,8 @@ class Suite:
             print(f"FAIL {name}: {failure}")
         else:
             self.passed += 1
-            print(f"ok   {name}")
+            # The time shows where a slow run goes.
+            print(f"ok   {name} ({time.monotonic() - start:.1f} s)")
 
     # --- checks on one linked file ------------------------------------------
 

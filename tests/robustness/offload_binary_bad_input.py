@@ -43,12 +43,13 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
+from bundle_bytes import OFFLOAD_BINARY_MAGIC as MAGIC  # noqa: E402
+from bundle_bytes import offload_binary as binary  # noqa: E402
 from suite_support import (Tally, finish, require_executables,  # noqa: E402
                            skip_suite)
 
 ARGV0 = "llvm-offload-binary"
 PREVIOUS = b"previous contents\n"
-MAGIC = b"\x10\xff\x10\xad"
 # What LLVM 22 says when it refuses an offload binary.
 LLVM_MESSAGES = (b"Invalid data was encountered while parsing the file",
                  b"The end of the file was unexpectedly encountered")
@@ -68,33 +69,6 @@ MEMORY_LIMIT = [1 << 30]
 def limit_memory():
     if MEMORY_LIMIT[0]:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT[0], MEMORY_LIMIT[0]))
-
-
-def binary(image=b"IMAGE-BYTES", strings=(("triple", "t"), ("arch", "a")),
-           image_kind=1, offload_kind=1):
-    """A version 1 offload binary laid out as LLVM writes it (strings in
-    the given order, no tail merging: the reader must not care)."""
-    table = b"\0"
-    offsets = {"": 0}
-    for key, value in strings:
-        for text in (key, value):
-            if text not in offsets:
-                offsets[text] = len(table)
-                table += text.encode() + b"\0"
-    string_entries = 72
-    table_offset = string_entries + 16 * len(strings)
-    image_offset = (table_offset + len(table) + 7) // 8 * 8
-    size = (image_offset + len(image) + 7) // 8 * 8
-    data = bytearray(size)
-    struct.pack_into("<4sIQQQ", data, 0, MAGIC, 1, size, 32, 40)
-    struct.pack_into("<HHIQQQQ", data, 32, image_kind, offload_kind, 0,
-                     string_entries, len(strings), image_offset, len(image))
-    for index, (key, value) in enumerate(strings):
-        struct.pack_into("<QQ", data, string_entries + 16 * index,
-                         table_offset + offsets[key], table_offset + offsets[value])
-    data[table_offset:table_offset + len(table)] = table
-    data[image_offset:image_offset + len(image)] = image
-    return bytes(data)
 
 
 def archive_members(data):

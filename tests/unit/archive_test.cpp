@@ -1873,7 +1873,8 @@ TEST(XcoffArchiveSymbols, LlvmMessagesAndRefusals) {
             refusal + "csect symbol \"f\" with index 0 contains no auxiliary "
                       "entry");
   changed = object;
-  changed[24 + 18 + 17] = 254; // an auxiliary entry of another type
+  changed[24 + 18 + 17] =
+      static_cast<char>(254); // an auxiliary entry of another type
   EXPECT_EQ(messageFor(changed),
             refusal + "a csect auxiliary entry has not been found for symbol "
                       "\"f\" with index 0");
