@@ -1,3 +1,8 @@
+// The archive symbols of a bitcode file, and its stored irsymtab (see the
+// header). The top level is walked as LLVM's getBitcodeFileContents walks it;
+// the modules' records (module_symbols.h) give the list, and
+// bitcodeArchiveSymbols falls back on the stored table only where they cannot.
+
 #include "bitcode/bitcode_symbols.h"
 
 #include "bitcode/bitstream_reader.h"

@@ -1,3 +1,8 @@
+// The offload binaries clang embeds in bitcode (see embedded_objects.h). Only
+// the module's global value records and its type, constant and metadata
+// blocks are read: enough to follow `llvm.embedded.objects` to each global's
+// constant initializer, as LLVM's extractFromBitcode does.
+
 #include "bitcode/embedded_objects.h"
 
 #include <cstdint>
@@ -5,8 +10,8 @@
 
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
-#include "support/byte_range.h"
 #include "support/byte_order.h"
+#include "support/byte_range.h"
 
 namespace offbundle {
 namespace {

@@ -1,3 +1,8 @@
+// Archive symbols from the module-level records of bitcode (see the header).
+// Names are spelled as LLVM's Mangler spells them for the data layout's
+// mangling mode: a "_" prefix for Mach-O, a leading "\1" meaning "as
+// written", "__unnamed_<n>" for globals without a name.
+
 #include "bitcode/module_symbols.h"
 
 #include "bitcode/llvm_bitcodes.h"

@@ -1,3 +1,8 @@
+// Bundle discovery (see bundle_discovery.h): one walk from the file to its ELF
+// sections and archive members, noting where each bundle's bytes lie in the
+// input. Compressed bundles and compressed offload binaries are decompressed
+// on the way, so their entries have no file offsets.
+
 #include "bundler/bundle_discovery.h"
 
 #include <chrono>

@@ -1,3 +1,7 @@
+// ROCm code object URIs (see code_object_uri.h for the grammar): parsing and
+// writing file:// URIs, percent-encoding their paths, and opening the byte
+// range a URI names as an input.
+
 #include "bundler/code_object_uri.h"
 
 #include <cerrno>

@@ -1,6 +1,6 @@
 // -list -format=json: one JSON document describing every bundle of the
-// input and every entry of each. The schema (README, "Machine-readable
-// listings"):
+// input and every entry of each. The schema (docs/clang-offload-bundler.md,
+// "Machine-readable listings"):
 //
 //   { "input": <name as given>,
 //     "bundles": [ { "index", "member", "section", "format", "offset",

@@ -1,3 +1,7 @@
+// Helpers the bundler's operations share (see operation_support.h): picking a
+// container's reader, decompressing as the options ask, and decompressing only
+// as much of a compressed bundle as the requested entries need.
+
 #include "bundler/operation_support.h"
 
 #include <algorithm>

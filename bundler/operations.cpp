@@ -1,3 +1,9 @@
+// -bundle, -unbundle and -list: the operations of operations.h without a file
+// of their own (archives, -format=json and -output-dir are in
+// archive_unbundling.cpp, json_listing.cpp and extract_all.cpp). A compressed
+// input may hold several bundles end to end; each is decompressed and searched
+// in turn.
+
 #include "bundler/operations.h"
 
 #include <algorithm>

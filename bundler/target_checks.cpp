@@ -1,3 +1,7 @@
+// The -targets checks of clang-offload-bundler (see target_checks.h). Unlike
+// LLVM, two spellings that normalise to the same entry ID are refused as
+// duplicates, since LLVM would write that ID twice.
+
 #include "bundler/target_checks.h"
 
 #include <map>

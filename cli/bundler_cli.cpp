@@ -1,3 +1,9 @@
+// clang-offload-bundler's command line (see bundler_cli.h): the option table,
+// the environment variables it reads (OFFLOAD_BUNDLER_*,
+// COMPRESSED_BUNDLE_FORMAT_VERSION), LLVM 22's checks in its order, and the
+// dispatch to the operations. Options LLVM 22 lacks (-output-dir, -format,
+// -verify-hash) are hidden from --help.
+
 #include "cli/bundler_cli.h"
 
 #include <cstdlib>
@@ -98,8 +104,8 @@ CommandLineSyntax bundlerSyntax() {
                   ValueKind::Integer),
   };
   // Options LLVM 22's tool does not have. Left out of --help and of "Did
-  // you mean" suggestions, which must stay LLVM's; the README documents
-  // them.
+  // you mean" suggestions, which must stay LLVM's;
+  // docs/clang-offload-bundler.md documents them.
   OptionSpec outputDir =
       valueOption("output-dir", OptionShape::Value, "folder",
                   {"With -unbundle: write every entry into this folder."});

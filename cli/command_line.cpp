@@ -1,3 +1,8 @@
+// LLVM-style command-line parsing and help text (see command_line.h). Boost
+// gets no style of its own: a walker that follows LLVM's parser token by token
+// hands it the options and collects LLVM's diagnostics; Boost stores the
+// values.
+
 #include "cli/command_line.h"
 
 #include <algorithm>

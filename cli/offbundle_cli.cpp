@@ -1,3 +1,8 @@
+// The offbundle command line (see offbundle_cli.h): the table of commands,
+// their options (parsed with Boost.Program_options), and one function per
+// command over the toolkit: list, sizes, extract, prune, compress, decompress
+// and verify.
+
 #include "cli/offbundle_cli.h"
 
 #include <boost/program_options.hpp>

@@ -1,3 +1,7 @@
+// llvm-offload-binary's command line (see packager_cli.h): the option table,
+// the deprecation warning under the name clang-offload-packager, and the
+// choice between packaging, extracting, archiving and listing.
+
 #include "cli/packager_cli.h"
 
 #include <string_view>
@@ -46,7 +50,8 @@ CommandLineSyntax packagerSyntax() {
       // Not in LLVM 22.
       option("list", OptionShape::Flag, "",
              "List the images in the input file, one per line"),
-      // Not in LLVM 22; newer LLVM's spelling (see README.md).
+      // Not in LLVM 22; newer LLVM's spelling (see
+      // docs/llvm-offload-binary.md).
       option("compress", OptionShape::Flag, "",
              "Write one compressed binary holding every image"),
       option("compression-format", OptionShape::Value, "zstd|zlib",

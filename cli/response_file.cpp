@@ -1,3 +1,7 @@
+// "@file" response files (see response_file.h). A file that includes itself,
+// directly or not, is caught by a nesting limit rather than by remembering the
+// files read.
+
 #include "cli/response_file.h"
 
 #include <fstream>

@@ -1,3 +1,7 @@
+// How every tool starts and ends (see tool_start.h): response files, parsing
+// and LLVM's generic options first; runToolMain then writes out what the tool
+// printed, and ToolReporter gives messages their prefixes.
+
 #include "cli/tool_start.h"
 
 #include <cstdio>

@@ -1,3 +1,8 @@
+// Compressed offload bundles ("CCOB"; compressed_bundle.h has the header
+// layout): written through a sink with the header filled in last, and
+// decompressed into a buffer sized by what the data proves rather than by what
+// the header claims.
+
 #include "compression/compressed_bundle.h"
 
 #include <algorithm>

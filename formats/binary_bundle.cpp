@@ -1,3 +1,8 @@
+// Binary bundles (see binary_bundle.h for the layout): readers that check every
+// header record against the bundle's size and visit entries in LLVM's
+// StringMap order or in file order, and the writer, which lays entries out at
+// the requested alignment.
+
 #include "formats/binary_bundle.h"
 
 #include "support/byte_order.h"

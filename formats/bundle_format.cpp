@@ -1,3 +1,7 @@
+// The container-neutral parts of bundle_format.h: the entry walk every
+// operation uses, the -type table (container and line comment per type) and
+// the object file magic check.
+
 #include "formats/bundle_format.h"
 
 #include <array>

@@ -1,3 +1,6 @@
+// COFF sections by name (see coff_object.h for the layout). Long names
+// ("/<decimal>") are looked up in the string table after the symbols.
+
 #include "formats/coff_object.h"
 
 #include "support/byte_order.h"

@@ -1,3 +1,7 @@
+// Compressed offload binaries (see the header for the layout, taken from an
+// unmerged upstream proposal): inflating one back into an uncompressed version
+// 3 binary, and compressing one with zstd or zlib.
+
 #include "formats/compressed_offload_binary.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Offload binaries read as bundles (see embedded_offload.h): the entry ID the
+// bundler gives each image, the words listings use for kinds, and a
+// BundleReader over one binary's images.
+
 #include "formats/embedded_offload.h"
 
 #include "formats/compressed_offload_binary.h"

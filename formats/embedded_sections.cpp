@@ -1,3 +1,7 @@
+// The .hip_fatbin and .llvm.offloading sections of an ELF file, and their
+// contents split into bundles and offload binaries (see the header for how
+// each element's extent is found).
+
 #include "formats/embedded_sections.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Fat objects (see fat_object.h): reading and writing the bundle sections of an
+// ELF host object through elf_object.h's write plans, and the llvm-objcopy
+// commands --### prints, which are never run.
+
 #include "formats/fat_object.h"
 
 #include <cstdlib>

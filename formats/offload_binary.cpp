@@ -1,3 +1,8 @@
+// Offload binaries, versions 1 to 3 (see offload_binary.h for the layouts):
+// written as LLVM writes them, read with every offset checked. The null bytes
+// ending the strings are found in one sweep over their sorted offsets, so that
+// overlapping string tables cost no rescans.
+
 #include "formats/offload_binary.h"
 
 #include "formats/compressed_offload_binary.h"

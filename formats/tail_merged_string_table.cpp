@@ -1,3 +1,7 @@
+// LLVM's tail-merged string table (see the header): strings sorted from their
+// last byte backwards, each one that ends its predecessor stored as an offset
+// into it.
+
 #include "formats/tail_merged_string_table.h"
 
 #include <algorithm>

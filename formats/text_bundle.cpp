@@ -1,3 +1,7 @@
+// Text bundles (see text_bundle.h for the markers): a reader that searches
+// forward from a cursor for each marker, as LLVM's bundler does, and the
+// writer.
+
 #include "formats/text_bundle.h"
 
 namespace offbundle {

@@ -1,3 +1,7 @@
+// llvm::hash_value for strings (see llvm_hash.h), as LLVM's Hashing.h computes
+// it: one function per length range up to 64 bytes, a running state over
+// 64-byte blocks beyond that. It must match LLVM bit for bit.
+
 #include "packager/llvm_hash.h"
 
 #include "support/byte_order.h"

@@ -1,3 +1,8 @@
+// Finding the offload binaries in llvm-offload-binary's input (see
+// offload_inputs.h). Inputs are told apart by their magic, as LLVM's
+// identify_magic does; COFF objects are searched too, by section name, since
+// COFF has no section types.
+
 #include "packager/offload_inputs.h"
 
 #include "archive/ar_archive.h"

@@ -1,3 +1,7 @@
+// llvm-offload-binary's operations (see operations.h): packaging images into
+// offload binaries, and extracting, archiving or listing the images an input
+// holds.
+
 #include "packager/operations.h"
 
 #include <memory>

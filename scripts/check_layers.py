@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fails when a source file includes a header from a layer above its own.
 
-The library is built in layers, one folder each, lowest first (the README's
-architecture section describes them):
+The library is built in layers, one folder each, lowest first
+(docs/architecture.md describes them):
 
     support targets compression bitcode formats archive bundler packager
     api toolkit cli tools

@@ -6,9 +6,9 @@ For each tool, its page must have an entry (a .TP/.TQ tag or an .IP label)
 naming:
   * every option the tool's own --help-hidden lists;
   * every option and environment variable in the first column of the
-    README's tables for that tool: those under "### Options" for
-    clang-offload-bundler (which include the options LLVM 22 lacks and so
-    --help does not show), those under "## llvm-offload-binary" for
+    tables of that tool's page under docs/: those under "## Options" in
+    docs/clang-offload-bundler.md (which include the options LLVM 22 lacks
+    and so --help does not show), all of docs/llvm-offload-binary.md for
     llvm-offload-binary.
 offbundle's page (with --offbundle) must name every option its --help and
 each command's --help list, and have an entry for every command the help
@@ -23,7 +23,7 @@ replaced, a required phrase taken out, or an unknown macro added, and succeeds o
 one of those is reported; it shows that the check catches them.
 
 Usage: check_man_pages.py --bundler PATH --binary PATH [--packager PATH]
-                          [--offbundle PATH] [--man-dir DIR] [--readme FILE]
+                          [--offbundle PATH] [--man-dir DIR] [--docs DIR]
                           [--self-test]
 """
 
@@ -54,7 +54,7 @@ PACKAGER_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "SEE ALSO"]
 OFFBUNDLE_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS",
                       "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"]
 
-# An option as the help and the README spell it: one or two dashes, then a
+# An option as the help and the docs spell it: one or two dashes, then a
 # name (LLVM's "--###" included), not inside a longer word.
 OPTION_PATTERN = re.compile(r"(?<![\w-])-{1,2}([A-Za-z#][\w#-]*)")
 ENVIRONMENT_PATTERN = re.compile(r"^([A-Z][A-Z0-9_]+)=")
@@ -262,18 +262,20 @@ def packager_warning(packager):
     return None
 
 
-def build_expectations(args, readme_text):
-    """What each page must hold, from the tools and the README; or an
-    error message."""
+def build_expectations(args, docs):
+    """What each page must hold, from the tools and their pages under
+    docs/ ({file name: text}); or an error message."""
     bundler_help = help_options(args.bundler)
     binary_help = help_options(args.binary)
     if not bundler_help or not binary_help:
         return "no options found in a tool's --help-hidden output"
-    bundler_readme = readme_table_names(readme_text, "### Options")
-    binary_readme = readme_table_names(readme_text, "## llvm-offload-binary")
+    bundler_readme = readme_table_names(
+        docs.get("clang-offload-bundler.md", ""), "## Options")
+    binary_readme = readme_table_names(
+        docs.get("llvm-offload-binary.md", ""), "# llvm-offload-binary")
     if not bundler_readme or not bundler_readme[0] or not binary_readme \
             or not binary_readme[0]:
-        return "the README's option tables were not found"
+        return "the option tables of docs/ were not found"
     version = tool_version(args.bundler)
     if not version or version != tool_version(args.binary):
         return "the tools print no offbundle version, or different ones"
@@ -312,8 +314,8 @@ def tool_page(sections, version, help_names, readme_names):
     return {
         "sections": sections, "version": version,
         "options": [("--help-hidden", help_names),
-                    ("README", readme_options)],
-        "variables": [("README", readme_variables)],
+                    ("docs/", readme_options)],
+        "variables": [("docs/", readme_variables)],
         "phrases": [],
     }
 
@@ -425,7 +427,7 @@ def main():
     parser.add_argument("--offbundle",
                         help="the offbundle tool, whose page is checked too")
     parser.add_argument("--man-dir", default=os.path.join(root, "man"))
-    parser.add_argument("--readme", default=os.path.join(root, "README.md"))
+    parser.add_argument("--docs", default=os.path.join(root, "docs"))
     parser.add_argument("--self-test", action="store_true",
                         help="check mutated copies of the pages and succeed "
                              "only if every mutation is reported")
@@ -433,9 +435,13 @@ def main():
 
     if shutil.which("groff") is None:
         skip_suite("groff is not installed (Debian: groff-base)")
-    with open(args.readme, encoding="utf-8") as f:
-        readme_text = f.read()
-    expectations = build_expectations(args, readme_text)
+    docs = {}
+    for name in ("clang-offload-bundler.md", "llvm-offload-binary.md"):
+        path = os.path.join(args.docs, name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                docs[name] = f.read()
+    expectations = build_expectations(args, docs)
     if isinstance(expectations, str):
         print(f"error: {expectations}")
         return 1

@@ -1,3 +1,8 @@
+// Mapped inputs and transactional outputs (see file_io.h). Commit swaps each
+// replaced file with its temporary, so that a failure half way can put every
+// earlier output back; standard output is written last, as it cannot be taken
+// back.
+
 #include "support/file_io.h"
 #include "support/memory_limit.h"
 

@@ -1,3 +1,8 @@
+// The signal handlers and the two registries they read (see
+// interrupt_cleanup.h for why and how). The handlers only follow list links,
+// remove temporaries and write to standard error; changes take a mutex with
+// the termination signals blocked.
+
 #include "support/interrupt_cleanup.h"
 
 #include <atomic>

@@ -1,3 +1,7 @@
+// Target ID parsing and conflict checks (see target_id.h), following
+// clang/lib/Basic/TargetID.cpp. Processor names and their features come from
+// offload_arch.h.
+
 #include "targets/target_id.h"
 
 #include <algorithm>

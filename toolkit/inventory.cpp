@@ -1,3 +1,7 @@
+// The records behind offbundle list and sizes, built from the public API's view
+// of an input (see inventory.h for what a target is and how compressed
+// bundles' file bytes are shared out).
+
 #include "toolkit/inventory.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// offbundle list and sizes as text or JSON (see reports.h for the layouts),
+// the JSON written with bundler/json_listing.h's JsonWriter.
+
 #include "toolkit/reports.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // What offbundle list and sizes print, for one file or several: text for
-// people and JSON for programs (the man page and README give both layouts).
+// people and JSON for programs (the man page and docs/offbundle.md give
+// both layouts).
 //
 //   list   a line per entry: URI (or "-"), entry ID and size, tab-separated;
 //          with several files, each file's lines after a "<file>:" line.

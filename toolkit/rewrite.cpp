@@ -1,3 +1,8 @@
+// offbundle prune, compress and decompress (see rewrite.h for the files they
+// take and what each does to a bundle): a rewriter of single bundles, then one
+// function per kind of file. The plans keep input bytes as ranges of the input
+// rather than copies.
+
 #include "toolkit/rewrite.h"
 
 #include <algorithm>
@@ -119,7 +124,7 @@ public:
         hasCompressedBundleMagic(bundle))
       return rewriteCompressed(bundle);
     if (binaryBundleHeaderSize(bundle).value_or(0) == 0)
-      return makeError("'" + file_ + "': not an offload bundle");
+      return fileError(file_, "not an offload bundle");
     switch (request_.kind) {
     case RewriteKind::Decompress:
       return unchanged(bundle);
@@ -127,7 +132,7 @@ public:
       // A damaged bundle is refused rather than sealed into a compressed
       // one that every reader would then refuse.
       if (Status valid = checkPlainBundle(bundle); !valid.ok())
-        return makeError("'" + file_ + "': " + valid.error().message);
+        return fileError(file_, valid.error().message);
       result_.changed = true;
       CompressionOptions options;
       options.level = request_.compressionLevel;
@@ -168,12 +173,12 @@ private:
   Result<OutputPlan> rewriteCompressed(std::string_view bundle) {
     auto spans = splitConcatenatedCompressedBundles(bundle);
     if (!spans)
-      return makeError("'" + file_ + "': " + spans.error().message);
+      return fileError(file_, spans.error().message);
     if (spans->size() != 1)
-      return makeError("'" + file_ + "': holds " +
-                       std::to_string(spans->size()) +
-                       " compressed bundles end to end; a standalone file "
-                       "of one bundle is rewritten");
+      return fileError(file_,
+                       "holds " + std::to_string(spans->size()) +
+                           " compressed bundles end to end; a standalone file "
+                           "of one bundle is rewritten");
     if (request_.kind == RewriteKind::Compress)
       return unchanged(bundle);
     const CompressedBundleHeader header = spans->front().header;
@@ -189,14 +194,13 @@ private:
            check = hashCheck()](ByteBuffer spare) -> Result<ByteBuffer> {
             auto plain = decompressBundle(compressed, check, std::move(spare));
             if (!plain)
-              return makeError("'" + name + "': " + plain.error().message);
+              return fileError(name, plain.error().message);
             // What it held must be a bundle, as for any plain input.
             if (Status valid = checkPlainBundle(plain->bytes.view());
                 !valid.ok())
-              return makeError("'" + name +
-                               "': the compressed bundle holds no valid "
-                               "bundle: " +
-                               valid.error().message);
+              return fileError(name, "the compressed bundle holds no valid "
+                                     "bundle: " +
+                                         valid.error().message);
             return std::move(plain->bytes);
           },
           offsetInInput(compressed), compressed.size());
@@ -204,7 +208,7 @@ private:
     }
     auto plain = decompressBundle(spans->front().bytes, hashCheck());
     if (!plain)
-      return makeError("'" + file_ + "': " + plain.error().message);
+      return fileError(file_, plain.error().message);
     auto pruned = prune(plain->bytes.view(), plain->bytes.view());
     if (!pruned)
       return pruned.takeError();
@@ -229,7 +233,7 @@ private:
   Result<OutputPlan> prune(std::string_view bundle, std::string_view base) {
     auto entries = readPlainEntries(bundle);
     if (!entries)
-      return makeError("'" + file_ + "': " + entries.error().message);
+      return fileError(file_, entries.error().message);
     const uint64_t bundleStart =
         static_cast<uint64_t>(bundle.data() - base.data());
     std::vector<BinaryBundleEntryShape> kept;
@@ -293,7 +297,7 @@ rewriteOffloadingObject(const std::string &name, std::string_view bytes,
   const RewriteKind kind = rewriter.request().kind;
   auto object = parseElfObject(bytes);
   if (!object)
-    return makeError("'" + name + "': " + object.error().message);
+    return fileError(name, object.error().message);
   std::string_view section;
   for (const ElfSection &candidate : object->sections())
     if (candidate.name == kOffloadingSection)
@@ -314,9 +318,8 @@ rewriteOffloadingObject(const std::string &name, std::string_view bytes,
   std::string kept;
   for (const OffloadBinaryView &binary : *binaries) {
     if (binary.version != 1 || binary.inflated)
-      return makeError("'" + name +
-                       "': pruning reads offload binaries of format version "
-                       "1, one image each, as LLVM 22 writes them");
+      return fileError(name, "pruning reads offload binaries of format version "
+                             "1, one image each, as LLVM 22 writes them");
     if (!anySelects(rewriter.request().keep, offloadImageEntryId(binary))) {
       ++result.entriesRemoved;
       continue;
@@ -334,7 +337,7 @@ rewriteOffloadingObject(const std::string &name, std::string_view bytes,
   rewritten.fatbin = std::make_unique<const std::string>(std::move(kept));
   auto plan = planSectionUpdate(bytes, kOffloadingSection, *rewritten.fatbin);
   if (!plan)
-    return makeError("'" + name + "': " + plan.error().message);
+    return fileError(name, plan.error().message);
   rewritten.plan = std::move(*plan);
   return std::optional<RewrittenObject>(std::move(rewritten));
 }
@@ -348,7 +351,7 @@ Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
                                                      bool required) {
   auto object = parseElfObject(bytes);
   if (!object)
-    return makeError("'" + name + "': " + object.error().message);
+    return fileError(name, object.error().message);
   const ElfSection *fatbin = nullptr;
   bool newDriver = false;
   for (const ElfSection &section : object->sections()) {
@@ -361,8 +364,7 @@ Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
   if (!fatbin && !required)
     return std::optional<RewrittenObject>();
   if (!fatbin)
-    return makeError("'" + name +
-                     "': no .hip_fatbin section: no GPU code to rewrite");
+    return fileError(name, "no .hip_fatbin section: no GPU code to rewrite");
   auto bundle = rewriter.rewrite(object->contents(*fatbin), name);
   if (!bundle)
     return bundle.takeError();
@@ -373,7 +375,7 @@ Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
   rewritten.fatbin = std::make_unique<const std::string>(std::move(*contents));
   auto plan = planSectionUpdate(bytes, kFatbinSection, *rewritten.fatbin);
   if (!plan)
-    return makeError("'" + name + "': " + plan.error().message);
+    return fileError(name, plan.error().message);
   rewritten.plan = std::move(*plan);
   return std::optional<RewrittenObject>(std::move(rewritten));
 }
@@ -411,12 +413,11 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
                                   std::string_view bytes,
                                   BundleRewriter &rewriter) {
   if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
-    return makeError("'" + file +
-                     "': thin archives are not rewritten; rewrite the "
-                     "objects they name");
+    return fileError(file, "thin archives are not rewritten; rewrite the "
+                           "objects they name");
   auto members = readArchive(bytes, file);
   if (!members)
-    return makeError("'" + file + "': " + members.error().message);
+    return fileError(file, members.error().message);
   std::deque<std::string> rewritten;
   std::vector<NewArchiveMember> written;
   for (const ArchiveMember &member : *members) {
@@ -456,7 +457,7 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
   };
   auto plan = planGnuArchive(written, options);
   if (!plan)
-    return makeError("'" + file + "': " + plan.error().message);
+    return fileError(file, plan.error().message);
   std::string archive;
   archive.reserve(static_cast<size_t>(plan->size()));
   Status streamed = plan->stream([&](std::string_view piece) {
@@ -510,12 +511,13 @@ Result<std::vector<LinkedBundle>> linkedBundles(const std::string &file,
   std::vector<uint64_t> starts;
   for (const HipWrapper &wrapper : found.wrappers) {
     if (wrapper.magic != kHipWrapperMagic)
-      return makeError("'" + file + "': the HIP wrapper at " +
-                       std::to_string(wrapper.address) + " has no HIPF magic");
+      return fileError(file, "the HIP wrapper at " +
+                                 std::to_string(wrapper.address) +
+                                 " has no HIPF magic");
     if (wrapper.binary < found.fatbinStart || wrapper.binary >= found.fatbinEnd)
-      return makeError("'" + file + "': the HIP wrapper at " +
-                       std::to_string(wrapper.address) +
-                       " points outside .hip_fatbin");
+      return fileError(file, "the HIP wrapper at " +
+                                 std::to_string(wrapper.address) +
+                                 " points outside .hip_fatbin");
     starts.push_back(wrapper.binary);
   }
   std::sort(starts.begin(), starts.end());
@@ -528,9 +530,8 @@ Result<std::vector<LinkedBundle>> linkedBundles(const std::string &file,
         found.fatbinOffset + (starts[i] - found.fatbinStart), end - starts[i]);
     auto extent = linkedBundleExtent(room);
     if (!extent)
-      return makeError("'" + file + "': the bundle at " +
-                       std::to_string(starts[i]) + ": " +
-                       extent.error().message);
+      return fileError(file, "the bundle at " + std::to_string(starts[i]) +
+                                 ": " + extent.error().message);
     bundles.push_back({starts[i], room.substr(0, *extent)});
   }
   return bundles;
@@ -633,11 +634,10 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
                                  BundleRewriter &rewriter) {
   auto found = readHipWrappers(bytes);
   if (!found)
-    return makeError("'" + file + "': " + found.error().message);
+    return fileError(file, found.error().message);
   if (!*found || (*found)->wrappers.empty())
-    return makeError("'" + file +
-                     "': no HIP fat binary wrappers (.hipFatBinSegment) "
-                     "point into .hip_fatbin: no GPU code to rewrite");
+    return fileError(file, "no HIP fat binary wrappers (.hipFatBinSegment) "
+                           "point into .hip_fatbin: no GPU code to rewrite");
   const HipWrappers &wrappers = **found;
   auto bundles = linkedBundles(file, bytes, wrappers);
   if (!bundles)
@@ -656,7 +656,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     auto done = compressConcurrently(plain, rewriter.request().compressionLevel,
                                      rewriter.pages());
     if (!done)
-      return makeError("'" + file + "': " + done.error().message);
+      return fileError(file, done.error().message);
     compressed = std::move(*done);
     rewriter.result().changed = rewriter.result().changed || !plain.empty();
   }
@@ -694,7 +694,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     resize.pointerFields.push_back(wrapper.address + 8);
   auto plan = planLinkedSectionResize(bytes, resize, std::move(contents));
   if (!plan)
-    return makeError("'" + file + "': " + plan.error().message);
+    return fileError(file, plan.error().message);
   return plan;
 }
 

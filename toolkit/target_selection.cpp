@@ -1,3 +1,7 @@
+// offbundle's --target values and the entries they select (see
+// target_selection.h for the three forms). A '-' before the first ':' makes an
+// entry ID; anything else other than "host" is read as a processor.
+
 #include "toolkit/target_selection.h"
 
 namespace offbundle {

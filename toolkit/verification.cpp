@@ -1,3 +1,7 @@
+// offbundle verify's checks of a linked HIP file (see verification.h): each
+// wrapper's magic and pointer, against the bundle starts the public API found
+// in .hip_fatbin, then the layout rules of formats/linked_layout.h.
+
 #include "toolkit/verification.h"
 
 #include <set>
@@ -11,7 +15,7 @@ Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
                           const api::Input &input) {
   auto found = readHipWrappers(bytes);
   if (!found)
-    return makeError("'" + file + "': " + found.error().message);
+    return fileError(file, found.error().message);
   if (!*found)
     return Status::success();
   const HipWrappers &wrappers = **found;

@@ -793,8 +793,9 @@ def macho_members():
 
 # -- GOFF ---------------------------------------------------------------------
 
-# The refusal of Wasm members this reader does not take (see the README's
-# differences table): where ours says so, LLVM may succeed or fail.
+# The refusal of Wasm members this reader does not take (see the differences
+# table of docs/compatibility.md): where ours says so, LLVM may succeed or
+# fail.
 WASM_REFUSAL = b"archive symbol tables for this Wasm member are not supported"
 
 WASM_SOURCE = """int defined_data = 3; static int local_data = 4;
@@ -964,8 +965,9 @@ def wasm_linked_generated():
 # The refusals of PE images whose load configuration LLVM follows further.
 PE_LOAD_CONFIG_REFUSAL = b"load configuration"
 
-# The refusal of XCOFF members this reader does not take (see the README's
-# differences table): where ours says so, LLVM may succeed or fail.
+# The refusal of XCOFF members this reader does not take (see the differences
+# table of docs/compatibility.md): where ours says so, LLVM may succeed or
+# fail.
 XCOFF_REFUSAL = b"archive symbol tables for this XCOFF member are not supported"
 
 XCOFF_SOURCE = """int gdata = 1; static int sdata = 2;

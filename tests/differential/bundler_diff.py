@@ -379,7 +379,7 @@ def main():
             problems, ref, got = run_case(case, args.ours, args.reference,
                                           env, scratch)
             if isinstance(ref[0], int) and ref[0] < 0:
-                # LLVM 22 died of a signal (README, differences): there is
+                # LLVM 22 died of a signal (docs/compatibility.md): there is
                 # nothing to match, but ours must end on its own, cleanly.
                 reference_crashed.append(case.name)
                 problems = [p for p in problems

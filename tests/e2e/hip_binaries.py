@@ -14,7 +14,8 @@ section offsets; compressed bundle headers are decoded here; images of
 offload binaries come from LLVM 22's llvm-offload-binary and llvm-objdump.
 Our -list, -list -format=json, -unbundle (with -targets and -output-dir)
 and code object URIs must agree with those, and LLVM 22's bundler's own
-behaviour on the same files is recorded as the README describes it.
+behaviour on the same files is recorded as docs/compatibility.md describes
+it.
 
 The offbundle tool is checked on the same files: list (URIs, IDs and sizes
 against LLVM 22's payloads), sizes (per-target sums against LLVM 22's
@@ -367,11 +368,11 @@ class Suite:
                                        reference=True)
         check(reference.returncode == 1 and
               b"Can't find bundles for" in reference.stderr,
-              "LLVM 22 no longer fails here: update the README")
+              "LLVM 22 no longer fails here: update docs/compatibility.md")
         listed = self.tools.bundler(["-list", "-type=o", "-input=" + path],
                                     reference=True)
         check(listed.returncode == 0 and listed.stdout == b"",
-              "LLVM 22 now lists the file: update the README")
+              "LLVM 22 now lists the file: update docs/compatibility.md")
 
     def check_uris(self, path, units):
         listing = self.json_listing(path)

@@ -5,7 +5,7 @@ Its shared library keeps, in .hip_fatbin, a hundred or so binary bundles
 written by ROCm 5's bundler, whose host entries carry a three-field triple
 ("host-x86_64-unknown-linux"). LLVM 22 refuses to unbundle them ("invalid
 bundle id read from the bundle"); offbundle reads such IDs as their
-normalised four-field form (README, differences table).
+normalised four-field form (docs/compatibility.md, differences table).
 
 What the bundler must report is derived without it: the ELF section headers
 and every bundle header are parsed here, each bundle is cut out of the
@@ -541,7 +541,8 @@ def main():
             if index == 0:
                 suite.compare_listing(name, cut, "bc")
                 suite.check_json(name, cut, entries)
-                # What the README's differences table says LLVM 22 does.
+                # What docs/compatibility.md's differences table says LLVM
+                # 22 does.
                 host = [entry_id for entry_id, *_ in entries
                         if entry_id.startswith("host-")]
                 refused = suite.run(
