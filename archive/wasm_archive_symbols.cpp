@@ -2,6 +2,7 @@
 #include "archive/wasm_archive_symbols.h"
 
 #include "support/byte_order.h"
+#include "support/leb128.h"
 
 #include <array>
 #include <cstdint>
@@ -206,23 +207,12 @@ public:
   // LLVM, any number of padding bytes may follow, as long as no bit past
   // the 64th is set.
   uint64_t leb(unsigned bits) {
-    uint64_t value = 0;
-    unsigned shift = 0;
-    uint8_t next = 0;
-    do {
-      next = byte();
-      if (failed_)
-        return 0;
-      const uint64_t slice = next & 0x7f;
-      if ((shift == 63 && slice > 1) || (shift > 63 && slice != 0))
-        return fail();
-      if (shift < 64)
-        value |= slice << shift;
-      shift += 7;
-    } while (next & 0x80);
-    if (bits < 64 && value >> bits != 0)
+    if (failed_)
+      return 0;
+    const auto value = readUleb128(bytes_, position_);
+    if (!value || (bits < 64 && *value >> bits != 0))
       return fail();
-    return value;
+    return *value;
   }
   uint32_t u32() { return static_cast<uint32_t>(leb(32)); }
   uint64_t u64() { return leb(64); }
@@ -230,28 +220,12 @@ public:
   // A signed LEB128 whose value fits `bits` bits (32 or 64); padding as
   // for leb(), in the sign's bits.
   int64_t sleb(unsigned bits) {
-    uint64_t value = 0;
-    unsigned shift = 0;
-    uint8_t next = 0;
-    do {
-      next = byte();
-      if (failed_)
-        return 0;
-      const uint64_t slice = next & 0x7f;
-      const uint64_t fill = static_cast<int64_t>(value) < 0 ? 0x7f : 0;
-      if ((shift > 63 && slice != fill) ||
-          (shift == 63 && slice != 0 && slice != 0x7f))
-        return static_cast<int64_t>(fail());
-      if (shift < 64)
-        value |= slice << shift;
-      shift += 7;
-    } while (next & 0x80);
-    if (shift < 64 && (next & 0x40))
-      value |= ~uint64_t(0) << shift;
-    const int64_t signedValue = static_cast<int64_t>(value);
-    if (bits == 32 && (signedValue < INT32_MIN || signedValue > INT32_MAX))
+    if (failed_)
+      return 0;
+    const auto value = readSleb128(bytes_, position_);
+    if (!value || (bits == 32 && (*value < INT32_MIN || *value > INT32_MAX)))
       return static_cast<int64_t>(fail());
-    return signedValue;
+    return *value;
   }
   void skipSignedLeb(unsigned bits) { sleb(bits); }
 

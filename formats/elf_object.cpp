@@ -26,6 +26,7 @@
 #include "formats/tail_merged_string_table.h"
 #include "support/byte_range.h"
 #include "support/hex.h"
+#include "support/leb128.h"
 
 #include <algorithm>
 #include <cstring>
@@ -370,7 +371,8 @@ struct Relocation {
   uint32_t symbol = 0; // input symbol index, 0 for none
 };
 
-// LEB128 as LLVM's DataExtractor reads it, with its overflow rules.
+// CREL's bytes: single bytes and LEB128 numbers (support/leb128.h), the
+// first failed read failing every later one.
 class LebReader {
 public:
   explicit LebReader(std::string_view bytes) : bytes_(bytes) {}
@@ -384,55 +386,18 @@ public:
     return static_cast<uint8_t>(bytes_[position_++]);
   }
   uint64_t unsignedValue() {
-    uint64_t value = 0;
-    uint64_t shift = 0;
-    uint8_t current;
-    do {
-      if (failed_ || position_ >= bytes_.size()) {
-        failed_ = true;
-        return 0;
-      }
-      current = static_cast<uint8_t>(bytes_[position_]);
-      uint64_t slice = current & 0x7f;
-      if ((shift >= 63) &&
-          ((shift == 63 && ((slice << shift) >> shift) != slice) ||
-           (shift > 63 && slice != 0))) {
-        failed_ = true;
-        return 0;
-      }
-      if (shift < 64)
-        value += slice << shift;
-      shift += 7;
-      ++position_;
-    } while (current >= 128);
-    return value;
+    if (failed_)
+      return 0;
+    const auto value = readUleb128(bytes_, position_);
+    failed_ = !value;
+    return value.value_or(0);
   }
   int64_t signedValue() {
-    int64_t value = 0;
-    uint64_t shift = 0;
-    uint8_t current;
-    do {
-      if (failed_ || position_ >= bytes_.size()) {
-        failed_ = true;
-        return 0;
-      }
-      current = static_cast<uint8_t>(bytes_[position_]);
-      uint64_t slice = current & 0x7f;
-      if ((shift >= 64 && slice != (value < 0 ? 0x7f : 0x00)) ||
-          (shift == 63 && slice != 0 && slice != 0x7f)) {
-        failed_ = true;
-        return 0;
-      }
-      if (shift < 64)
-        value = static_cast<int64_t>(static_cast<uint64_t>(value) |
-                                     (slice << shift));
-      shift += 7;
-      ++position_;
-    } while (current >= 128);
-    if (shift < 64 && (current & 0x40))
-      value = static_cast<int64_t>(static_cast<uint64_t>(value) |
-                                   (~uint64_t(0) << shift));
-    return value;
+    if (failed_)
+      return 0;
+    const auto value = readSleb128(bytes_, position_);
+    failed_ = !value;
+    return value.value_or(0);
   }
 
 private:
