@@ -24,11 +24,6 @@ using bitcode::kModuleBlockId;
 using bitcode::kStrtabBlockId;
 using bitcode::kSymtabBlockId;
 
-// Bitcode wrapper header: magic, version, offset and size of the bitcode,
-// CPU type; all little-endian 32-bit words.
-constexpr size_t kWrapperOffsetField = 8;
-constexpr size_t kWrapperSizeField = 12;
-
 // irsymtab layout (IRSymtab.h, storage namespace): little-endian 32-bit
 // words; strings are {offset, size} into the string table, ranges are
 // {offset, count} into the symbol table.
@@ -67,18 +62,10 @@ Result<std::string_view> bitcodeStream(std::string_view input) {
   // included, before looking further.
   if (input.size() % 4 != 0)
     return makeError("Invalid bitcode signature");
-  const bool wrapped = input.size() >= 4 && uint8_t(input[0]) == 0xDE &&
-                       uint8_t(input[1]) == 0xC0 && uint8_t(input[2]) == 0x17 &&
-                       uint8_t(input[3]) == 0x0B;
-  if (!wrapped)
-    return input;
-  if (input.size() < kWrapperSizeField + 4)
+  const std::optional<std::string_view> stream = bitcode::unwrapBitcode(input);
+  if (!stream)
     return makeError("Invalid bitcode wrapper header");
-  uint64_t offset = loadLittle32(input, kWrapperOffsetField);
-  uint64_t size = loadLittle32(input, kWrapperSizeField);
-  if (offset + size > input.size())
-    return makeError("Invalid bitcode wrapper header");
-  return input.substr(size_t(offset), size_t(size));
+  return *stream;
 }
 
 Status checkMagic(BitstreamCursor &cursor) {

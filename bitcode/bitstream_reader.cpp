@@ -4,9 +4,26 @@
 
 #include "bitcode/bitstream_reader.h"
 
+#include "support/byte_order.h"
+#include "support/byte_range.h"
+
 #include <string>
 
 namespace offbundle::bitcode {
+
+std::optional<std::string_view> unwrapBitcode(std::string_view input) {
+  constexpr size_t kOffsetField = 8;
+  constexpr size_t kSizeField = 12;
+  if (input.substr(0, 4) != "\xDE\xC0\x17\x0B")
+    return input;
+  if (input.size() < kSizeField + 4)
+    return std::nullopt;
+  const uint64_t offset = loadLittle32(input, kOffsetField);
+  const uint64_t size = loadLittle32(input, kSizeField);
+  if (!rangeFits(offset, size, input.size()))
+    return std::nullopt;
+  return input.substr(offset, size);
+}
 
 namespace {
 

@@ -66,6 +66,13 @@ struct Record {
 // The BLOCKINFO block's ID.
 inline constexpr unsigned kBlockInfoBlockId = 0;
 
+// The stream a bitcode wrapper header points at (magic 0x0B17C0DE, then
+// version, offset, size and CPU type, little-endian 32-bit words), or the
+// input itself when it has no such header; nothing when the header is cut
+// short or points past the input. As LLVM's SkipBitcodeWrapperHeader, which
+// needs the header only up to its size field.
+std::optional<std::string_view> unwrapBitcode(std::string_view input);
+
 class BitstreamCursor {
 public:
   explicit BitstreamCursor(std::string_view bytes) : bytes_(bytes) {}

@@ -10,8 +10,6 @@
 
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
-#include "support/byte_order.h"
-#include "support/byte_range.h"
 
 namespace offbundle {
 namespace {
@@ -507,17 +505,12 @@ findEmbeddedOffloadingObjects(std::string_view bitcode) {
   if (bitcode.size() % 4 != 0)
     return malformed("invalid bitcode signature (the size is not a multiple "
                      "of 4)");
-  // A wrapper header (magic, version, offset, size, CPU type; little-endian
-  // 32-bit fields) says where the bitcode itself is.
-  if (bitcode.substr(0, 4) == "\xDE\xC0\x17\x0B") {
-    if (bitcode.size() < 20)
-      return malformed("invalid bitcode wrapper header");
-    const uint64_t offset = loadLittle32(bitcode, 8);
-    const uint64_t size = loadLittle32(bitcode, 12);
-    if (!rangeFits(offset, size, bitcode.size()))
-      return malformed("invalid bitcode wrapper header");
-    bitcode = bitcode.substr(offset, size);
-  }
+  // A wrapper header says where the bitcode itself is.
+  const std::optional<std::string_view> stream =
+      bitcode::unwrapBitcode(bitcode);
+  if (!stream)
+    return malformed("invalid bitcode wrapper header");
+  bitcode = *stream;
   if (bitcode.substr(0, 4) != "BC\xC0\xDE")
     return malformed("invalid bitcode signature");
   return ModuleReader(bitcode).read();
