@@ -686,14 +686,18 @@ Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
 }
 
 uint64_t sym64ThresholdFromValue(const char *environmentValue) {
-  const uint64_t defaultThreshold = uint64_t(1) << 32;
   if (environmentValue == nullptr)
-    return defaultThreshold;
-  return parseDecimal(environmentValue).value_or(defaultThreshold);
+    return kDefaultSym64Threshold;
+  return parseDecimal(environmentValue).value_or(kDefaultSym64Threshold);
 }
 
-uint64_t sym64ThresholdFromEnvironment() {
-  return sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
+ArchiveWriteOptions llvmArchiveWriteOptions(uint64_t sym64Threshold) {
+  ArchiveWriteOptions options;
+  options.sym64Threshold = sym64Threshold;
+  options.bitcodeSymbols = [](std::string_view bitcode) {
+    return bitcodeArchiveSymbols(bitcode);
+  };
+  return options;
 }
 
 Status ArchiveWritePlan::stream(

@@ -77,22 +77,27 @@ struct NewArchiveMember {
   std::string_view bytes;
 };
 
+inline constexpr uint64_t kDefaultSym64Threshold = uint64_t(1) << 32;
+
 struct ArchiveWriteOptions {
   // LLVM switches to the 64-bit symbol table "/SYM64/" when the last
   // member's header would start at or past this offset. LLVM's writer takes
-  // it from the SYM64_THRESHOLD environment variable when set (a test hook);
-  // see sym64ThresholdFromEnvironment().
-  uint64_t sym64Threshold = uint64_t(1) << 32;
+  // it from the SYM64_THRESHOLD environment variable when set (a test hook),
+  // which the tools' command lines read (sym64ThresholdFromValue()).
+  uint64_t sym64Threshold = kDefaultSym64Threshold;
   // Lists the archive symbols of LLVM bitcode members; see
   // archive_symbols.h. Without it a bitcode member is an error.
   BitcodeSymbolLister bitcodeSymbols;
 };
 
-// The threshold LLVM's writer uses: SYM64_THRESHOLD when it is set to a
-// plain decimal number that fits in 64 bits, 2^32 otherwise.
-uint64_t sym64ThresholdFromEnvironment();
-// The same rule applied to a given value (nullptr when unset).
+// The threshold LLVM's writer uses for SYM64_THRESHOLD's value (nullptr when
+// unset): the value when it is a plain decimal number that fits in 64 bits,
+// 2^32 otherwise.
 uint64_t sym64ThresholdFromValue(const char *environmentValue);
+
+// What LLVM's writer does: bitcode members' symbols listed as
+// bitcodeArchiveSymbols lists them, and the given threshold.
+ArchiveWriteOptions llvmArchiveWriteOptions(uint64_t sym64Threshold);
 
 // An archive to write, as the pieces to write one after another: headers
 // and tables made here, and views of the members' bytes.

@@ -216,11 +216,8 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
   }
 
   OutputTransaction transaction;
-  ArchiveWriteOptions options;
-  options.sym64Threshold = sym64ThresholdFromEnvironment();
-  options.bitcodeSymbols = [](std::string_view bitcode) {
-    return bitcodeArchiveSymbols(bitcode);
-  };
+  const ArchiveWriteOptions options =
+      llvmArchiveWriteOptions(config.archiveSym64Threshold);
   for (size_t i = 0; i < requested.size(); ++i) {
     if (archives[i].empty() && !config.allowMissingBundles)
       return makeError("no compatible code object found for the target '" +

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "archive/ar_archive.h"
+
 namespace offbundle {
 
 // The files an operation reads and writes, and the targets they hold.
@@ -63,6 +65,9 @@ struct OutputConfig {
   // -unbundle -output-dir=<folder>: every entry of every bundle into this
   // folder instead of chosen targets into -output files.
   std::optional<std::string> outputDirectory;
+  // -type=a: where device archives switch to the 64-bit symbol table
+  // (ArchiveWriteOptions; the command line reads SYM64_THRESHOLD).
+  uint64_t archiveSym64Threshold = kDefaultSym64Threshold;
 };
 
 // Everything one run of the bundler was asked for.

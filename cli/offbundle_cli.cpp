@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -341,6 +342,9 @@ Result<RewriteRequest> rewriteRequestFor(const Request &request) {
                                          : RewriteKind::Decompress;
   rewrite.compressionLevel = request.level;
   rewrite.verifyHash = request.verifyHash;
+  // What LLVM's archive writer reads (a test hook), for rewritten archives.
+  rewrite.archiveSym64Threshold =
+      sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
   if (rewrite.kind != RewriteKind::Prune)
     return rewrite;
   if (request.targets.empty())

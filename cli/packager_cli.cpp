@@ -4,6 +4,7 @@
 
 #include "cli/packager_cli.h"
 
+#include <cstdlib>
 #include <string_view>
 
 #include "cli/command_line.h"
@@ -118,6 +119,9 @@ ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
   config.images = parsed.all("image");
   config.createArchive = parsed.flag("archive");
   config.compress = parsed.flag("compress");
+  // What LLVM's archive writer reads (a test hook).
+  config.archiveSym64Threshold =
+      sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
   const bool list = parsed.flag("list");
 
   if (parsed.flag("h") ||

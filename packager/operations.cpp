@@ -104,12 +104,10 @@ Status writeFile(OutputTransaction &transaction, const std::string &path,
 
 Status writeArchive(OutputTransaction &transaction, const std::string &path,
                     const std::vector<NewArchiveMember> &members,
-                    const InputFile &input, PackagerReport &report) {
-  ArchiveWriteOptions options;
-  options.sym64Threshold = sym64ThresholdFromEnvironment();
-  options.bitcodeSymbols = [](std::string_view bitcode) {
-    return bitcodeArchiveSymbols(bitcode);
-  };
+                    const InputFile &input, const PackagerConfig &config,
+                    PackagerReport &report) {
+  const ArchiveWriteOptions options =
+      llvmArchiveWriteOptions(config.archiveSym64Threshold);
   // LLVM creates the file before it looks at the members.
   auto output = transaction.create(path);
   if (!output)
@@ -353,7 +351,7 @@ Status extractMatchingImages(const PackagerConfig &config,
       for (const FoundOffloadBinary *found : extracted)
         members.push_back({found->source, found->binary.image});
       if (Status status = writeArchive(transaction, std::string(*target),
-                                       members, file, report);
+                                       members, file, config, report);
           !status.ok())
         return status;
     } else if (target) {
@@ -437,7 +435,7 @@ Status archiveAllImages(const PackagerConfig &config, PackagerReport &report) {
   }
   OutputTransaction transaction;
   if (Status status = writeArchive(transaction, config.outputFile, members,
-                                   *(*input)->file, report);
+                                   *(*input)->file, config, report);
       !status.ok())
     return status;
   return transaction.commit();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "archive/ar_archive.h"
 #include "formats/compressed_offload_binary.h"
 #include "support/error.h"
 
@@ -30,6 +31,9 @@ struct PackagerConfig {
   OffloadCompressionFormat compressionFormat = OffloadCompressionFormat::Zstd;
   // --compression-level; the format's default when absent.
   std::optional<int> compressionLevel;
+  // --archive: where archives switch to the 64-bit symbol table
+  // (ArchiveWriteOptions; the command line reads SYM64_THRESHOLD).
+  uint64_t archiveSym64Threshold = kDefaultSym64Threshold;
 };
 
 struct PackagerReport {

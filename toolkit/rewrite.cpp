@@ -411,7 +411,8 @@ bool isBundle(std::string_view bytes) {
 // input comes back unchanged when no member changed.
 Result<OutputPlan> rewriteArchive(const std::string &file,
                                   std::string_view bytes,
-                                  BundleRewriter &rewriter) {
+                                  BundleRewriter &rewriter,
+                                  const RewriteRequest &request) {
   if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
     return fileError(file, "thin archives are not rewritten; rewrite the "
                            "objects they name");
@@ -450,11 +451,8 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
     whole.addInput(0, bytes.size());
     return whole;
   }
-  ArchiveWriteOptions options;
-  options.sym64Threshold = sym64ThresholdFromEnvironment();
-  options.bitcodeSymbols = [](std::string_view bitcode) {
-    return bitcodeArchiveSymbols(bitcode);
-  };
+  const ArchiveWriteOptions options =
+      llvmArchiveWriteOptions(request.archiveSym64Threshold);
   auto plan = planGnuArchive(written, options);
   if (!plan)
     return fileError(file, plan.error().message);
@@ -723,7 +721,7 @@ Result<RewriteResult> rewriteFile(const std::string &file,
     rewritten =
         *object ? asOutputPlan((*object)->plan, bytes) : std::move(unchanged);
   } else if (isArchive(bytes)) {
-    rewritten = rewriteArchive(file, bytes, rewriter);
+    rewritten = rewriteArchive(file, bytes, rewriter, request);
   } else {
     rewritten = rewriter.rewrite(bytes, file);
   }

@@ -49,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "archive/ar_archive.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/output_plan.h"
@@ -65,6 +66,9 @@ struct RewriteRequest {
   // Whether compressed bundles are checked against the hash in their header
   // as they are decompressed (prune, decompress); a mismatch fails.
   bool verifyHash = true;
+  // Archives: where they switch to the 64-bit symbol table
+  // (ArchiveWriteOptions; the command line reads SYM64_THRESHOLD).
+  uint64_t archiveSym64Threshold = kDefaultSym64Threshold;
 };
 
 struct RewriteResult {
