@@ -282,7 +282,7 @@ openDiscoveredBundle(const DiscoveredBundle &bundle,
         std::make_unique<TextBundleReader>(contents, comment));
   }
   case DiscoveredFormat::FatObject: {
-    auto reader = FatObjectReader::open(contents, config.printExternalCommands,
+    auto reader = FatObjectReader::open(contents, config.printedCommands(),
                                         path, commandLog);
     if (!reader)
       return fileError(path, reader.error().message);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "archive/ar_archive.h"
+#include "formats/fat_object.h"
 
 namespace offbundle {
 
@@ -58,8 +59,13 @@ struct CompressionConfig {
 // How outputs are laid out and what is printed besides them.
 struct OutputConfig {
   uint64_t bundleAlignment = 1;
-  // -###: the external commands LLVM's tool would run, printed.
+  // -###: the external commands LLVM's tool would run, printed with the
+  // settings the command line found.
   bool printExternalCommands = false;
+  ExternalCommandSettings externalCommands;
+  const ExternalCommandSettings *printedCommands() const {
+    return printExternalCommands ? &externalCommands : nullptr;
+  }
   // -list -format=json: a machine-readable description of every bundle.
   bool listAsJson = false;
   // -unbundle -output-dir=<folder>: every entry of every bundle into this

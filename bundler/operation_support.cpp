@@ -33,7 +33,7 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
     if (!isElf(contents))
       return unsupportedObject(path);
     auto reader =
-        FatObjectReader::open(contents, config.printExternalCommands,
+        FatObjectReader::open(contents, config.printedCommands(),
                               config.inputFileNames.front(), commandLog);
     if (!reader)
       return fileError(path, reader.error().message);

@@ -225,9 +225,9 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
     if (config.printExternalCommands) {
       // LLVM prints the command instead of running it, leaving the output
       // empty.
-      report.diagnostics +=
-          objcopyBundleCommand(config.targetNames, config.inputFileNames,
-                               hostIndex, config.outputFileNames.front());
+      report.diagnostics += objcopyBundleCommand(
+          config.externalCommands, config.targetNames, config.inputFileNames,
+          hostIndex, config.outputFileNames.front());
       return transaction.commit();
     }
     if (Status status = writeFatObject(**output, host, entries, hostIndex);

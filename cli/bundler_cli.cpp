@@ -10,7 +10,10 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
+#include <sys/stat.h>
 #include <type_traits>
+#include <unistd.h>
 #include <unordered_set>
 
 #include "bundler/config.h"
@@ -195,6 +198,46 @@ void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
   }
 }
 
+bool isExecutableFile(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
+}
+
+// What --### prints: the llvm-objcopy LLVM's bundler would run (beside its
+// own executable, then on PATH, else the bare name; never run here) and
+// the folder of its temporary files (TMPDIR, else /tmp).
+ExternalCommandSettings findExternalCommands() {
+  ExternalCommandSettings settings;
+  char self[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::vector<std::string> folders;
+  if (length > 0) {
+    const std::string path(self, static_cast<size_t>(length));
+    const size_t slash = path.rfind('/');
+    folders.push_back(slash == std::string::npos ? "" : path.substr(0, slash));
+  }
+  if (const char *path = std::getenv("PATH")) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      const size_t colon = rest.find(':');
+      if (colon != 0)
+        folders.emplace_back(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? std::string_view()
+                                             : rest.substr(colon + 1);
+    }
+  }
+  for (const std::string &folder : folders) {
+    if (isExecutableFile(folder + "/llvm-objcopy")) {
+      settings.objcopy = folder + "/llvm-objcopy";
+      break;
+    }
+  }
+  if (const char *folder = std::getenv("TMPDIR"); folder && *folder)
+    settings.temporaryFolder = folder;
+  return settings;
+}
+
 // The values of the options that configure every mode, after the
 // environment (the command line wins).
 void readOptionValues(const ParsedCommandLine &parsed, BundlerConfig &config) {
@@ -202,6 +245,8 @@ void readOptionValues(const ParsedCommandLine &parsed, BundlerConfig &config) {
   config.allowMissingBundles = parsed.flag("allow-missing-bundles");
   config.checkInputArchive = parsed.flag("check-input-archive");
   config.printExternalCommands = parsed.flag("###");
+  if (config.printExternalCommands)
+    config.externalCommands = findExternalCommands();
   config.hipOpenmpCompatible = parsed.flag("hip-openmp-compatible");
   if (auto alignment = parsed.last("bundle-align"))
     config.bundleAlignment = std::stoull(*alignment, nullptr, 0);

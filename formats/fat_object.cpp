@@ -4,55 +4,18 @@
 
 #include "formats/fat_object.h"
 
-#include <cstdlib>
 #include <random>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace offbundle {
 namespace {
 
-bool isExecutableFile(const std::string &path) {
-  struct stat info;
-  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-         ::access(path.c_str(), X_OK) == 0;
-}
-
-// Where LLVM's bundler finds llvm-objcopy: beside its own executable, then
-// on PATH. We never run it; the path only appears in --### output.
-std::string objcopyPath() {
-  char self[4096];
-  ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length > 0) {
-    std::string folder(self, static_cast<size_t>(length));
-    folder.erase(folder.rfind('/') == std::string::npos ? 0
-                                                        : folder.rfind('/'));
-    if (isExecutableFile(folder + "/llvm-objcopy"))
-      return folder + "/llvm-objcopy";
-  }
-  if (const char *path = std::getenv("PATH")) {
-    std::string_view rest(path);
-    while (!rest.empty()) {
-      size_t colon = rest.find(':');
-      std::string folder(rest.substr(0, colon));
-      rest = colon == std::string_view::npos ? std::string_view()
-                                             : rest.substr(colon + 1);
-      if (!folder.empty() && isExecutableFile(folder + "/llvm-objcopy"))
-        return folder + "/llvm-objcopy";
-    }
-  }
-  return "llvm-objcopy";
-}
-
 // A name like the temporary files LLVM creates for llvm-objcopy
 // (clang-offload-bundler-%%%%%%.tmp in the temporary folder).
-std::string temporaryFileName() {
-  const char *folder = std::getenv("TMPDIR");
-  std::string name = folder && *folder ? folder : "/tmp";
+std::string temporaryFileName(const std::string &folder) {
   std::random_device seed;
   std::mt19937 generator(seed());
   static constexpr char kHex[] = "0123456789abcdef";
-  name += "/clang-offload-bundler-";
+  std::string name = folder + "/clang-offload-bundler-";
   for (int i = 0; i < 6; ++i)
     name += kHex[generator() % 16];
   return name + ".tmp";
@@ -65,14 +28,15 @@ std::string quoted(std::string_view argument) {
 } // namespace
 
 Result<std::unique_ptr<FatObjectReader>>
-FatObjectReader::open(std::string_view contents, bool printExternalCommands,
+FatObjectReader::open(std::string_view contents,
+                      const ExternalCommandSettings *printCommands,
                       std::string_view inputPath, std::string &commandLog) {
   auto object = parseElfObject(contents);
   if (!object)
     return object.takeError();
   std::unique_ptr<FatObjectReader> reader(
       new FatObjectReader(std::move(*object)));
-  reader->printExternalCommands_ = printExternalCommands;
+  reader->printCommands_ = printCommands;
   reader->inputPath_ = std::string(inputPath);
   reader->commandLog_ = &commandLog;
   return reader;
@@ -96,8 +60,8 @@ Result<EntryPayload> FatObjectReader::readEntry() {
   std::string_view contents = object_.contents(*current_);
   // LLVM recognises the host entry by its content alone: one zero byte.
   if (contents.size() == 1 && contents.front() == '\0') {
-    if (printExternalCommands_) {
-      *commandLog_ += objcopyHostExtractionCommand(inputPath_);
+    if (printCommands_ != nullptr) {
+      *commandLog_ += objcopyHostExtractionCommand(*printCommands_, inputPath_);
       payload.rewrittenObject = std::make_shared<ElfWritePlan>();
       return payload;
     }
@@ -161,14 +125,17 @@ Status writeFatObject(OutputFile &output, const InputFile &host,
   return writeElfPlan(output, *plan, payloadFiles);
 }
 
-std::string objcopyBundleCommand(const std::vector<std::string> &targetNames,
+std::string objcopyBundleCommand(const ExternalCommandSettings &settings,
+                                 const std::vector<std::string> &targetNames,
                                  const std::vector<std::string> &inputNames,
                                  size_t hostIndex,
                                  const std::string &outputName) {
-  std::string command = quoted(objcopyPath());
+  std::string command = quoted(settings.objcopy);
   for (size_t i = 0; i < targetNames.size(); ++i) {
     std::string section = std::string(kBundleMagic) + targetNames[i];
-    std::string file = i == hostIndex ? temporaryFileName() : inputNames[i];
+    std::string file = i == hostIndex
+                           ? temporaryFileName(settings.temporaryFolder)
+                           : inputNames[i];
     command += " " + quoted("--add-section=" + section + "=" + file);
     command +=
         " " + quoted("--set-section-flags=" + section + "=readonly,exclude");
@@ -178,11 +145,13 @@ std::string objcopyBundleCommand(const std::vector<std::string> &targetNames,
   return command;
 }
 
-std::string objcopyHostExtractionCommand(std::string_view inputName) {
-  return quoted(objcopyPath()) + " " + quoted("--regex") + " " +
+std::string
+objcopyHostExtractionCommand(const ExternalCommandSettings &settings,
+                             std::string_view inputName) {
+  return quoted(settings.objcopy) + " " + quoted("--regex") + " " +
          quoted("--remove-section=__CLANG_OFFLOAD_BUNDLE__.*") + " " +
          quoted("--") + " " + quoted(inputName) + " " +
-         quoted(temporaryFileName()) + "\n";
+         quoted(temporaryFileName(settings.temporaryFolder)) + "\n";
 }
 
 } // namespace offbundle

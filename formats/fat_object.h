@@ -17,11 +17,20 @@
 
 namespace offbundle {
 
+// What --### prints for the external commands LLVM's bundler would run:
+// the llvm-objcopy it would find and the folder of its temporary files
+// (the command line finds both, from the tool's own folder, PATH and
+// TMPDIR).
+struct ExternalCommandSettings {
+  std::string objcopy = "llvm-objcopy";
+  std::string temporaryFolder = "/tmp";
+};
+
 // Walks the bundle sections of an ELF object in section order.
 class FatObjectReader final : public BundleReader {
 public:
   static Result<std::unique_ptr<FatObjectReader>>
-  open(std::string_view contents, bool printExternalCommands,
+  open(std::string_view contents, const ExternalCommandSettings *printCommands,
        std::string_view inputPath, std::string &commandLog);
 
   Result<std::optional<std::string_view>> nextEntry() override;
@@ -37,9 +46,10 @@ private:
   ElfObject object_;
   size_t nextSection_ = 0;
   const ElfSection *current_ = nullptr;
-  // With --###, the command LLVM would run is logged instead, and the host
-  // entry comes out empty (LLVM then reads back an empty temporary file).
-  bool printExternalCommands_ = false;
+  // With --### (settings given), the command LLVM would run is logged
+  // instead, and the host entry comes out empty (LLVM then reads back an
+  // empty temporary file).
+  const ExternalCommandSettings *printCommands_ = nullptr;
   std::string inputPath_;
   std::string *commandLog_ = nullptr;
 };
@@ -56,10 +66,13 @@ Status writeElfPlan(OutputFile &output, const ElfWritePlan &plan,
 
 // The llvm-objcopy command lines LLVM 22's bundler would run, as it prints
 // them for --###: each argument in double quotes, the program path first.
-std::string objcopyBundleCommand(const std::vector<std::string> &targetNames,
+std::string objcopyBundleCommand(const ExternalCommandSettings &settings,
+                                 const std::vector<std::string> &targetNames,
                                  const std::vector<std::string> &inputNames,
                                  size_t hostIndex,
                                  const std::string &outputName);
-std::string objcopyHostExtractionCommand(std::string_view inputName);
+std::string
+objcopyHostExtractionCommand(const ExternalCommandSettings &settings,
+                             std::string_view inputName);
 
 } // namespace offbundle
