@@ -160,8 +160,7 @@ void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
     return std::string(value);
   };
   // LLVM's archive writer reads its own variable, whatever the others say.
-  config.archiveSym64Threshold =
-      sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
+  config.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
   if (variable("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") == "1")
     return;
   if (auto verbose = variable("OFFLOAD_BUNDLER_VERBOSE"))

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -343,8 +342,7 @@ Result<RewriteRequest> rewriteRequestFor(const Request &request) {
   rewrite.compressionLevel = request.level;
   rewrite.verifyHash = request.verifyHash;
   // What LLVM's archive writer reads (a test hook), for rewritten archives.
-  rewrite.archiveSym64Threshold =
-      sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
+  rewrite.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
   if (rewrite.kind != RewriteKind::Prune)
     return rewrite;
   if (request.targets.empty())

@@ -4,7 +4,6 @@
 
 #include "cli/packager_cli.h"
 
-#include <cstdlib>
 #include <string_view>
 
 #include "cli/command_line.h"
@@ -120,8 +119,7 @@ ToolOutcome runLlvmOffloadBinary(const std::vector<std::string> &rawArgv) {
   config.createArchive = parsed.flag("archive");
   config.compress = parsed.flag("compress");
   // What LLVM's archive writer reads (a test hook).
-  config.archiveSym64Threshold =
-      sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
+  config.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
   const bool list = parsed.flag("list");
 
   if (parsed.flag("h") ||

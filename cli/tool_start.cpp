@@ -5,9 +5,11 @@
 #include "cli/tool_start.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
+#include "archive/ar_archive.h"
 #include "cli/response_file.h"
 #include "support/interrupt_cleanup.h"
 
@@ -103,6 +105,10 @@ void ToolReporter::print(const std::string &text) {
 ToolOutcome ToolReporter::finish(int exitCode) {
   outcome_.exitCode = exitCode;
   return outcome_;
+}
+
+uint64_t archiveSym64ThresholdFromEnvironment() {
+  return sym64ThresholdFromValue(std::getenv("SYM64_THRESHOLD"));
 }
 
 } // namespace offbundle

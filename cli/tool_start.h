@@ -4,6 +4,7 @@
 // --help-list-hidden, --version).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,6 +35,10 @@ startCommandLine(const std::vector<std::string> &rawArgv,
 int runToolMain(int argc, char **argv,
                 ToolOutcome (*runTool)(const std::vector<std::string> &),
                 const char *programName = nullptr);
+
+// SYM64_THRESHOLD, which LLVM's archive writer reads (a test hook), as
+// sym64ThresholdFromValue() takes it: for every tool that writes archives.
+uint64_t archiveSym64ThresholdFromEnvironment();
 
 // Collects what a tool prints and how it ends, carrying on from what
 // startCommandLine printed.

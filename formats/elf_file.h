@@ -222,6 +222,9 @@ struct ElfSection {
 
   // SHT_NOBITS sections (.bss) occupy no bytes of the file.
   bool hasContents() const { return type != kElfSectionTypeNoBits; }
+  // Whether the section claims bytes of the file, whatever its type
+  // (SHT_NULL included): what no other piece of the file may overlap.
+  bool occupiesFileBytes() const { return hasContents() && size != 0; }
 };
 
 // A program header of a 64-bit little-endian file (56 bytes: type u32,

@@ -243,7 +243,7 @@ Status checkNoOverlaps(const ElfShape &shape, const ElfHeader &header,
          "the section header table"});
   for (uint64_t index = 1; index < sections.size(); ++index) {
     const ElfSection &section = sections[index];
-    if (section.hasContents() && section.size != 0)
+    if (section.occupiesFileBytes())
       claims.push_back({section.offset, section.offset + section.size,
                         describeSection(section, index)});
   }

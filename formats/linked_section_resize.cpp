@@ -371,8 +371,7 @@ private:
     if (header.sectionHeaderOffset >= kElfHeaderSize)
       homeRoomEnd_ = std::min(homeRoomEnd_, header.sectionHeaderOffset);
     for (const ElfSection &section : object_.sections())
-      if (section.hasContents() && section.size != 0 &&
-          section.offset >= kElfHeaderSize)
+      if (section.occupiesFileBytes() && section.offset >= kElfHeaderSize)
         homeRoomEnd_ = std::min(homeRoomEnd_, section.offset);
   }
 
@@ -393,8 +392,8 @@ private:
     // until nothing more joins.
     uint64_t start = UINT64_MAX, end = 0;
     for (const ElfSection &section : sections)
-      if (section.hasContents() && section.size != 0 &&
-          section.offset >= kElfHeaderSize && section.offset < needEnd) {
+      if (section.occupiesFileBytes() && section.offset >= kElfHeaderSize &&
+          section.offset < needEnd) {
         start = std::min(start, section.offset);
         end = std::max(end, section.offset + section.size);
       }
@@ -403,9 +402,8 @@ private:
     for (bool grew = true; grew;) {
       grew = false;
       for (const ElfSection &section : sections)
-        if (section.hasContents() && section.size != 0 &&
-            section.offset >= start && section.offset < end &&
-            section.offset + section.size > end) {
+        if (section.occupiesFileBytes() && section.offset >= start &&
+            section.offset < end && section.offset + section.size > end) {
           end = section.offset + section.size;
           grew = true;
         }
@@ -485,7 +483,7 @@ private:
       return false;
     block.roomEnd = std::min(home.filesz, object_.header().sectionHeaderOffset);
     for (const ElfSection &section : sections)
-      if (section.hasContents() && section.size != 0 && section.offset >= end)
+      if (section.occupiesFileBytes() && section.offset >= end)
         block.roomEnd = std::min(block.roomEnd, section.offset);
     block_ = std::move(block);
     return true;
