@@ -8,7 +8,7 @@
 #include "bundler/config.h"
 #include "bundler/operations.h"
 #include "bundler/target_checks.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
 

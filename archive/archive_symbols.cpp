@@ -1,8 +1,8 @@
 // Archive symbols of one member, as LLVM 22's archive writer lists them.
 //
-// ELF members are decoded by formats/elf_file, the project's one ELF
+// ELF members are decoded by formats/elf/elf_file, the project's one ELF
 // reader; the checks here are LLVM's ELFObjectFile's, not the stricter ones
-// of formats/elf_object: they accept exactly what LLVM accepts when the
+// of formats/elf/elf_object: they accept exactly what LLVM accepts when the
 // writer lists symbols (overlapping sections, say, are fine there), and fail
 // with LLVM's messages where LLVM fails.
 #include "archive/archive_symbols.h"
@@ -12,7 +12,7 @@
 #include "archive/macho_archive_symbols.h"
 #include "archive/wasm_archive_symbols.h"
 #include "archive/xcoff_archive_symbols.h"
-#include "formats/elf_file.h"
+#include "formats/elf/elf_file.h"
 #include "support/byte_order.h"
 #include "support/byte_range.h"
 #include "support/hex.h"

@@ -11,7 +11,7 @@
 #include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
 #include "targets/target_id.h"

@@ -12,7 +12,7 @@
 #include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
 #include "formats/compressed_offload_binary.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
 #include "formats/fat_object.h"

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/error.h"
 
 namespace offbundle {

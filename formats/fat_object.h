@@ -3,7 +3,7 @@
 // SHF_EXCLUDE so that linkers drop them. The host entry's section holds a
 // single zero byte; unbundling it yields the object without any bundle
 // section. LLVM's bundler runs llvm-objcopy for both directions; we rewrite
-// the ELF file ourselves into the same bytes (formats/elf_object.h).
+// the ELF file ourselves into the same bytes (formats/elf/elf_object.h).
 #pragma once
 
 #include <memory>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "formats/bundle_format.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/file_io.h"
 
 namespace offbundle {

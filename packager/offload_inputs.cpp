@@ -8,13 +8,13 @@
 #include "archive/ar_archive.h"
 #include "bitcode/embedded_objects.h"
 #include "formats/coff_object.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 
 namespace offbundle {
 namespace {
 
 // LLVM finds `.llvm.offloading` sections by their type
-// (kElfSectionTypeLlvmOffloading, formats/elf_file.h), not by this name.
+// (kElfSectionTypeLlvmOffloading, formats/elf/elf_file.h), not by this name.
 constexpr std::string_view kOffloadingSectionName = ".llvm.offloading";
 
 enum class InputKind {

@@ -18,10 +18,10 @@
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "formats/embedded_offload.h"
-#include "formats/hip_wrappers.h"
-#include "formats/linked_section_resize.h"
+#include "formats/elf/hip_wrappers.h"
+#include "formats/elf/linked_section_resize.h"
 #include "formats/offload_binary.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
@@ -626,7 +626,7 @@ compressConcurrently(const std::vector<std::string_view> &bundles, int level,
 // An executable or shared library whose .hip_fatbin bundles are rewritten,
 // laid out anew one after the other (each at the alignment it had), the
 // wrappers repointed and the file shrunk (see
-// formats/linked_section_resize.h).
+// formats/elf/linked_section_resize.h).
 Result<OutputPlan> rewriteLinked(const std::string &file,
                                  std::string_view bytes,
                                  BundleRewriter &rewriter) {

@@ -17,7 +17,7 @@
 //     .hip_fatbin, one after the other at the alignment each had; the
 //     wrappers are repointed and the file shrinks by whole pages, or, when
 //     .hip_fatbin grows (decompress), the section moves to a new segment
-//     at the end of the file (see formats/linked_section_resize.h). Plain
+//     at the end of the file (see formats/elf/linked_section_resize.h). Plain
 //     bundles are compressed on every core. The kept bytes are named as
 //     ranges of the input, so that a 1 GiB library is rewritten without
 //     holding it in memory.

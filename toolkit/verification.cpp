@@ -1,13 +1,13 @@
 // offbundle verify's checks of a linked HIP file (see verification.h): each
 // wrapper's magic and pointer, against the bundle starts the public API found
-// in .hip_fatbin, then the layout rules of formats/linked_layout.h.
+// in .hip_fatbin, then the layout rules of formats/elf/linked_layout.h.
 
 #include "toolkit/verification.h"
 
 #include <set>
 
-#include "formats/hip_wrappers.h"
-#include "formats/linked_layout.h"
+#include "formats/elf/hip_wrappers.h"
+#include "formats/elf/linked_layout.h"
 #include "support/hex.h"
 
 namespace offbundle {

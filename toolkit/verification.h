@@ -1,10 +1,10 @@
 // What offbundle verify checks beyond reading every bundle (which the
 // public API's Input::open does, compressed bundles against their hashes):
 // in an executable or shared library, that every HIP fat binary wrapper
-// (formats/hip_wrappers.h) is one the runtime can follow, its magic "HIPF"
+// (formats/elf/hip_wrappers.h) is one the runtime can follow, its magic "HIPF"
 // and its pointer at the first byte of one of the bundles found in
 // .hip_fatbin; and that the file is laid out as the tools run on it after
-// linking expect (formats/linked_layout.h), as a rewrite must leave it.
+// linking expect (formats/elf/linked_layout.h), as a rewrite must leave it.
 #pragma once
 
 #include <string>

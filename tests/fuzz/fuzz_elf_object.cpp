@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "archive/archive_symbols.h"
-#include "formats/elf_object.h"
-#include "formats/hip_wrappers.h"
+#include "formats/elf/elf_object.h"
+#include "formats/elf/hip_wrappers.h"
 #include "fuzz_support.h"
 
 namespace {

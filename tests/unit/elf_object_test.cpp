@@ -1,10 +1,10 @@
-// ELF reading and llvm-objcopy-compatible rewriting (formats/elf_object.h).
+// ELF reading and llvm-objcopy-compatible rewriting (formats/elf/elf_object.h).
 //
 // The expected outputs under tests/data/elf were made by LLVM 22's
 // llvm-objcopy (see make_objects.sh there); the tests need no LLVM tools.
 // Set OFFBUNDLE_ELF_CORPUS to a directory made by
 // `make_objects.sh --wide DIR` to check a much larger corpus the same way.
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 
 #include "in_memory.h"
 #include "test_files.h"

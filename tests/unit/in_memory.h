@@ -8,7 +8,7 @@
 #include "archive/ar_archive.h"
 #include "compression/compressed_bundle.h"
 #include "compression/md5.h"
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "formats/offload_binary.h"
 
 #include <string>

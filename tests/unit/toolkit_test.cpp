@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "formats/binary_bundle.h"
-#include "formats/elf_object.h"
-#include "formats/hip_wrappers.h"
-#include "formats/linked_layout.h"
-#include "formats/linked_section_resize.h"
+#include "formats/elf/elf_object.h"
+#include "formats/elf/hip_wrappers.h"
+#include "formats/elf/linked_layout.h"
+#include "formats/elf/linked_section_resize.h"
 #include "support/byte_order.h"
 #include "test_files.h"
 #include "toolkit/rewrite.h"

@@ -1,5 +1,5 @@
 // ELF structures, decoded in one place; see elf_file.h for the layout.
-#include "formats/elf_file.h"
+#include "formats/elf/elf_file.h"
 
 #include "support/byte_order.h"
 

@@ -2,7 +2,7 @@
 // last byte backwards, each one that ends its predecessor stored as an offset
 // into it.
 
-#include "formats/tail_merged_string_table.h"
+#include "formats/elf/tail_merged_string_table.h"
 
 #include <algorithm>
 #include <cstring>

@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "formats/elf_file.h"
+#include "formats/elf/elf_file.h"
 #include "support/error.h"
 
 namespace offbundle {

@@ -1,10 +1,10 @@
 // The layout rules of linked ELF files (see the header).
-#include "formats/linked_layout.h"
+#include "formats/elf/linked_layout.h"
 
 #include <string>
 #include <vector>
 
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/byte_order.h"
 #include "support/byte_range.h"
 #include "support/hex.h"

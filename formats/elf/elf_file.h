@@ -1,5 +1,5 @@
 // ELF structures, decoded in one place for every reader in the project: the
-// llvm-objcopy-compatible rewriter (formats/elf_object) and the archive
+// llvm-objcopy-compatible rewriter (formats/elf/elf_object) and the archive
 // symbol table writer (archive/archive_symbols). Each of those keeps its own
 // checks and messages; this file only knows where the fields are.
 //

@@ -1,5 +1,5 @@
 // Resizing a section of a linked ELF file (see the header for the layout).
-#include "formats/linked_section_resize.h"
+#include "formats/elf/linked_section_resize.h"
 
 #include <algorithm>
 #include <iterator>
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/byte_order.h"
 #include "support/byte_range.h"
 #include "support/hex.h"

@@ -1,7 +1,7 @@
 // The layout rules of a linked ELF file (an executable or shared library)
 // that the tools run on it after linking rely on: GNU strip and objcopy
 // (BFD), eu-strip, patchelf, and the kernel and dynamic loader. Linkers
-// always follow them; a rewrite (formats/linked_section_resize.h) must too,
+// always follow them; a rewrite (formats/elf/linked_section_resize.h) must too,
 // or a distribution's packaging step breaks the file. Checked here:
 //
 //   1. The program header table (e_phoff, e_phnum entries of 56 bytes)

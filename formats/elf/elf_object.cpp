@@ -20,10 +20,10 @@
 //     out after the ELF header in the order of their old file offsets (new
 //     sections last), each at its alignment; the section header table
 //     follows, aligned to the address size.
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 
-#include "formats/elf_file.h"
-#include "formats/tail_merged_string_table.h"
+#include "formats/elf/elf_file.h"
+#include "formats/elf/tail_merged_string_table.h"
 #include "support/byte_range.h"
 #include "support/hex.h"
 #include "support/leb128.h"

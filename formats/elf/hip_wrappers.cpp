@@ -1,9 +1,9 @@
 // HIP fat binary wrappers (see the header for the layout).
-#include "formats/hip_wrappers.h"
+#include "formats/elf/hip_wrappers.h"
 
 #include <unordered_map>
 
-#include "formats/elf_object.h"
+#include "formats/elf/elf_object.h"
 #include "support/byte_order.h"
 
 namespace offbundle {
