@@ -10,6 +10,7 @@
 
 #include "bitcode/bitstream_reader.h"
 #include "bitcode/llvm_bitcodes.h"
+#include "support/offload_sections.h"
 
 namespace offbundle {
 namespace {
@@ -33,7 +34,6 @@ constexpr unsigned kMetadataNamedNode = 10;
 constexpr unsigned kMetadataStrings = 35;
 
 // The section whose objects LLVM 22 extracts.
-constexpr std::string_view kOffloadingSection = ".llvm.offloading";
 constexpr std::string_view kEmbeddedObjectsName = "llvm.embedded.objects";
 
 // Whether a metadata record defines one metadata ID, as LLVM's metadata
@@ -462,7 +462,7 @@ private:
         continue;
       const MetadataEntry *section = metadataAt(node->operands[1]);
       if (section == nullptr || section->kind != MetadataEntry::Kind::String ||
-          section->text != kOffloadingSection)
+          section->text != kLlvmOffloadingSection)
         continue;
       const MetadataEntry *value = metadataAt(node->operands[0]);
       if (value == nullptr || value->kind != MetadataEntry::Kind::Value ||

@@ -22,11 +22,9 @@
 
 #include "formats/elf/elf_object.h"
 #include "support/error.h"
+#include "support/offload_sections.h"
 
 namespace offbundle {
-
-inline constexpr std::string_view kHipFatbinSection = ".hip_fatbin";
-inline constexpr std::string_view kLlvmOffloadingSection = ".llvm.offloading";
 
 // A section holding offload data, in the order of the section table.
 struct OffloadDataSection {

@@ -9,13 +9,13 @@
 #include "bitcode/embedded_objects.h"
 #include "formats/coff_object.h"
 #include "formats/elf/elf_object.h"
+#include "support/offload_sections.h"
 
 namespace offbundle {
 namespace {
 
 // LLVM finds `.llvm.offloading` sections by their type
 // (kElfSectionTypeLlvmOffloading, formats/elf/elf_file.h), not by this name.
-constexpr std::string_view kOffloadingSectionName = ".llvm.offloading";
 
 enum class InputKind {
   OffloadBinary,
@@ -121,7 +121,7 @@ private:
       return fileError(name, sections.error().message);
     for (size_t index = 0; index < sections->size(); ++index) {
       const CoffSection &section = (*sections)[index];
-      if (!section.name.starts_with(kOffloadingSectionName))
+      if (!section.name.starts_with(kLlvmOffloadingSection))
         continue;
       const std::string context = "'" + name + "': section " +
                                   std::to_string(index + 1) + " '" +

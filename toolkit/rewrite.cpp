@@ -19,18 +19,17 @@
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
 #include "formats/elf/elf_object.h"
-#include "formats/embedded_offload.h"
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_section_resize.h"
+#include "formats/embedded_offload.h"
 #include "formats/offload_binary.h"
 #include "support/file_io.h"
+#include "support/offload_sections.h"
 #include "targets/offload_target.h"
 
 namespace offbundle {
 namespace {
 
-constexpr std::string_view kFatbinSection = ".hip_fatbin";
-constexpr std::string_view kOffloadingSection = ".llvm.offloading";
 constexpr uint64_t kLargestInferredAlignment = 4096;
 
 struct PlainEntry {
@@ -291,20 +290,17 @@ struct RewrittenObject {
 // compressed offload binary. The section is replaced as llvm-objcopy
 // --update-section does.
 Result<std::optional<RewrittenObject>>
-rewriteOffloadingObject(const std::string &name, std::string_view bytes,
+rewriteOffloadingObject(const std::string &name, const ElfObject &object,
                         BundleRewriter &rewriter, bool required) {
   // `required`: the object is the file itself, not an archive member.
   const RewriteKind kind = rewriter.request().kind;
-  auto object = parseElfObject(bytes);
-  if (!object)
-    return fileError(name, object.error().message);
   std::string_view section;
-  for (const ElfSection &candidate : object->sections())
-    if (candidate.name == kOffloadingSection)
-      section = object->contents(candidate);
-  auto binaries =
-      splitOffloadBinaries(section, "'" + name + "': section '" +
-                                        std::string(kOffloadingSection) + "'");
+  for (const ElfSection &candidate : object.sections())
+    if (candidate.name == kLlvmOffloadingSection)
+      section = object.contents(candidate);
+  auto binaries = splitOffloadBinaries(
+      section,
+      "'" + name + "': section '" + std::string(kLlvmOffloadingSection) + "'");
   if (!binaries)
     return binaries.takeError();
   RewriteResult &result = rewriter.result();
@@ -335,7 +331,8 @@ rewriteOffloadingObject(const std::string &name, std::string_view bytes,
   result.changed = true;
   RewrittenObject rewritten;
   rewritten.fatbin = std::make_unique<const std::string>(std::move(kept));
-  auto plan = planSectionUpdate(bytes, kOffloadingSection, *rewritten.fatbin);
+  auto plan =
+      planSectionUpdate(object, kLlvmOffloadingSection, *rewritten.fatbin);
   if (!plan)
     return fileError(name, plan.error().message);
   rewritten.plan = std::move(*plan);
@@ -346,26 +343,23 @@ rewriteOffloadingObject(const std::string &name, std::string_view bytes,
 // written again as llvm-objcopy --update-section does; nothing when the
 // object has no .hip_fatbin (`required` makes that an error, naming why).
 Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
-                                                     std::string_view bytes,
+                                                     const ElfObject &object,
                                                      BundleRewriter &rewriter,
                                                      bool required) {
-  auto object = parseElfObject(bytes);
-  if (!object)
-    return fileError(name, object.error().message);
   const ElfSection *fatbin = nullptr;
   bool newDriver = false;
-  for (const ElfSection &section : object->sections()) {
-    if (section.name == kFatbinSection)
+  for (const ElfSection &section : object.sections()) {
+    if (section.name == kHipFatbinSection)
       fatbin = &section;
-    newDriver = newDriver || section.name == kOffloadingSection;
+    newDriver = newDriver || section.name == kLlvmOffloadingSection;
   }
   if (!fatbin && newDriver)
-    return rewriteOffloadingObject(name, bytes, rewriter, required);
+    return rewriteOffloadingObject(name, object, rewriter, required);
   if (!fatbin && !required)
     return std::optional<RewrittenObject>();
   if (!fatbin)
     return fileError(name, "no .hip_fatbin section: no GPU code to rewrite");
-  auto bundle = rewriter.rewrite(object->contents(*fatbin), name);
+  auto bundle = rewriter.rewrite(object.contents(*fatbin), name);
   if (!bundle)
     return bundle.takeError();
   auto contents = rewriter.render(*bundle);
@@ -373,7 +367,7 @@ Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
     return contents.takeError();
   RewrittenObject rewritten;
   rewritten.fatbin = std::make_unique<const std::string>(std::move(*contents));
-  auto plan = planSectionUpdate(bytes, kFatbinSection, *rewritten.fatbin);
+  auto plan = planSectionUpdate(object, kHipFatbinSection, *rewritten.fatbin);
   if (!plan)
     return fileError(name, plan.error().message);
   rewritten.plan = std::move(*plan);
@@ -425,7 +419,10 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
     const std::string name = file + "(" + member.name + ")";
     std::optional<std::string> changed;
     if (isElf(member.bytes)) {
-      auto object = rewriteObject(name, member.bytes, rewriter, false);
+      auto parsed = parseElfObject(member.bytes);
+      if (!parsed)
+        return fileError(name, parsed.error().message);
+      auto object = rewriteObject(name, *parsed, rewriter, false);
       if (!object)
         return object.takeError();
       if (*object)
@@ -628,9 +625,10 @@ compressConcurrently(const std::vector<std::string_view> &bundles, int level,
 // wrappers repointed and the file shrunk (see
 // formats/elf/linked_section_resize.h).
 Result<OutputPlan> rewriteLinked(const std::string &file,
-                                 std::string_view bytes,
+                                 const ElfObject &object,
                                  BundleRewriter &rewriter) {
-  auto found = readHipWrappers(bytes);
+  const std::string_view bytes = object.bytes();
+  auto found = readHipWrappers(object);
   if (!found)
     return fileError(file, found.error().message);
   if (!*found || (*found)->wrappers.empty())
@@ -661,7 +659,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
 
   OutputPlan contents;
   LinkedSectionResize resize;
-  resize.sectionName = kFatbinSection;
+  resize.sectionName = kHipFatbinSection;
   // Whatever precedes the first bundle stays where it is.
   const uint64_t first = bundles->front().address;
   contents.addInput(wrappers.fatbinOffset, first - wrappers.fatbinStart);
@@ -690,15 +688,29 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
   }
   for (const HipWrapper &wrapper : wrappers.wrappers)
     resize.pointerFields.push_back(wrapper.address + 8);
-  auto plan = planLinkedSectionResize(bytes, resize, std::move(contents));
+  auto plan = planLinkedSectionResize(object, resize, std::move(contents));
   if (!plan)
     return fileError(file, plan.error().message);
   return plan;
 }
 
-bool isLinkedElf(std::string_view bytes) {
-  auto object = parseElfObject(bytes);
-  return object && object->header().programHeaderCount != 0;
+// An ELF file, parsed once: every step below reads this object.
+Result<OutputPlan> rewriteElf(const std::string &file, std::string_view bytes,
+                              BundleRewriter &rewriter) {
+  auto parsed = parseElfObject(bytes);
+  if (!parsed)
+    return fileError(file, parsed.error().message);
+  if (parsed->header().programHeaderCount != 0)
+    return rewriteLinked(file, *parsed, rewriter);
+  auto object = rewriteObject(file, *parsed, rewriter, true);
+  if (!object)
+    return object.takeError();
+  if (!*object) {
+    OutputPlan unchanged;
+    unchanged.addInput(0, bytes.size());
+    return unchanged;
+  }
+  return asOutputPlan((*object)->plan, bytes);
 }
 
 } // namespace
@@ -710,21 +722,12 @@ Result<RewriteResult> rewriteFile(const std::string &file,
   RewriteResult result;
   BundleRewriter rewriter(bytes, request, result, pages);
   Result<OutputPlan> rewritten = OutputPlan();
-  if (isElf(bytes) && isLinkedElf(bytes)) {
-    rewritten = rewriteLinked(file, bytes, rewriter);
-  } else if (isElf(bytes)) {
-    auto object = rewriteObject(file, bytes, rewriter, true);
-    if (!object)
-      return object.takeError();
-    OutputPlan unchanged;
-    unchanged.addInput(0, bytes.size());
-    rewritten =
-        *object ? asOutputPlan((*object)->plan, bytes) : std::move(unchanged);
-  } else if (isArchive(bytes)) {
+  if (isElf(bytes))
+    rewritten = rewriteElf(file, bytes, rewriter);
+  else if (isArchive(bytes))
     rewritten = rewriteArchive(file, bytes, rewriter, request);
-  } else {
+  else
     rewritten = rewriter.rewrite(bytes, file);
-  }
   if (!rewritten)
     return rewritten.takeError();
   result.plan = std::move(*rewritten);

@@ -9,6 +9,7 @@
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_layout.h"
 #include "support/hex.h"
+#include "support/offload_sections.h"
 
 namespace offbundle {
 Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
@@ -22,7 +23,7 @@ Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
   // Where the bundles found in .hip_fatbin start, as addresses.
   std::set<uint64_t> bundleStarts;
   for (const api::Bundle &bundle : input.bundles())
-    if (bundle.section == ".hip_fatbin" && bundle.member.empty() &&
+    if (bundle.section == kHipFatbinSection && bundle.member.empty() &&
         bundle.fileOffset && *bundle.fileOffset >= wrappers.fatbinOffset)
       bundleStarts.insert(wrappers.fatbinStart +
                           (*bundle.fileOffset - wrappers.fatbinOffset));

@@ -38,6 +38,10 @@
 
 namespace offbundle {
 
+namespace elf_rewrite {
+class ElfPlanBuilder; // the rewriter, formats/elf/elf_rewrite.h
+} // namespace elf_rewrite
+
 // Names of bundle sections are this prefix followed by the entry ID.
 inline constexpr std::string_view kOffloadBundleSectionPrefix =
     "__CLANG_OFFLOAD_BUNDLE__";
@@ -97,7 +101,7 @@ public:
                 const std::function<Status(uint64_t)> &writeZeros) const;
 
 private:
-  friend class ElfPlanBuilder;
+  friend class elf_rewrite::ElfPlanBuilder;
   uint64_t size_ = 0;
   std::vector<ElfOutputChunk> chunks_;
   // Bytes computed here (headers, rebuilt tables) that chunks point into;
@@ -121,7 +125,7 @@ planOffloadBundleSections(std::string_view object,
 // else rewritten as above. The section must have contents (not SHT_NOBITS)
 // and no relocations applying to it. The chunks view `object` and
 // `contents`, which must outlive the plan.
-Result<ElfWritePlan> planSectionUpdate(std::string_view object,
+Result<ElfWritePlan> planSectionUpdate(const ElfObject &object,
                                        std::string_view sectionName,
                                        std::string_view contents);
 

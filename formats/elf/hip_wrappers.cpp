@@ -5,12 +5,11 @@
 
 #include "formats/elf/elf_object.h"
 #include "support/byte_order.h"
+#include "support/offload_sections.h"
 
 namespace offbundle {
 namespace {
 
-constexpr std::string_view kWrapperSection = ".hipFatBinSegment";
-constexpr std::string_view kFatbinSection = ".hip_fatbin";
 constexpr uint32_t kSectionTypeRela = 4;
 constexpr uint64_t kRelaSize = 24;
 constexpr uint32_t kRelativeX86_64 = 8;
@@ -45,16 +44,20 @@ Result<std::optional<HipWrappers>> readHipWrappers(std::string_view bytes) {
   auto object = parseElfObject(bytes);
   if (!object)
     return object.takeError();
-  const ElfHeader &header = object->header();
+  return readHipWrappers(*object);
+}
+
+Result<std::optional<HipWrappers>> readHipWrappers(const ElfObject &object) {
+  const ElfHeader &header = object.header();
   if (!header.is64Bit || !header.isLittleEndian ||
       header.programHeaderCount == 0)
     return std::optional<HipWrappers>();
   const ElfSection *wrapperSection = nullptr;
   const ElfSection *fatbin = nullptr;
-  for (const ElfSection &section : object->sections()) {
-    if (section.name == kWrapperSection)
+  for (const ElfSection &section : object.sections()) {
+    if (section.name == kHipWrapperSection)
       wrapperSection = &section;
-    if (section.name == kFatbinSection)
+    if (section.name == kHipFatbinSection)
       fatbin = &section;
   }
   if (!wrapperSection || !fatbin || !wrapperSection->hasContents())
@@ -65,7 +68,7 @@ Result<std::optional<HipWrappers>> readHipWrappers(std::string_view bytes) {
     return makeError(".hipFatBinSegment holds " +
                      std::to_string(wrapperSection->size) +
                      " bytes, not a whole number of 24-byte wrappers");
-  auto addends = relativeAddends(*object);
+  auto addends = relativeAddends(object);
   if (!addends)
     return addends.takeError();
 
@@ -73,7 +76,7 @@ Result<std::optional<HipWrappers>> readHipWrappers(std::string_view bytes) {
   found.fatbinStart = fatbin->address;
   found.fatbinEnd = fatbin->address + fatbin->size;
   found.fatbinOffset = fatbin->offset;
-  const std::string_view contents = object->contents(*wrapperSection);
+  const std::string_view contents = object.contents(*wrapperSection);
   for (uint64_t at = 0; at + kHipWrapperSize <= contents.size();
        at += kHipWrapperSize) {
     HipWrapper wrapper;

@@ -29,6 +29,8 @@
 
 namespace offbundle {
 
+class ElfObject; // formats/elf/elf_object.h
+
 inline constexpr uint32_t kHipWrapperMagic = 0x48495046;
 inline constexpr uint64_t kHipWrapperSize = 24;
 
@@ -53,6 +55,9 @@ struct HipWrappers {
 // or no .hip_fatbin. An Error when the sections it reads lie outside the
 // file, .hipFatBinSegment is not a whole number of wrappers, or
 // .hip_fatbin's addresses wrap around.
+// The first form reads an object already parsed; the second parses
+// `bytes` first (nothing when they are not ELF).
+Result<std::optional<HipWrappers>> readHipWrappers(const ElfObject &object);
 Result<std::optional<HipWrappers>> readHipWrappers(std::string_view bytes);
 
 } // namespace offbundle

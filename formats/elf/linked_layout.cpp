@@ -1,6 +1,8 @@
 // The layout rules of linked ELF files (see the header).
 #include "formats/elf/linked_layout.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,27 +29,17 @@ Error broken(const std::string &what) {
                    what);
 }
 
-} // namespace
-
-Status checkLinkedLayout(std::string_view file) {
-  auto object = parseElfObject(file);
-  if (!object)
-    return object.takeError();
-  const ElfHeader &header = object->header();
-  if (!header.is64Bit || !header.isLittleEndian ||
-      header.programHeaderCount == 0)
-    return Status::success();
-  const uint64_t tableOffset = header.programHeaderOffset;
-  const uint64_t tableSize = header.programHeaderCount * kProgramHeaderSize;
-  if (loadLittle16(file, 54) != kProgramHeaderSize ||
-      !rangeFits(tableOffset, tableSize, file.size()))
-    return broken("the program header table lies outside the file");
-
+// The program headers as the rules look at them.
+struct Segments {
   std::vector<Segment> loads;
-  const Segment *table = nullptr;
-  bool executable = header.fileType == elf::kFileTypeExecutable;
-  Segment phdr;
-  bool hasPhdr = false;
+  std::optional<Segment> phdr;
+  bool executable = false;
+};
+
+Result<Segments> readSegments(std::string_view file, const ElfHeader &header,
+                              uint64_t tableOffset) {
+  Segments segments;
+  segments.executable = header.fileType == elf::kFileTypeExecutable;
   for (uint64_t i = 0; i < header.programHeaderCount; ++i) {
     const uint64_t at = tableOffset + i * kProgramHeaderSize;
     Segment segment;
@@ -58,18 +50,19 @@ Status checkLinkedLayout(std::string_view file) {
         segment.vaddr > UINT64_MAX - segment.memsz)
       return broken(segment.name() + " wraps around");
     if (segment.type == elf::kSegmentLoad)
-      loads.push_back(segment);
+      segments.loads.push_back(segment);
     else if (segment.type == elf::kSegmentInterpreter)
-      executable = true;
-    else if (segment.type == elf::kSegmentProgramHeaders) {
-      phdr = segment;
-      hasPhdr = true;
-    }
+      segments.executable = true;
+    else if (segment.type == elf::kSegmentProgramHeaders)
+      segments.phdr = segment;
   }
-  if (loads.empty())
+  if (segments.loads.empty())
     return broken("no PT_LOAD segment");
+  return segments;
+}
 
-  // Rule 4: order, congruence, no page mapped twice with different bytes.
+// Rule 4: order, congruence, no page mapped twice with different bytes.
+Status checkLoadOrder(const std::vector<Segment> &loads) {
   const Segment *previous = nullptr;
   for (const Segment &load : loads) {
     if (load.align > 1 && ((load.align & (load.align - 1)) != 0 ||
@@ -93,9 +86,14 @@ Status checkLinkedLayout(std::string_view file) {
     }
     previous = &load;
   }
+  return Status::success();
+}
 
-  // Rule 1: where the table is.
-  for (const Segment &load : loads)
+// Rules 1 to 3: where the table is, PT_PHDR, and AT_PHDR for old kernels.
+Status checkTablePlace(const Segments &segments, uint64_t tableOffset,
+                       uint64_t tableSize) {
+  const Segment *table = nullptr;
+  for (const Segment &load : segments.loads)
     if (load.holdsFile(tableOffset, tableSize) &&
         (load.offset == tableOffset ||
          (load.offset == 0 && tableOffset == kElfHeaderSize)))
@@ -105,25 +103,29 @@ Status checkLinkedLayout(std::string_view file) {
                   ") neither starts a PT_LOAD nor follows the ELF header in "
                   "the first");
   const uint64_t tableAddress = table->addressOf(tableOffset);
-  // Rule 2.
-  if (hasPhdr && (phdr.offset != tableOffset || phdr.filesz != tableSize ||
-                  phdr.vaddr != tableAddress))
-    return broken("PT_PHDR (offset " + hexNumber(phdr.offset) + ", address " +
-                  hexNumber(phdr.vaddr) + ") is not the program header " +
+  const std::optional<Segment> &phdr = segments.phdr;
+  if (phdr && (phdr->offset != tableOffset || phdr->filesz != tableSize ||
+               phdr->vaddr != tableAddress))
+    return broken("PT_PHDR (offset " + hexNumber(phdr->offset) + ", address " +
+                  hexNumber(phdr->vaddr) + ") is not the program header " +
                   "table (offset " + hexNumber(tableOffset) + ", address " +
                   hexNumber(tableAddress) + ")");
-  // Rule 3.
-  const Segment &first = loads.front();
-  if (executable && tableAddress != first.vaddr - first.offset + tableOffset)
+  const Segment &first = segments.loads.front();
+  if (segments.executable &&
+      tableAddress != first.vaddr - first.offset + tableOffset)
     return broken("the program header table is mapped at " +
                   hexNumber(tableAddress) +
                   ", not at the load address plus "
                   "e_phoff (" +
                   hexNumber(first.vaddr - first.offset + tableOffset) +
                   "), where kernels before 5.18 look for it");
+  return Status::success();
+}
 
-  // Rules 5 and 6.
-  const auto &sections = object->sections();
+// Rules 5 and 6: every allocated section inside a segment that maps it at
+// its address, in the file in section header order.
+Status checkAllocatedSections(const std::vector<ElfSection> &sections,
+                              const std::vector<Segment> &loads) {
   uint64_t lastOffset = 0;
   std::string lastName;
   for (size_t i = 1; i < sections.size(); ++i) {
@@ -158,6 +160,32 @@ Status checkLinkedLayout(std::string_view file) {
     lastName = name;
   }
   return Status::success();
+}
+
+} // namespace
+
+Status checkLinkedLayout(std::string_view file) {
+  auto object = parseElfObject(file);
+  if (!object)
+    return object.takeError();
+  const ElfHeader &header = object->header();
+  if (!header.is64Bit || !header.isLittleEndian ||
+      header.programHeaderCount == 0)
+    return Status::success();
+  const uint64_t tableOffset = header.programHeaderOffset;
+  const uint64_t tableSize = header.programHeaderCount * kProgramHeaderSize;
+  if (loadLittle16(file, 54) != kProgramHeaderSize ||
+      !rangeFits(tableOffset, tableSize, file.size()))
+    return broken("the program header table lies outside the file");
+  auto segments = readSegments(file, header, tableOffset);
+  if (!segments)
+    return segments.takeError();
+  if (Status status = checkLoadOrder(segments->loads); !status.ok())
+    return status;
+  if (Status status = checkTablePlace(*segments, tableOffset, tableSize);
+      !status.ok())
+    return status;
+  return checkAllocatedSections(object->sections(), segments->loads);
 }
 
 } // namespace offbundle

@@ -385,13 +385,10 @@ private:
     const uint64_t needEnd = kElfHeaderSize + tableSize(entries);
     if (needEnd <= homeRoomEnd_)
       return true;
-    const ProgramHeader &home = segments_[homeLoad_];
-    const auto &sections = object_.sections();
-    // Every section starting where the table must go, then every section
-    // and every segment other than a PT_LOAD that shares bytes with them,
-    // until nothing more joins.
+    // Every section starting where the table must go, then everything that
+    // must move with them (growBlock).
     uint64_t start = UINT64_MAX, end = 0;
-    for (const ElfSection &section : sections)
+    for (const ElfSection &section : object_.sections())
       if (section.occupiesFileBytes() && section.offset >= kElfHeaderSize &&
           section.offset < needEnd) {
         start = std::min(start, section.offset);
@@ -399,6 +396,24 @@ private:
       }
     if (start == UINT64_MAX)
       return false; // not a section in the way: the header table, or the end
+    if (!growBlock(start, end))
+      return false;
+    if (end > segments_[homeLoad_].filesz ||
+        object_.header().sectionHeaderOffset < end || start < kElfHeaderSize)
+      return false;
+    std::optional<DisplacedBlock> block = describeBlock(start, end);
+    if (!block)
+      return false;
+    block_ = std::move(*block);
+    return true;
+  }
+
+  // Widens [start, end) by every section and every segment other than a
+  // PT_LOAD that shares bytes with it, and by what must move with a symbol
+  // table, until nothing more joins. False when something that cannot move
+  // would have to.
+  bool growBlock(uint64_t &start, uint64_t &end) const {
+    const auto &sections = object_.sections();
     for (bool grew = true; grew;) {
       grew = false;
       for (const ElfSection &section : sections)
@@ -419,35 +434,50 @@ private:
           end = std::max(end, segment.offset + segment.filesz);
           grew = true;
         }
-      // A symbol table moves with its string table and the relocation
-      // sections that use it: BFD, reading either of those first, reads the
-      // symbol table before it, and would number it out of file order if
-      // it were left behind.
-      for (size_t i = 1; i < sections.size(); ++i) {
-        const ElfSection &table = sections[i];
-        if ((table.type != elf::kTypeSymbolTable &&
-             table.type != elf::kTypeDynamicSymbols) ||
-            table.size == 0 || table.offset < start || table.offset >= end)
+      if (!growWithSymbolTableUsers(start, end, grew))
+        return false;
+    }
+    return true;
+  }
+
+  // A symbol table moves with its string table and the relocation sections
+  // that use it: BFD, reading either of those first, reads the symbol table
+  // before it, and would number it out of file order if it were left
+  // behind.
+  bool growWithSymbolTableUsers(uint64_t start, uint64_t &end,
+                                bool &grew) const {
+    const auto &sections = object_.sections();
+    for (size_t i = 1; i < sections.size(); ++i) {
+      const ElfSection &table = sections[i];
+      if ((table.type != elf::kTypeSymbolTable &&
+           table.type != elf::kTypeDynamicSymbols) ||
+          table.size == 0 || table.offset < start || table.offset >= end)
+        continue;
+      for (size_t j = 1; j < sections.size(); ++j) {
+        const ElfSection &user = sections[j];
+        const bool belongs =
+            j == table.link ||
+            ((user.type == elf::kTypeRela || user.type == elf::kTypeRel) &&
+             user.link == i);
+        if (!belongs || !user.hasContents() || user.size == 0 ||
+            (user.offset >= start && user.offset < end))
           continue;
-        for (size_t j = 1; j < sections.size(); ++j) {
-          const ElfSection &user = sections[j];
-          const bool belongs =
-              j == table.link ||
-              ((user.type == elf::kTypeRela || user.type == elf::kTypeRel) &&
-               user.link == i);
-          if (!belongs || !user.hasContents() || user.size == 0 ||
-              (user.offset >= start && user.offset < end))
-            continue;
-          if (user.offset < start)
-            return false;
-          end = user.offset + user.size;
-          grew = true;
-        }
+        if (user.offset < start)
+          return false;
+        end = user.offset + user.size;
+        grew = true;
       }
     }
-    if (end > home.filesz || object_.header().sectionHeaderOffset < end ||
-        start < kElfHeaderSize)
-      return false;
+    return true;
+  }
+
+  // The block [start, end) of the home segment as it moves, or nothing when
+  // a section in it cannot move: only what the dynamic table and the
+  // headers address, mapped where the first segment maps it.
+  std::optional<DisplacedBlock> describeBlock(uint64_t start,
+                                              uint64_t end) const {
+    const ProgramHeader &home = segments_[homeLoad_];
+    const auto &sections = object_.sections();
     DisplacedBlock block;
     block.offset = start;
     block.end = end;
@@ -460,33 +490,30 @@ private:
         // Memory without file bytes where the block was: refused.
         if ((section.flags & elf::kFlagAlloc) &&
             block.holdsAddress(section.address))
-          return false;
+          return std::nullopt;
         continue;
       }
       if (section.offset < start || section.offset >= end)
         continue;
-      // Nothing but what the dynamic table and the headers address, mapped
-      // where the first segment maps it.
       if (!(section.flags & elf::kFlagAlloc) ||
           !(isMovableType(section.type) ||
             (section.type == elf::kTypeProgBits &&
              section.name == ".interp")) ||
           section.address != home.vaddr + section.offset)
-        return false;
+        return std::nullopt;
       const uint64_t alignment = std::max<uint64_t>(section.alignment, 1);
       if (!isPowerOfTwo(alignment) || alignment > pageSize_)
-        return false;
+        return std::nullopt;
       block.alignment = std::max(block.alignment, alignment);
       block.sections.push_back(i);
     }
     if (section_->offset < end && section_->offset >= start)
-      return false;
+      return std::nullopt;
     block.roomEnd = std::min(home.filesz, object_.header().sectionHeaderOffset);
     for (const ElfSection &section : sections)
       if (section.occupiesFileBytes() && section.offset >= end)
         block.roomEnd = std::min(block.roomEnd, section.offset);
-    block_ = std::move(block);
-    return true;
+    return block;
   }
 
   // How far the rest of the file moves, whether the segment splits, where
@@ -1114,7 +1141,13 @@ Result<OutputPlan> planLinkedSectionResize(std::string_view file,
   auto object = parseElfObject(file);
   if (!object)
     return object.takeError();
-  const ElfHeader &header = object->header();
+  return planLinkedSectionResize(*object, request, std::move(contents));
+}
+
+Result<OutputPlan> planLinkedSectionResize(const ElfObject &object,
+                                           const LinkedSectionResize &request,
+                                           OutputPlan contents) {
+  const ElfHeader &header = object.header();
   if (!header.is64Bit || !header.isLittleEndian ||
       (header.fileType != elf::kFileTypeExecutable &&
        header.fileType != elf::kFileTypeShared) ||
@@ -1126,7 +1159,7 @@ Result<OutputPlan> planLinkedSectionResize(std::string_view file,
                         return a.from < b.from;
                       }))
     return makeError("address moves must be sorted");
-  Resizer resizer(file, request, std::move(contents), *object);
+  Resizer resizer(object.bytes(), request, std::move(contents), object);
   return resizer.plan();
 }
 

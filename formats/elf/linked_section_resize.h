@@ -94,6 +94,8 @@
 
 namespace offbundle {
 
+class ElfObject; // formats/elf/elf_object.h
+
 // An address inside the section, and where what was there goes: an offset
 // into the new contents.
 struct AddressMove {
@@ -109,7 +111,11 @@ struct LinkedSectionResize {
 };
 
 // The whole rewritten file, the section's new contents (whose input ranges,
-// like the plan's own, are ranges of `file`) in it.
+// like the plan's own, are ranges of the file) in it. The first form takes
+// the file parsed, the second parses it.
+Result<OutputPlan> planLinkedSectionResize(const ElfObject &file,
+                                           const LinkedSectionResize &request,
+                                           OutputPlan contents);
 Result<OutputPlan> planLinkedSectionResize(std::string_view file,
                                            const LinkedSectionResize &request,
                                            OutputPlan contents);
