@@ -7,17 +7,10 @@
 #include <string>
 
 #include "bundler/config.h"
+#include "bundler/operation_report.h"
 #include "support/error.h"
 
 namespace offbundle {
-
-// What an operation prints, kept apart from its outputs. On error it holds
-// what was printed before the error, as LLVM prints as it goes.
-struct OperationReport {
-  std::string standardOutput;
-  // -verbose reports and other notes for standard error.
-  std::string diagnostics;
-};
 
 // Bundles config.inputFileNames (one per target) into the single output.
 Status bundleFiles(const BundlerConfig &config, OperationReport &report);

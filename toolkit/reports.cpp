@@ -1,5 +1,5 @@
 // offbundle list and sizes as text or JSON (see reports.h for the layouts),
-// the JSON written with bundler/json_listing.h's JsonWriter.
+// the JSON written with support/json_writer.h's JsonWriter.
 
 #include "toolkit/reports.h"
 
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "bundler/json_listing.h"
+#include "support/json_writer.h"
 
 namespace offbundle {
 namespace {

@@ -4,12 +4,12 @@
 // the documented layouts, so that every expectation is independent of the
 // code under test.
 #include "bundler/code_object_uri.h"
-#include "bundler/json_listing.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
 #include "in_memory.h"
+#include "support/json_writer.h"
 
 #include <gtest/gtest.h>
 

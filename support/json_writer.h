@@ -1,6 +1,6 @@
-// JSON text for -list -format=json: string escaping that always yields valid
-// JSON, and a small writer that keeps keys in the order they are written
-// and indents by two spaces, so the output is stable and diffable.
+// JSON text for machine-readable listings: string escaping that always
+// yields valid JSON, and a small writer that keeps keys in the order they are
+// written and indents by two spaces, so the output is stable and diffable.
 #pragma once
 
 #include <cstdint>
