@@ -687,7 +687,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     return whole;
   }
   for (const HipWrapper &wrapper : wrappers.wrappers)
-    resize.pointerFields.push_back(wrapper.address + 8);
+    resize.pointerFields.push_back(wrapper.address + kHipWrapperBinaryOffset);
   auto plan = planLinkedSectionResize(object, resize, std::move(contents));
   if (!plan)
     return fileError(file, plan.error().message);

@@ -73,6 +73,18 @@ inline constexpr uint32_t kTypeDynamicSymbols = 11;
 inline constexpr uint32_t kTypeGroup = 17;
 inline constexpr uint32_t kTypeSymbolIndexTable = 18;
 inline constexpr uint32_t kTypeCrel = 0x40000014;
+inline constexpr uint32_t kTypeHash = 5;
+inline constexpr uint32_t kTypeNote = 7;
+inline constexpr uint32_t kTypeRelr = 19;
+inline constexpr uint32_t kTypeGnuHash = 0x6ffffff6;
+inline constexpr uint32_t kTypeGnuVerdef = 0x6ffffffd;
+inline constexpr uint32_t kTypeGnuVerneed = 0x6ffffffe;
+inline constexpr uint32_t kTypeGnuVersym = 0x6fffffff;
+
+// R_X86_64_RELATIVE and R_AARCH64_RELATIVE: the dynamic relocations that
+// store load address + addend.
+inline constexpr uint32_t kRelocationRelativeX86_64 = 8;
+inline constexpr uint32_t kRelocationRelativeAArch64 = 1027;
 // Program header (segment) types.
 inline constexpr uint32_t kSegmentNull = 0;
 inline constexpr uint32_t kSegmentLoad = 1;
@@ -122,7 +134,7 @@ struct ElfShape {
   size_t relSize;
   size_t relaSize;
 
-  static ElfShape of(bool is64) {
+  static constexpr ElfShape of(bool is64) {
     if (is64)
       return {true, 8, 64, 56, 64, 24, 16, 24};
     return {false, 4, 52, 32, 40, 16, 8, 12};
@@ -133,7 +145,7 @@ struct ElfShape {
 struct ElfHeaderFields {
   size_t entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize, shnum,
       shstrndx;
-  static ElfHeaderFields of(bool is64) {
+  static constexpr ElfHeaderFields of(bool is64) {
     if (is64)
       return {24, 32, 40, 48, 52, 54, 56, 58, 60, 62};
     return {24, 28, 32, 36, 40, 42, 44, 46, 48, 50};
@@ -143,7 +155,7 @@ struct ElfHeaderFields {
 // Offsets of the section header fields.
 struct ElfSectionHeaderFields {
   size_t name, type, flags, addr, offset, size, link, info, addralign, entsize;
-  static ElfSectionHeaderFields of(bool is64) {
+  static constexpr ElfSectionHeaderFields of(bool is64) {
     if (is64)
       return {0, 4, 8, 16, 24, 32, 40, 44, 48, 56};
     return {0, 4, 8, 12, 16, 20, 24, 28, 32, 36};
@@ -153,10 +165,30 @@ struct ElfSectionHeaderFields {
 // Offsets of the symbol fields.
 struct ElfSymbolFields {
   size_t name, info, other, shndx, value, size;
-  static ElfSymbolFields of(bool is64) {
+  static constexpr ElfSymbolFields of(bool is64) {
     if (is64)
       return {0, 4, 5, 6, 8, 16};
     return {0, 12, 13, 14, 4, 8};
+  }
+};
+
+// Offsets of the fields of a relocation with addend (Elf_Rela).
+struct ElfRelaFields {
+  size_t offset, info, addend;
+  static constexpr ElfRelaFields of(bool is64) {
+    if (is64)
+      return {0, 8, 16};
+    return {0, 4, 8};
+  }
+};
+
+// A dynamic table entry (Elf_Dyn): its size and the offset of d_val/d_ptr.
+struct ElfDynamicFields {
+  size_t size, tag, value;
+  static constexpr ElfDynamicFields of(bool is64) {
+    if (is64)
+      return {16, 0, 8};
+    return {8, 0, 4};
   }
 };
 

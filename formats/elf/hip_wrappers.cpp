@@ -10,10 +10,9 @@
 namespace offbundle {
 namespace {
 
-constexpr uint32_t kSectionTypeRela = 4;
-constexpr uint64_t kRelaSize = 24;
-constexpr uint32_t kRelativeX86_64 = 8;
-constexpr uint32_t kRelativeAArch64 = 1027;
+// Elf64_Rela, as formats/elf/elf_file.h declares it.
+constexpr uint64_t kRelaSize = ElfShape::of(true).relaSize;
+constexpr ElfRelaFields kRelaField = ElfRelaFields::of(true);
 
 // The addends of the RELATIVE relocations of every SHT_RELA section, by the
 // address they patch.
@@ -21,16 +20,19 @@ Result<std::unordered_map<uint64_t, uint64_t>>
 relativeAddends(const ElfObject &object) {
   std::unordered_map<uint64_t, uint64_t> addends;
   for (const ElfSection &section : object.sections()) {
-    if (section.type != kSectionTypeRela)
+    if (section.type != elf::kTypeRela)
       continue;
     if (section.size % kRelaSize != 0)
       return makeError("relocation section '" + std::string(section.name) +
                        "' is not a whole number of entries");
     const std::string_view table = object.contents(section);
     for (uint64_t at = 0; at + kRelaSize <= table.size(); at += kRelaSize) {
-      const uint32_t type = static_cast<uint32_t>(loadLittle64(table, at + 8));
-      if (type == kRelativeX86_64 || type == kRelativeAArch64)
-        addends[loadLittle64(table, at)] = loadLittle64(table, at + 16);
+      const uint32_t type =
+          static_cast<uint32_t>(loadLittle64(table, at + kRelaField.info));
+      if (type == elf::kRelocationRelativeX86_64 ||
+          type == elf::kRelocationRelativeAArch64)
+        addends[loadLittle64(table, at + kRelaField.offset)] =
+            loadLittle64(table, at + kRelaField.addend);
     }
   }
   return addends;
@@ -82,11 +84,11 @@ Result<std::optional<HipWrappers>> readHipWrappers(const ElfObject &object) {
     HipWrapper wrapper;
     wrapper.address = wrapperSection->address + at;
     wrapper.magic = loadLittle32(contents, at);
-    wrapper.version = loadLittle32(contents, at + 4);
-    auto relocated = addends->find(wrapper.address + 8);
+    wrapper.version = loadLittle32(contents, at + kHipWrapperVersionOffset);
+    auto relocated = addends->find(wrapper.address + kHipWrapperBinaryOffset);
     wrapper.binary = relocated != addends->end()
                          ? relocated->second
-                         : loadLittle64(contents, at + 8);
+                         : loadLittle64(contents, at + kHipWrapperBinaryOffset);
     found.wrappers.push_back(wrapper);
   }
   return std::optional<HipWrappers>(std::move(found));

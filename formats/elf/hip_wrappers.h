@@ -33,6 +33,8 @@ class ElfObject; // formats/elf/elf_object.h
 
 inline constexpr uint32_t kHipWrapperMagic = 0x48495046;
 inline constexpr uint64_t kHipWrapperSize = 24;
+inline constexpr uint64_t kHipWrapperVersionOffset = 4;
+inline constexpr uint64_t kHipWrapperBinaryOffset = 8;
 
 struct HipWrapper {
   uint64_t address = 0; // where the wrapper is

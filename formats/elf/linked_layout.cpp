@@ -15,7 +15,7 @@ namespace offbundle {
 namespace {
 
 constexpr uint64_t kProgramHeaderSize = ElfProgramHeader64::kSize;
-constexpr uint64_t kElfHeaderSize = 64;
+constexpr uint64_t kElfHeaderSize = ElfShape::of(true).headerSize;
 
 // A program header and its place in the table, for messages.
 struct Segment : ElfProgramHeader64 {
@@ -174,7 +174,8 @@ Status checkLinkedLayout(std::string_view file) {
     return Status::success();
   const uint64_t tableOffset = header.programHeaderOffset;
   const uint64_t tableSize = header.programHeaderCount * kProgramHeaderSize;
-  if (loadLittle16(file, 54) != kProgramHeaderSize ||
+  if (loadLittle16(file, ElfHeaderFields::of(true).phentsize) !=
+          kProgramHeaderSize ||
       !rangeFits(tableOffset, tableSize, file.size()))
     return broken("the program header table lies outside the file");
   auto segments = readSegments(file, header, tableOffset);

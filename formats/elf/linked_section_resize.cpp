@@ -15,18 +15,18 @@
 namespace offbundle {
 namespace {
 
+// The ELF64 layouts this code reads and patches in place, as
+// formats/elf/elf_file.h declares them.
+constexpr ElfShape kShape = ElfShape::of(true);
+constexpr ElfHeaderFields kHeaderField = ElfHeaderFields::of(true);
+constexpr ElfSectionHeaderFields kSectionField =
+    ElfSectionHeaderFields::of(true);
+constexpr ElfSymbolFields kSymbolField = ElfSymbolFields::of(true);
+constexpr ElfRelaFields kRelaField = ElfRelaFields::of(true);
+constexpr ElfDynamicFields kDynamicField = ElfDynamicFields::of(true);
 constexpr uint64_t kProgramHeaderSize = ElfProgramHeader64::kSize;
 // e_phnum is 16 bits, and 0xffff says the count is elsewhere.
 constexpr uint64_t kMostProgramHeaders = 0xff00;
-constexpr uint64_t kElfHeaderSize = 64;
-constexpr uint64_t kSectionHeaderSize = 64;
-constexpr uint64_t kSymbolSize = 24;
-constexpr uint64_t kSymbolValueField = 8;
-constexpr uint64_t kSymbolSizeField = 16;
-constexpr uint64_t kRelaSize = 24;
-constexpr uint64_t kDynamicEntrySize = 16;
-constexpr uint32_t kRelativeX86_64 = 8;
-constexpr uint32_t kRelativeAArch64 = 1027;
 constexpr uint64_t kSmallestPage = 0x1000;
 // Beyond the 64 KiB pages of some AArch64 systems, an alignment is a
 // linker's choice (2 MiB huge pages), not a page size whole-page moves
@@ -39,17 +39,17 @@ constexpr uint64_t kLargestPage = uint64_t{1} << 21;
 // symbol versions. (.interp is SHT_PROGBITS and is recognised by name.)
 bool isMovableType(uint32_t type) {
   switch (type) {
-  case 3:          // SHT_STRTAB
-  case 4:          // SHT_RELA
-  case 5:          // SHT_HASH
-  case 7:          // SHT_NOTE
-  case 9:          // SHT_REL
-  case 11:         // SHT_DYNSYM
-  case 19:         // SHT_RELR
-  case 0x6ffffff6: // SHT_GNU_HASH
-  case 0x6ffffffd: // SHT_GNU_verdef
-  case 0x6ffffffe: // SHT_GNU_verneed
-  case 0x6fffffff: // SHT_GNU_versym
+  case elf::kTypeStringTable:
+  case elf::kTypeRela:
+  case elf::kTypeHash:
+  case elf::kTypeNote:
+  case elf::kTypeRel:
+  case elf::kTypeDynamicSymbols:
+  case elf::kTypeRelr:
+  case elf::kTypeGnuHash:
+  case elf::kTypeGnuVerdef:
+  case elf::kTypeGnuVerneed:
+  case elf::kTypeGnuVersym:
     return true;
   default:
     return false;
@@ -302,8 +302,8 @@ private:
     const uint64_t count = header.programHeaderCount;
     if (!rangeFits(header.programHeaderOffset, tableSize(count),
                    file_.size()) ||
-        loadLittle16(file_, 54) != kProgramHeaderSize ||
-        loadLittle16(file_, 52) != kElfHeaderSize)
+        loadLittle16(file_, kHeaderField.phentsize) != kProgramHeaderSize ||
+        loadLittle16(file_, kHeaderField.ehsize) != kShape.headerSize)
       return makeError("the program header table lies outside the file");
     for (uint64_t i = 0; i < count; ++i) {
       segments_.push_back(ProgramHeader::read(
@@ -358,20 +358,21 @@ private:
     for (size_t i = 0; i < segments_.size(); ++i) {
       const ProgramHeader &segment = segments_[i];
       if (segment.type == elf::kSegmentLoad && segment.offset == 0 &&
-          segment.filesz >= kElfHeaderSize && segment.memsz >= segment.filesz &&
+          segment.filesz >= kShape.headerSize &&
+          segment.memsz >= segment.filesz &&
           (homeLoad_ == SIZE_MAX || segment.vaddr < segments_[homeLoad_].vaddr))
         homeLoad_ = i;
     }
     const ElfHeader &header = object_.header();
-    tableAtHome_ =
-        header.programHeaderOffset == kElfHeaderSize && homeLoad_ != SIZE_MAX;
+    tableAtHome_ = header.programHeaderOffset == kShape.headerSize &&
+                   homeLoad_ != SIZE_MAX;
     if (homeLoad_ == SIZE_MAX)
       return;
     homeRoomEnd_ = segments_[homeLoad_].filesz;
-    if (header.sectionHeaderOffset >= kElfHeaderSize)
+    if (header.sectionHeaderOffset >= kShape.headerSize)
       homeRoomEnd_ = std::min(homeRoomEnd_, header.sectionHeaderOffset);
     for (const ElfSection &section : object_.sections())
-      if (section.occupiesFileBytes() && section.offset >= kElfHeaderSize)
+      if (section.occupiesFileBytes() && section.offset >= kShape.headerSize)
         homeRoomEnd_ = std::min(homeRoomEnd_, section.offset);
   }
 
@@ -382,14 +383,14 @@ private:
     block_ = DisplacedBlock();
     if (homeLoad_ == SIZE_MAX)
       return false;
-    const uint64_t needEnd = kElfHeaderSize + tableSize(entries);
+    const uint64_t needEnd = kShape.headerSize + tableSize(entries);
     if (needEnd <= homeRoomEnd_)
       return true;
     // Every section starting where the table must go, then everything that
     // must move with them (growBlock).
     uint64_t start = UINT64_MAX, end = 0;
     for (const ElfSection &section : object_.sections())
-      if (section.occupiesFileBytes() && section.offset >= kElfHeaderSize &&
+      if (section.occupiesFileBytes() && section.offset >= kShape.headerSize &&
           section.offset < needEnd) {
         start = std::min(start, section.offset);
         end = std::max(end, section.offset + section.size);
@@ -399,7 +400,7 @@ private:
     if (!growBlock(start, end))
       return false;
     if (end > segments_[homeLoad_].filesz ||
-        object_.header().sectionHeaderOffset < end || start < kElfHeaderSize)
+        object_.header().sectionHeaderOffset < end || start < kShape.headerSize)
       return false;
     std::optional<DisplacedBlock> block = describeBlock(start, end);
     if (!block)
@@ -427,7 +428,7 @@ private:
             segment.type != elf::kSegmentProgramHeaders &&
             segment.overlapsFile(start, end) &&
             (segment.offset < start || segment.filesz > end - segment.offset)) {
-          if (segment.offset < kElfHeaderSize ||
+          if (segment.offset < kShape.headerSize ||
               segment.filesz > UINT64_MAX - segment.offset)
             return false;
           start = std::min(start, segment.offset);
@@ -744,44 +745,48 @@ private:
             placement.address == section.address)
           continue;
         const uint64_t entry =
-            header.sectionHeaderOffset + i * kSectionHeaderSize;
-        patches_.setWord(entry + 16, placement.address);
-        patches_.setWord(entry + 24, placement.offset);
-        patches_.setWord(entry + 32, placement.size);
+            header.sectionHeaderOffset + i * kShape.sectionHeaderSize;
+        patches_.setWord(entry + kSectionField.addr, placement.address);
+        patches_.setWord(entry + kSectionField.offset, placement.offset);
+        patches_.setWord(entry + kSectionField.size, placement.size);
       }
     } else {
       std::string table;
       for (size_t old : order) {
-        std::string entry(
-            file_.substr(header.sectionHeaderOffset + old * kSectionHeaderSize,
-                         kSectionHeaderSize));
+        std::string entry(file_.substr(header.sectionHeaderOffset +
+                                           old * kShape.sectionHeaderSize,
+                                       kShape.sectionHeaderSize));
         if (old != 0) {
           const ElfSection &section = sections[old];
           const Placement &placement = placements[old];
-          storeLittle(entry, 16, placement.address, 8);
-          storeLittle(entry, 24, placement.offset, 8);
-          storeLittle(entry, 32, placement.size, 8);
+          storeLittle(entry, kSectionField.addr, placement.address, 8);
+          storeLittle(entry, kSectionField.offset, placement.offset, 8);
+          storeLittle(entry, kSectionField.size, placement.size, 8);
           if (section.link != 0)
-            storeLittle(entry, 40, renumbered(section.link), 4);
+            storeLittle(entry, kSectionField.link, renumbered(section.link), 4);
           if (section.info != 0 && (section.type == elf::kTypeRela ||
                                     section.type == elf::kTypeRel ||
                                     (section.flags & elf::kFlagInfoLink)))
-            storeLittle(entry, 44, renumbered(section.info), 4);
+            storeLittle(entry, kSectionField.info, renumbered(section.info), 4);
         } else if (header.sectionNameTableIndex != 0 &&
-                   loadLittle16(file_, 62) == elf::kSectionIndexExtended) {
-          storeLittle(entry, 40, renumbered(header.sectionNameTableIndex), 4);
+                   loadLittle16(file_, kHeaderField.shstrndx) ==
+                       elf::kSectionIndexExtended) {
+          storeLittle(entry, kSectionField.link,
+                      renumbered(header.sectionNameTableIndex), 4);
         }
         table += entry;
       }
       patches_.set(header.sectionHeaderOffset, std::move(table));
-      if (loadLittle16(file_, 62) != elf::kSectionIndexExtended) {
+      if (loadLittle16(file_, kHeaderField.shstrndx) !=
+          elf::kSectionIndexExtended) {
         std::string index;
         appendLittleEndian(index, renumbered(header.sectionNameTableIndex), 2);
-        patches_.set(62, std::move(index));
+        patches_.set(kHeaderField.shstrndx, std::move(index));
       }
     }
     if (header.sectionHeaderOffset >= tailStart())
-      patches_.setWord(40, header.sectionHeaderOffset - movedBy_);
+      patches_.setWord(kHeaderField.shoff,
+                       header.sectionHeaderOffset - movedBy_);
   }
 
   // A section index as it is once the table is ordered again; indices that
@@ -806,8 +811,8 @@ private:
       const std::string_view entries = object_.contents(table);
       if (table.type == elf::kTypeSymbolTable ||
           table.type == elf::kTypeDynamicSymbols) {
-        for (uint64_t at = 0; at + kSymbolSize <= entries.size();
-             at += kSymbolSize) {
+        for (uint64_t at = 0; at + kShape.symbolSize <= entries.size();
+             at += kShape.symbolSize) {
           const uint16_t index = loadLittle16(entries, at + 6);
           if (index == 0 || index >= elf::kSectionIndexLoReserve ||
               renumbered(index) == index)
@@ -864,9 +869,9 @@ private:
           segment.paddr = block_.movedAddress(segment.paddr);
         }
         if (segment.type == elf::kSegmentProgramHeaders && tableHome_) {
-          segment.offset = kElfHeaderSize;
-          segment.vaddr = home.vaddr + kElfHeaderSize;
-          segment.paddr = home.paddr + kElfHeaderSize;
+          segment.offset = kShape.headerSize;
+          segment.vaddr = home.vaddr + kShape.headerSize;
+          segment.paddr = home.paddr + kShape.headerSize;
           segment.filesz = segment.memsz = tableSize(tableSlots());
         }
         table.push_back(segment);
@@ -888,10 +893,10 @@ private:
     if (!tableHome_ || tableAtHome_)
       slots = std::max<uint64_t>(slots, segments_.size());
     if (tableHome_ && !block_.empty())
-      slots =
-          std::max(slots, std::min<uint64_t>((block_.roomEnd - kElfHeaderSize) /
-                                                 kProgramHeaderSize,
-                                             kMostProgramHeaders));
+      slots = std::max(slots,
+                       std::min<uint64_t>((block_.roomEnd - kShape.headerSize) /
+                                              kProgramHeaderSize,
+                                          kMostProgramHeaders));
     return slots;
   }
 
@@ -909,7 +914,7 @@ private:
     // table when it was elsewhere.
     const uint64_t oldTableEnd =
         header.programHeaderOffset + tableSize(segments_.size());
-    uint64_t cleared = kElfHeaderSize + encoded.size();
+    uint64_t cleared = kShape.headerSize + encoded.size();
     if (!block_.empty())
       cleared = std::max(cleared, block_.end);
     if (tableAtHome_)
@@ -917,12 +922,12 @@ private:
     else
       patches_.set(header.programHeaderOffset,
                    std::string(tableSize(segments_.size()), '\0'));
-    encoded.resize(cleared - kElfHeaderSize, '\0');
-    patches_.set(kElfHeaderSize, std::move(encoded));
-    patches_.setWord(32, kElfHeaderSize);
+    encoded.resize(cleared - kShape.headerSize, '\0');
+    patches_.set(kShape.headerSize, std::move(encoded));
+    patches_.setWord(kHeaderField.phoff, kShape.headerSize);
     std::string count;
     appendLittleEndian(count, table.size(), 2);
-    patches_.set(56, std::move(count));
+    patches_.set(kHeaderField.phnum, std::move(count));
   }
 
   Result<OutputPlan> emit(const std::string &block) {
@@ -1003,17 +1008,20 @@ private:
 
   Status moveRelocations(const ElfSection &table) {
     const std::string_view entries = object_.contents(table);
-    for (uint64_t at = 0; at + kRelaSize <= entries.size(); at += kRelaSize) {
+    for (uint64_t at = 0; at + kShape.relaSize <= entries.size();
+         at += kShape.relaSize) {
       const uint64_t where = loadLittle64(entries, at);
       if (block_.holdsAddress(where))
         patches_.setWord(table.offset + at, block_.movedAddress(where));
       const uint32_t type =
-          static_cast<uint32_t>(loadLittle64(entries, at + 8));
-      if (type != kRelativeX86_64 && type != kRelativeAArch64)
+          static_cast<uint32_t>(loadLittle64(entries, at + kRelaField.info));
+      if (type != elf::kRelocationRelativeX86_64 &&
+          type != elf::kRelocationRelativeAArch64)
         continue;
-      const uint64_t addend = loadLittle64(entries, at + 16);
+      const uint64_t addend = loadLittle64(entries, at + kRelaField.addend);
       if (block_.holdsAddress(addend)) {
-        patches_.setWord(table.offset + at + 16, block_.movedAddress(addend));
+        patches_.setWord(table.offset + at + kRelaField.addend,
+                         block_.movedAddress(addend));
         continue;
       }
       if (!insideSection(addend))
@@ -1023,20 +1031,20 @@ private:
         return makeError("the relocation of " + hexNumber(where) +
                          " points into " + sectionName() + " at " +
                          hexNumber(addend) + ", at no bundle's start");
-      patches_.setWord(table.offset + at + 16, *to);
+      patches_.setWord(table.offset + at + kRelaField.addend, *to);
     }
     return Status::success();
   }
 
   void moveSymbols(const ElfSection &table) {
     const std::string_view entries = object_.contents(table);
-    for (uint64_t at = 0; at + kSymbolSize <= entries.size();
-         at += kSymbolSize) {
+    for (uint64_t at = 0; at + kShape.symbolSize <= entries.size();
+         at += kShape.symbolSize) {
       const uint16_t index = loadLittle16(entries, at + 6);
-      const uint64_t value = loadLittle64(entries, at + kSymbolValueField);
+      const uint64_t value = loadLittle64(entries, at + kSymbolField.value);
       if (index != sectionIndex_) {
         if (block_.holdsSection(index))
-          patches_.setWord(table.offset + at + kSymbolValueField,
+          patches_.setWord(table.offset + at + kSymbolField.value,
                            block_.movedAddress(value));
         continue;
       }
@@ -1048,10 +1056,10 @@ private:
       const uint64_t to = movedAddress(value).value_or(
           newAddress() + (value - section_->address));
       if (to != value)
-        patches_.setWord(table.offset + at + kSymbolValueField, to);
+        patches_.setWord(table.offset + at + kSymbolField.value, to);
       // A symbol spanning the whole section still does; none reaches past
       // its new end.
-      const uint64_t size = loadLittle64(entries, at + kSymbolSizeField);
+      const uint64_t size = loadLittle64(entries, at + kSymbolField.size);
       const uint64_t end = newAddress() + contentsSize_;
       uint64_t newSize = size;
       if (value == section_->address && size == section_->size)
@@ -1059,7 +1067,7 @@ private:
       else if (size > end - to)
         newSize = end - to;
       if (newSize != size)
-        patches_.setWord(table.offset + at + kSymbolSizeField, newSize);
+        patches_.setWord(table.offset + at + kSymbolField.size, newSize);
     }
   }
 
@@ -1073,14 +1081,15 @@ private:
       if (!rangeFits(segment.offset, segment.filesz, file_.size()))
         return makeError("the dynamic segment lies outside the file");
       for (uint64_t at = segment.offset;
-           at + kDynamicEntrySize <= segment.offset + segment.filesz;
-           at += kDynamicEntrySize) {
+           at + kDynamicField.size <= segment.offset + segment.filesz;
+           at += kDynamicField.size) {
         const uint64_t tag = loadLittle64(file_, at);
         if (tag == 0)
           break;
-        const uint64_t value = loadLittle64(file_, at + 8);
+        const uint64_t value = loadLittle64(file_, at + kDynamicField.value);
         if (isAddressTag(tag) && block_.holdsAddress(value))
-          patches_.setWord(at + 8, block_.movedAddress(value));
+          patches_.setWord(at + kDynamicField.value,
+                           block_.movedAddress(value));
       }
     }
     return Status::success();
