@@ -13,18 +13,15 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
-#include <unordered_set>
-
-#include <sys/stat.h>
 
 #include <offbundle/offbundle.h>
 
 #include "bundler/code_object_uri.h"
-#include "bundler/operations.h"
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
 #include "support/file_io.h"
+#include "toolkit/extraction.h"
 #include "toolkit/inventory.h"
 #include "toolkit/reports.h"
 #include "toolkit/rewrite.h"
@@ -271,59 +268,20 @@ ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
       });
 }
 
-// The targets a file holds, for the message saying none matched.
-std::string heldTargets(const std::string &path) {
-  OpenedFile opened = openFile(path);
-  if (!opened.input)
-    return "";
-  std::vector<std::string> targets;
-  std::unordered_set<std::string> seen;
-  for (const api::Bundle &bundle : opened.input->bundles())
-    for (const api::Entry &entry : bundle.entries)
-      if (std::string target = targetOf(entry); seen.insert(target).second)
-        targets.push_back(std::move(target));
-  // One error line stays readable even for a file of thousands of targets.
-  constexpr size_t kTargetsNamed = 16;
-  std::string text;
-  for (size_t i = 0; i < targets.size() && i < kTargetsNamed; ++i)
-    text += (text.empty() ? "" : ", ") + targets[i];
-  if (targets.size() > kTargetsNamed)
-    text += " and " + std::to_string(targets.size() - kTargetsNamed) +
-            " more (see 'offbundle sizes')";
-  return text;
-}
-
 // extract: the entries of one file, all or those of the targets given, into
 // a folder, all or nothing; prints each file written.
 ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
   if (request.files.size() != 1)
     return reporter.fail("extract takes one file (see 'offbundle extract "
                          "--help')");
-  const std::string &path = request.files.front();
   auto selectors = parseTargetSelectors(request.targets);
   if (!selectors)
     return reporter.fail(selectors.error().message);
-  BundlerConfig config;
-  config.filesType = "o";
-  config.inputFileNames = {path};
-  config.outputDirectory = request.output;
-  EntrySelector selected;
-  if (!selectors->empty())
-    selected = [&](std::string_view entryId) {
-      return anySelects(*selectors, entryId);
-    };
-  OperationReport report;
-  Result<size_t> written = extractEntries(config, selected, report);
+  const std::string &path = request.files.front();
+  auto written = extractFile({path, request.output, std::move(*selectors)});
   if (!written)
     return reporter.fail(fileMessage(path, written.error().message));
-  if (*written == 0) {
-    std::string asked;
-    for (const TargetSelector &selector : *selectors)
-      asked += (asked.empty() ? "" : ", ") + selector.text();
-    return reporter.fail("'" + path + "' holds no entry for " + asked +
-                         "; its targets: " + heldTargets(path));
-  }
-  reporter.print(report.standardOutput);
+  reporter.print(*written);
   return reporter.finish(0);
 }
 
@@ -354,42 +312,6 @@ Result<RewriteRequest> rewriteRequestFor(const Request &request) {
   return rewrite;
 }
 
-// Writes a planned file, which appears only once it is complete. A new
-// file gets the input's permissions (less the umask), as llvm-objcopy
-// gives its output: a rewritten program stays executable.
-Status writePlannedFile(const std::string &path, const OutputPlan &plan,
-                        const InputFile &input) {
-  struct stat info;
-  const unsigned mode = input.fd() >= 0 && ::fstat(input.fd(), &info) == 0
-                            ? info.st_mode & 0777
-                            : 0666;
-  OutputTransaction transaction;
-  auto output = transaction.create(path, mode);
-  if (!output)
-    return output.takeError();
-  if (Status written = plan.write(**output, input); !written.ok())
-    return written;
-  return transaction.commit();
-}
-
-// The line saying what a rewrite did.
-std::string rewriteSummary(const std::string &output, uint64_t inputSize,
-                           const RewriteRequest &rewrite,
-                           const RewriteResult &result) {
-  std::string summary = output + ": " + std::to_string(inputSize) + " -> " +
-                        std::to_string(result.plan.size()) + " bytes";
-  if (rewrite.kind == RewriteKind::Prune)
-    summary += ", " + counted(result.entriesKept, "entry", "entries") +
-               " kept, " + std::to_string(result.entriesRemoved) + " removed";
-  else if (!result.nothingToDo.empty())
-    summary += ", unchanged: " + result.nothingToDo;
-  else if (!result.changed)
-    summary +=
-        std::string(", already ") +
-        (rewrite.kind == RewriteKind::Compress ? "compressed" : "uncompressed");
-  return summary + "\n";
-}
-
 // prune, compress, decompress: one file rewritten into another, which
 // appears only when everything succeeded.
 ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
@@ -403,14 +325,9 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
   auto result = rewriteFile(path, (*input)->contents(), *rewrite, input->get());
   if (!result)
     return reporter.fail(fileMessage(path, result.error().message));
-  if (rewrite->kind == RewriteKind::Prune && result->deviceEntriesKept == 0) {
-    std::string asked;
-    for (const TargetSelector &selector : rewrite->keep)
-      asked += (asked.empty() ? "" : ", ") + selector.text();
-    return reporter.fail("'" + path + "' holds no entry for " + asked +
-                         "; its targets: " + heldTargets(path));
-  }
-  if (Status written = writePlannedFile(request.output, result->plan, **input);
+  if (rewrite->kind == RewriteKind::Prune && result->deviceEntriesKept == 0)
+    return reporter.fail(noEntryError(path, rewrite->keep).message);
+  if (Status written = writeRewrittenFile(request.output, *result, **input);
       !written.ok())
     return reporter.fail(written.error().message);
   reporter.print(
@@ -423,36 +340,15 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
 ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   bool failed = false;
   for (const std::string &path : request.files) {
-    OpenedFile opened = openFile(path);
-    if (!opened.input) {
-      reporter.printError(std::string(kProgram) + ": error: " +
-                          escapeControlCharacters(opened.failure));
+    Result<std::string> verified = verifyFile(path);
+    if (!verified) {
+      reporter.printError(
+          std::string(kProgram) + ": error: " +
+          escapeControlCharacters(fileMessage(path, verified.error().message)));
       failed = true;
       continue;
     }
-    auto bytes = InputFile::open(path);
-    Status wrappersGood =
-        bytes ? checkLinkedHipFile(path, (*bytes)->contents(), *opened.input)
-              : Status(bytes.takeError());
-    if (!wrappersGood.ok()) {
-      reporter.printError(std::string(kProgram) + ": error: " +
-                          escapeControlCharacters(
-                              fileMessage(path, wrappersGood.error().message)));
-      failed = true;
-      continue;
-    }
-    uint64_t entries = 0;
-    uint64_t compressed = 0;
-    for (const api::Bundle &bundle : opened.input->bundles()) {
-      entries += bundle.entries.size();
-      compressed += bundle.compression ? 1 : 0;
-    }
-    reporter.print(
-        path + ": ok, " +
-        counted(opened.input->bundles().size(), "bundle", "bundles") + " (" +
-        std::to_string(compressed) + " compressed, " +
-        (compressed == 0 ? "no hashes to check" : "hashes match") + "), " +
-        counted(entries, "entry", "entries") + "\n");
+    reporter.print(*verified);
   }
   return reporter.finish(failed ? 1 : 0);
 }

@@ -92,4 +92,16 @@ Result<RewriteResult> rewriteFile(const std::string &file,
                                   const RewriteRequest &request,
                                   const InputFile *pages = nullptr);
 
+// Writes a rewrite's output to `path`, which appears only once it is
+// complete. A new file gets the input's permissions (less the umask), as
+// llvm-objcopy gives its output: a rewritten program stays executable.
+Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
+                          const InputFile &input);
+
+// The line saying what a rewrite did: "OUT: N -> M bytes" and, for prune,
+// the entries kept and removed, or why nothing changed.
+std::string rewriteSummary(const std::string &output, uint64_t inputSize,
+                           const RewriteRequest &request,
+                           const RewriteResult &result);
+
 } // namespace offbundle

@@ -8,8 +8,10 @@
 
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_layout.h"
+#include "support/file_io.h"
 #include "support/hex.h"
 #include "support/offload_sections.h"
+#include "toolkit/reports.h"
 
 namespace offbundle {
 Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
@@ -48,6 +50,30 @@ Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
   if (Status layout = checkLinkedLayout(bytes); !layout.ok())
     return makeError("'" + file + "': " + layout.error().message);
   return Status::success();
+}
+
+Result<std::string> verifyFile(const std::string &file) {
+  api::Expected<api::Input> input = api::Input::open(file);
+  if (!input)
+    return makeError(input.error().message);
+  auto bytes = InputFile::open(file);
+  if (!bytes)
+    return bytes.takeError();
+  if (Status wrappersGood =
+          checkLinkedHipFile(file, (*bytes)->contents(), *input);
+      !wrappersGood.ok())
+    return wrappersGood.takeError();
+  uint64_t entries = 0;
+  uint64_t compressed = 0;
+  for (const api::Bundle &bundle : input->bundles()) {
+    entries += bundle.entries.size();
+    compressed += bundle.compression ? 1 : 0;
+  }
+  return file + ": ok, " +
+         counted(input->bundles().size(), "bundle", "bundles") + " (" +
+         std::to_string(compressed) + " compressed, " +
+         (compressed == 0 ? "no hashes to check" : "hashes match") + "), " +
+         counted(entries, "entry", "entries") + "\n";
 }
 
 } // namespace offbundle

@@ -23,4 +23,9 @@ namespace offbundle {
 Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
                           const api::Input &input);
 
+// offbundle verify of one file: every bundle read (compressed ones against
+// their hashes), then checkLinkedHipFile. The line it prints ("FILE: ok, N
+// bundles (...), M entries"), or the first fault found.
+Result<std::string> verifyFile(const std::string &file);
+
 } // namespace offbundle

@@ -1,0 +1,262 @@
+// The rewriter of single bundles that prune, compress and decompress share
+// (see rewrite.h), and the parts that rewrite each kind of file around it:
+// relocatable objects and archives (object_rewrite.cpp), executables and
+// shared libraries (linked_rewrite.cpp). Internal to the toolkit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compression/compressed_bundle.h"
+#include "formats/binary_bundle.h"
+#include "formats/bundle_format.h"
+#include "formats/elf/elf_object.h"
+#include "support/file_io.h"
+#include "support/output_plan.h"
+#include "toolkit/rewrite.h"
+
+namespace offbundle::rewriting {
+
+// The largest alignment a bundle's offsets are taken to show.
+inline constexpr uint64_t kLargestInferredAlignment = 4096;
+
+struct PlainEntry {
+  std::string id;
+  ByteRange payload;
+};
+
+// A binary bundle's entries in file order, repeats included.
+Result<std::vector<PlainEntry>> readPlainEntries(std::string_view bundle);
+
+// Whether `bytes` are a whole binary bundle, every entry inside them.
+Status checkPlainBundle(std::string_view bytes);
+
+// The alignment the bundle was written with, as far as its offsets show:
+// the largest power of two up to 4096 dividing every payload offset.
+uint64_t inferredAlignment(const std::vector<PlainEntry> &entries);
+
+// The pages of the input being rewritten, when it is a mapped file: read
+// in ahead of a pass over a bundle, and let go of after it
+// (InputFile::prefetchPages, releasePages), so that a pass over a large
+// library takes fewer page faults and keeps its memory flat.
+class InputPages {
+public:
+  InputPages(std::string_view bytes, const InputFile *file)
+      : bytes_(bytes), file_(file) {}
+  void willRead(std::string_view part) const {
+    if (file_)
+      file_->prefetchPages(offsetOf(part), part.size());
+  }
+  void doneReading(std::string_view part) const {
+    if (file_)
+      file_->releasePages(offsetOf(part), part.size());
+  }
+
+private:
+  uint64_t offsetOf(std::string_view part) const {
+    return static_cast<uint64_t>(part.data() - bytes_.data());
+  }
+  std::string_view bytes_;
+  const InputFile *file_;
+};
+
+// Rewrites bundles as a request asks. Every bundle it is given views the
+// input (`input`), and what it keeps of a bundle it names as ranges of the
+// input rather than copies.
+class BundleRewriter {
+public:
+  BundleRewriter(std::string_view input, const RewriteRequest &request,
+                 RewriteResult &result, const InputFile *pages)
+      : input_(input), request_(request), result_(result),
+        pages_(input, pages) {}
+
+  const RewriteRequest &request() const { return request_; }
+  RewriteResult &result() { return result_; }
+  const InputPages &pages() const { return pages_; }
+
+  // The bundle (plain or compressed) rewritten as asked; `name` names it in
+  // messages.
+  Result<OutputPlan> rewrite(std::string_view bundle, const std::string &name) {
+    file_ = name;
+    if (bundle.size() >= kCompressedBundleCommonHeaderSize &&
+        hasCompressedBundleMagic(bundle))
+      return rewriteCompressed(bundle);
+    if (binaryBundleHeaderSize(bundle).value_or(0) == 0)
+      return fileError(file_, "not an offload bundle");
+    switch (request_.kind) {
+    case RewriteKind::Decompress:
+      return unchanged(bundle);
+    case RewriteKind::Compress: {
+      // A damaged bundle is refused rather than sealed into a compressed
+      // one that every reader would then refuse.
+      if (Status valid = checkPlainBundle(bundle); !valid.ok())
+        return fileError(file_, valid.error().message);
+      result_.changed = true;
+      CompressionOptions options;
+      options.level = request_.compressionLevel;
+      auto compressed = compressBundle(bundle, options);
+      if (!compressed)
+        return compressed.takeError();
+      OutputPlan plan;
+      plan.addBytes(std::move(*compressed));
+      return plan;
+    }
+    case RewriteKind::Prune:
+      break;
+    }
+    return prune(bundle, input_);
+  }
+
+  // The bundle as it is, named as its range of the input.
+  OutputPlan unchanged(std::string_view bundle) const {
+    OutputPlan plan;
+    plan.addInput(offsetInInput(bundle), bundle.size());
+    return plan;
+  }
+
+  // The bytes a plan holds, ranges of the input included.
+  Result<std::string> render(const OutputPlan &plan) const {
+    return plan.render(input_);
+  }
+
+private:
+  HashCheck hashCheck() const {
+    return request_.verifyHash ? HashCheck::Verify : HashCheck::Skip;
+  }
+
+  uint64_t offsetInInput(std::string_view bytes) const {
+    return static_cast<uint64_t>(bytes.data() - input_.data());
+  }
+
+  Result<OutputPlan> rewriteCompressed(std::string_view bundle) {
+    auto spans = splitConcatenatedCompressedBundles(bundle);
+    if (!spans)
+      return fileError(file_, spans.error().message);
+    if (spans->size() != 1)
+      return fileError(file_,
+                       "holds " + std::to_string(spans->size()) +
+                           " compressed bundles end to end; a standalone file "
+                           "of one bundle is rewritten");
+    if (request_.kind == RewriteKind::Compress)
+      return unchanged(bundle);
+    const CompressedBundleHeader header = spans->front().header;
+    result_.changed = true;
+    OutputPlan rewritten;
+    if (request_.kind == RewriteKind::Decompress) {
+      // Decompressed as the output is written, a few bundles in memory at
+      // a time: a library of a hundred bundles never holds them all.
+      const std::string_view compressed = spans->front().bytes;
+      rewritten.addProduced(
+          header.uncompressedSize,
+          [compressed, name = file_,
+           check = hashCheck()](ByteBuffer spare) -> Result<ByteBuffer> {
+            auto plain = decompressBundle(compressed, check, std::move(spare));
+            if (!plain)
+              return fileError(name, plain.error().message);
+            // What it held must be a bundle, as for any plain input.
+            if (Status valid = checkPlainBundle(plain->bytes.view());
+                !valid.ok())
+              return fileError(name, "the compressed bundle holds no valid "
+                                     "bundle: " +
+                                         valid.error().message);
+            return std::move(plain->bytes);
+          },
+          offsetInInput(compressed), compressed.size());
+      return rewritten;
+    }
+    auto plain = decompressBundle(spans->front().bytes, hashCheck());
+    if (!plain)
+      return fileError(file_, plain.error().message);
+    auto pruned = prune(plain->bytes.view(), plain->bytes.view());
+    if (!pruned)
+      return pruned.takeError();
+    CompressionOptions options;
+    options.method = header.method;
+    options.version = header.version;
+    options.level = header.method == CompressionMethod::Zlib
+                        ? kDefaultZlibLevel
+                        : request_.compressionLevel;
+    auto prunedBytes = pruned->render(plain->bytes.view());
+    if (!prunedBytes)
+      return prunedBytes.takeError();
+    auto compressed = compressBundle(*prunedBytes, options);
+    if (!compressed)
+      return compressed.takeError();
+    rewritten.addBytes(std::move(*compressed));
+    return rewritten;
+  }
+
+  // The plain bundle with only the host entries and the selected ones; its
+  // payloads named as ranges of `base`, which `bundle` views.
+  Result<OutputPlan> prune(std::string_view bundle, std::string_view base) {
+    auto entries = readPlainEntries(bundle);
+    if (!entries)
+      return fileError(file_, entries.error().message);
+    const uint64_t bundleStart =
+        static_cast<uint64_t>(bundle.data() - base.data());
+    std::vector<BinaryBundleEntryShape> kept;
+    std::vector<uint64_t> keptOffsets;
+    for (const PlainEntry &entry : *entries) {
+      std::optional<OffloadTarget> target =
+          OffloadTarget::parseStored(entry.id);
+      const bool host = target && target->hasHostKind();
+      if (!host && !anySelects(request_.keep, entry.id)) {
+        ++result_.entriesRemoved;
+        continue;
+      }
+      ++result_.entriesKept;
+      result_.deviceEntriesKept += host ? 0 : 1;
+      kept.push_back({entry.id, entry.payload.size});
+      keptOffsets.push_back(bundleStart + entry.payload.offset);
+    }
+    OutputPlan plan;
+    if (kept.size() == entries->size()) {
+      plan.addInput(bundleStart, bundle.size());
+      return plan;
+    }
+    result_.changed = true;
+    auto layout = layOutBinaryBundle(kept, inferredAlignment(*entries));
+    if (!layout)
+      return layout.takeError();
+    uint64_t written = layout->header.size();
+    plan.addBytes(std::move(layout->header));
+    for (size_t i = 0; i < kept.size(); ++i) {
+      plan.addZeros(layout->offsets[i] - written);
+      plan.addInput(keptOffsets[i], kept[i].size);
+      written = layout->offsets[i] + kept[i].size;
+    }
+    return plan;
+  }
+
+  std::string_view input_;
+  std::string file_;
+  const RewriteRequest &request_;
+  RewriteResult &result_;
+  InputPages pages_;
+};
+
+// A relocatable ELF object (no program headers) rewritten.
+Result<OutputPlan> rewriteRelocatable(const std::string &file,
+                                      const ElfObject &object,
+                                      BundleRewriter &rewriter);
+
+// An archive whose members are rewritten one by one (objects with a
+// .hip_fatbin, and bundles; other members as they are), written again as
+// llvm-ar rcD writes it: GNU format, a symbol table, no timestamps. The
+// input comes back unchanged when no member changed.
+Result<OutputPlan> rewriteArchive(const std::string &file,
+                                  std::string_view bytes,
+                                  BundleRewriter &rewriter,
+                                  const RewriteRequest &request);
+
+// An executable or shared library whose .hip_fatbin bundles are rewritten,
+// laid out anew one after the other (each at the alignment it had), the
+// wrappers repointed and the file shrunk (see
+// formats/elf/linked_section_resize.h).
+Result<OutputPlan> rewriteLinked(const std::string &file,
+                                 const ElfObject &object,
+                                 BundleRewriter &rewriter);
+
+} // namespace offbundle::rewriting
