@@ -29,7 +29,7 @@ Result<std::optional<PartialBundle>>
 decompressMemberEntriesOnly(std::string_view bytes,
                             const std::vector<OffloadTarget> &requested,
                             const BundlerConfig &config) {
-  if (config.verifyHash || config.verbose)
+  if (config.decompression() != DecompressionPolicy::EntriesOnly)
     return std::optional<PartialBundle>();
   auto spans = splitConcatenatedCompressedBundles(bytes);
   if (!spans || spans->size() != 1)

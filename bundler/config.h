@@ -38,6 +38,29 @@ struct MatchingConfig {
   bool hipOpenmpCompatible = false;
 };
 
+// How compressed bundles are decompressed, as -verify-hash and -verbose
+// decide together.
+enum class DecompressionPolicy {
+  // Neither: a bundle is decompressed only as far as the entries wanted,
+  // and no hash is computed.
+  EntriesOnly,
+  // -verify-hash (the default): whole, the hash checked.
+  Verify,
+  // -verbose -verify-hash=false: whole, the hash computed for LLVM's report.
+  Report,
+  // -verbose: whole, the hash reported and checked.
+  ReportAndVerify,
+};
+
+inline bool checksHash(DecompressionPolicy policy) {
+  return policy == DecompressionPolicy::Verify ||
+         policy == DecompressionPolicy::ReportAndVerify;
+}
+inline bool reportsHash(DecompressionPolicy policy) {
+  return policy == DecompressionPolicy::Report ||
+         policy == DecompressionPolicy::ReportAndVerify;
+}
+
 // Compressed bundles, written and read.
 struct CompressionConfig {
   bool compress = false;
@@ -54,6 +77,14 @@ struct CompressionConfig {
   std::string hashCheckHint;
   // -verbose: LLVM's report of each compression and decompression.
   bool verbose = false;
+
+  DecompressionPolicy decompression() const {
+    if (verbose)
+      return verifyHash ? DecompressionPolicy::ReportAndVerify
+                        : DecompressionPolicy::Report;
+    return verifyHash ? DecompressionPolicy::Verify
+                      : DecompressionPolicy::EntriesOnly;
+  }
 };
 
 // How outputs are laid out and what is printed besides them.

@@ -50,8 +50,9 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
                        const CompressionConfig &config,
                        const std::string &errorPrefix,
                        std::string *verboseReport) {
-  const HashCheck check =
-      verboseReport || config.verifyHash ? HashCheck::Compute : HashCheck::Skip;
+  const HashCheck check = verboseReport || checksHash(config.decompression())
+                              ? HashCheck::Compute
+                              : HashCheck::Skip;
   const auto start = std::chrono::steady_clock::now();
   auto decompressed = decompressBundle(bytes, check);
   if (!decompressed)
@@ -64,7 +65,8 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count(),
         *decompressed->computedHash);
-  if (config.verifyHash && *decompressed->computedHash != header.hash)
+  if (checksHash(config.decompression()) &&
+      *decompressed->computedHash != header.hash)
     return hashMismatchError(file, header.hash, *decompressed->computedHash,
                              config.hashCheckHint);
   return decompressed;

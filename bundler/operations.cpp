@@ -100,7 +100,8 @@ decodeInput(const InputFile &input, const BundlerConfig &config,
                              : std::nullopt,
           limit));
   }
-  const bool partial = entriesFor && !config.verifyHash && !config.verbose;
+  const DecompressionPolicy policy = config.decompression();
+  const bool partial = entriesFor && policy == DecompressionPolicy::EntriesOnly;
   for (const CompressedBundleSpan &span : *spans) {
     if (partial) {
       auto entries = decompressEntriesOnly(span, *entriesFor, config);
@@ -115,7 +116,7 @@ decodeInput(const InputFile &input, const BundlerConfig &config,
         continue;
       }
     }
-    if (deferHashCheck && config.verifyHash && !config.verbose) {
+    if (deferHashCheck && policy == DecompressionPolicy::Verify) {
       auto decompressed = decompressBundle(span.bytes, HashCheck::Defer);
       if (!decompressed)
         return failed(decompressed.error());
@@ -624,7 +625,7 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   // Binary bundles inside compressed ones are listed from their headers;
   // -verbose needs the whole bundle decompressed, for its hash report.
   if (listChoice && listChoice->kind != ContainerKind::Text &&
-      !config.verbose) {
+      !reportsHash(config.decompression())) {
     auto listed = listCompressedHeaders(input, report);
     if (!listed)
       return listed.takeError();
