@@ -98,8 +98,10 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
     return toError(discovery.error());
   state->discovery = std::move(*discovery);
 
-  for (const DiscoveredBundle &found : state->discovery.bundles) {
-    Bundle bundle;
+  Bundle bundle;
+  InventoryVisitor visitor;
+  visitor.beginBundle = [&](const DiscoveredBundle &found) {
+    bundle = Bundle();
     bundle.member = found.member;
     bundle.section = found.section;
     bundle.format = toFormat(found.format);
@@ -112,32 +114,33 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
                                                                : "zstd",
           found.compression->totalFileSize, found.compression->uncompressedSize,
           found.compression->hash};
-    std::string commandLog;
-    auto reader = openDiscoveredBundle(found, state->config,
-                                       /*fileOrder=*/true, commandLog);
-    if (!reader)
-      return toError(reader.error());
-    BundleReader &entries = **reader;
-    offbundle::Status walked =
-        forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
-          Entry entry;
-          entry.id = std::string(id);
-          if (std::optional<OffloadTarget> target =
-                  OffloadTarget::parseStored(entry.id))
-            entry.target = toTarget(*target);
-          auto payload = entries.readEntry();
-          if (!payload)
-            return payload.takeError();
-          entry.offset = payload->offset;
-          entry.size = payload->size;
-          entry.fileOffset = found.fileOffsetOf(payload->offset);
-          bundle.entries.push_back(std::move(entry));
-          return EntryWalk::Continue;
-        });
-    if (!walked.ok())
-      return toError(walked.error());
+    return offbundle::Status::success();
+  };
+  visitor.entry = [&](const DiscoveredBundle &found, std::string_view id,
+                      BundleReader &entries) -> Result<EntryWalk> {
+    Entry entry;
+    entry.id = std::string(id);
+    if (std::optional<OffloadTarget> target =
+            OffloadTarget::parseStored(entry.id))
+      entry.target = toTarget(*target);
+    auto payload = entries.readEntry();
+    if (!payload)
+      return payload.takeError();
+    entry.offset = payload->offset;
+    entry.size = payload->size;
+    entry.fileOffset = found.fileOffsetOf(payload->offset);
+    bundle.entries.push_back(std::move(entry));
+    return EntryWalk::Continue;
+  };
+  visitor.endBundle = [&](const DiscoveredBundle &) {
     state->bundles.push_back(std::move(bundle));
-  }
+    return offbundle::Status::success();
+  };
+  std::string commandLog;
+  if (offbundle::Status walked =
+          walkInventory(state->discovery, state->config, commandLog, visitor);
+      !walked.ok())
+    return toError(walked.error());
   return Input(std::move(state));
 }
 

@@ -304,4 +304,28 @@ openDiscoveredBundle(const DiscoveredBundle &bundle,
   return std::unique_ptr<BundleReader>(std::move(*reader));
 }
 
+Status walkInventory(const Discovery &discovery, const BundlerConfig &config,
+                     std::string &commandLog, const InventoryVisitor &visitor) {
+  for (const DiscoveredBundle &bundle : discovery.bundles) {
+    if (visitor.beginBundle)
+      if (Status status = visitor.beginBundle(bundle); !status.ok())
+        return status;
+    auto reader =
+        openDiscoveredBundle(bundle, config, /*fileOrder=*/true, commandLog);
+    if (!reader)
+      return reader.takeError();
+    BundleReader &entries = **reader;
+    Status walked =
+        forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
+          return visitor.entry(bundle, id, entries);
+        });
+    if (!walked.ok())
+      return walked;
+    if (visitor.endBundle)
+      if (Status status = visitor.endBundle(bundle); !status.ok())
+        return status;
+  }
+  return Status::success();
+}
+
 } // namespace offbundle

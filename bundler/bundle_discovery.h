@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,5 +81,22 @@ Result<std::unique_ptr<BundleReader>>
 openDiscoveredBundle(const DiscoveredBundle &bundle,
                      const BundlerConfig &config, bool fileOrder,
                      std::string &commandLog);
+
+// The one walk over an input's inventory that the API's Input::open, the
+// JSON listing and -output-dir extraction share: every bundle of
+// `discovery` in turn, opened with its entries in file order, and every
+// entry of it. `entry` gets the bundle, the entry's stored ID and the reader
+// standing at it (reading or skipping the payload is the visitor's);
+// `beginBundle` and `endBundle`, when given, run around each bundle's
+// entries, `beginBundle` before the bundle is opened.
+struct InventoryVisitor {
+  std::function<Status(const DiscoveredBundle &)> beginBundle;
+  std::function<Result<EntryWalk>(const DiscoveredBundle &, std::string_view,
+                                  BundleReader &)>
+      entry;
+  std::function<Status(const DiscoveredBundle &)> endBundle;
+};
+Status walkInventory(const Discovery &discovery, const BundlerConfig &config,
+                     std::string &commandLog, const InventoryVisitor &visitor);
 
 } // namespace offbundle

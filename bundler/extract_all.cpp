@@ -120,28 +120,24 @@ Result<size_t> extractEntries(const BundlerConfig &config,
     return discovery.takeError();
 
   std::vector<Extracted> entries;
-  for (const DiscoveredBundle &bundle : discovery->bundles) {
-    auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/true,
-                                       report.diagnostics);
-    if (!reader)
-      return reader.takeError();
-    BundleReader &bundleEntries = **reader;
-    Status walked = forEachEntry(
-        bundleEntries, [&](std::string_view id) -> Result<EntryWalk> {
-          if (selected && !selected(id))
-            return EntryWalk::Continue;
-          std::string name = safeFileName(id);
-          if (!bundle.member.empty())
-            name = safeFileName(baseNameOf(bundle.member)) + "-" + name;
-          auto payload = bundleEntries.readEntry();
-          if (!payload)
-            return payload.takeError();
-          entries.push_back({&bundle, std::move(name), std::move(*payload)});
-          return EntryWalk::Continue;
-        });
-    if (!walked.ok())
-      return walked.takeError();
-  }
+  InventoryVisitor visitor;
+  visitor.entry = [&](const DiscoveredBundle &bundle, std::string_view id,
+                      BundleReader &bundleEntries) -> Result<EntryWalk> {
+    if (selected && !selected(id))
+      return EntryWalk::Continue;
+    std::string name = safeFileName(id);
+    if (!bundle.member.empty())
+      name = safeFileName(baseNameOf(bundle.member)) + "-" + name;
+    auto payload = bundleEntries.readEntry();
+    if (!payload)
+      return payload.takeError();
+    entries.push_back({&bundle, std::move(name), std::move(*payload)});
+    return EntryWalk::Continue;
+  };
+  if (Status walked =
+          walkInventory(*discovery, config, report.diagnostics, visitor);
+      !walked.ok())
+    return walked.takeError();
   if (entries.empty() && selected)
     return size_t{0};
   if (entries.empty())

@@ -131,8 +131,7 @@ Result<ByteRange> entryRange(const DiscoveredBundle &bundle,
 
 class JsonListing {
 public:
-  JsonListing(const InputFile &input, const BundlerConfig &config)
-      : config_(config) {
+  explicit JsonListing(const InputFile &input) {
     // URIs name the file itself; standard input has no name to give. A
     // file whose absolute path cannot be found (its folder was removed while
     // it was read) gets null URIs rather than ones that name another file.
@@ -142,10 +141,10 @@ public:
       uriPath_ = std::move(*path);
   }
 
-  Status writeBundle(size_t index, const DiscoveredBundle &bundle,
-                     std::string &commandLog) {
+  // The bundle's fields, up to its list of entries.
+  Status beginBundle(const DiscoveredBundle &bundle) {
     json_.beginObject();
-    json_.field("index", uint64_t{index});
+    json_.field("index", uint64_t{bundlesWritten_++});
     writeNameOrNull("member", bundle.member);
     writeNameOrNull("section", bundle.section);
     json_.field("format", discoveredFormatName(bundle.format));
@@ -155,35 +154,31 @@ public:
     writeCompression(json_, bundle);
     json_.key("entries");
     json_.beginArray();
-    auto reader =
-        openDiscoveredBundle(bundle, config_, /*fileOrder=*/true, commandLog);
-    if (!reader)
-      return reader.takeError();
-    BundleReader &entries = **reader;
-    Status walked =
-        forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
-          Result<ByteRange> range = entryRange(bundle, entries);
-          if (!range)
-            return range.takeError();
-          json_.beginObject();
-          json_.field("id", id);
-          json_.field("offset", range->offset);
-          json_.field("size", range->size);
-          std::optional<uint64_t> fileOffset =
-              bundle.fileOffsetOf(range->offset);
-          json_.field("file_offset", fileOffset);
-          writeUri(fileOffset, range->size);
-          writeParsedId(json_, id);
-          if (bundle.format == DiscoveredFormat::OffloadBinary)
-            writeImage(json_,
-                       static_cast<OffloadBinaryReader &>(entries).binary());
-          else
-            json_.nullField("image");
-          json_.endObject();
-          return EntryWalk::Continue;
-        });
-    if (!walked.ok())
-      return walked;
+    return Status::success();
+  }
+
+  Result<EntryWalk> writeEntry(const DiscoveredBundle &bundle,
+                               std::string_view id, BundleReader &entries) {
+    Result<ByteRange> range = entryRange(bundle, entries);
+    if (!range)
+      return range.takeError();
+    json_.beginObject();
+    json_.field("id", id);
+    json_.field("offset", range->offset);
+    json_.field("size", range->size);
+    std::optional<uint64_t> fileOffset = bundle.fileOffsetOf(range->offset);
+    json_.field("file_offset", fileOffset);
+    writeUri(fileOffset, range->size);
+    writeParsedId(json_, id);
+    if (bundle.format == DiscoveredFormat::OffloadBinary)
+      writeImage(json_, static_cast<OffloadBinaryReader &>(entries).binary());
+    else
+      json_.nullField("image");
+    json_.endObject();
+    return EntryWalk::Continue;
+  }
+
+  Status endBundle(const DiscoveredBundle &) {
     json_.endArray();
     json_.endObject();
     return Status::success();
@@ -206,8 +201,8 @@ private:
       json_.field("uri", formatCodeObjectUri(*uriPath_, *offset, size));
   }
 
-  const BundlerConfig &config_;
   std::optional<std::string> uriPath_;
+  uint64_t bundlesWritten_ = 0;
   JsonWriter json_;
 };
 
@@ -224,17 +219,27 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
       discoverBundles(**input, unverified, DiscoveryMode::Strict, report);
   if (!discovery)
     return discovery.takeError();
-  JsonListing listing(**input, config);
+  JsonListing listing(**input);
   JsonWriter &json = listing.json();
   json.beginObject();
   json.field("input", config.inputFileNames.front());
   json.key("bundles");
   json.beginArray();
-  for (size_t i = 0; i < discovery->bundles.size(); ++i)
-    if (Status status =
-            listing.writeBundle(i, discovery->bundles[i], report.diagnostics);
-        !status.ok())
-      return status;
+  InventoryVisitor visitor;
+  visitor.beginBundle = [&](const DiscoveredBundle &bundle) {
+    return listing.beginBundle(bundle);
+  };
+  visitor.entry = [&](const DiscoveredBundle &bundle, std::string_view id,
+                      BundleReader &entries) {
+    return listing.writeEntry(bundle, id, entries);
+  };
+  visitor.endBundle = [&](const DiscoveredBundle &bundle) {
+    return listing.endBundle(bundle);
+  };
+  if (Status status =
+          walkInventory(*discovery, config, report.diagnostics, visitor);
+      !status.ok())
+    return status;
   json.endArray();
   json.endObject();
   // Printed only once complete: a failed listing prints no partial JSON.
