@@ -25,10 +25,33 @@ std::vector<OffloadDataSection> findOffloadDataSections(const ElfObject &elf) {
   return found;
 }
 
+namespace {
+
+bool startsCompressedBundle(std::string_view bytes) {
+  return bytes.size() >= kCompressedBundleCommonHeaderSize &&
+         hasCompressedBundleMagic(bytes);
+}
+
+} // namespace
+
+Result<uint64_t> offloadBundleExtent(std::string_view bytes) {
+  if (startsCompressedBundle(bytes)) {
+    auto header = parseCompressedBundleHeader(bytes);
+    if (!header)
+      return makeError("compressed bundle: " + header.error().message);
+    auto extent = compressedBundleExtent(*header, bytes);
+    if (!extent)
+      return extent.takeError();
+    return static_cast<uint64_t>(*extent);
+  }
+  if (!hasBinaryBundleMagic(bytes))
+    return makeError("no offload bundle starts there");
+  return binaryBundleExtent(bytes);
+}
+
 bool startsWithOffloadData(std::string_view bytes) {
   return hasBinaryBundleMagic(bytes) || hasOffloadBinaryMagic(bytes) ||
-         (bytes.size() >= kCompressedBundleCommonHeaderSize &&
-          hasCompressedBundleMagic(bytes));
+         startsCompressedBundle(bytes);
 }
 
 Result<std::vector<OffloadDataElement>>
@@ -47,19 +70,11 @@ splitOffloadData(std::string_view bytes) {
     OffloadDataElement element;
     element.offset = at;
     uint64_t extent = 0;
-    if (hasBinaryBundleMagic(rest)) {
-      element.kind = OffloadDataKind::BinaryBundle;
-      auto size = binaryBundleExtent(rest);
-      if (!size)
-        return failed(size.error().message);
-      extent = *size;
-    } else if (rest.size() >= kCompressedBundleCommonHeaderSize &&
-               hasCompressedBundleMagic(rest)) {
-      element.kind = OffloadDataKind::CompressedBundle;
-      auto header = parseCompressedBundleHeader(rest);
-      if (!header)
-        return failed("compressed bundle: " + header.error().message);
-      auto size = compressedBundleExtent(*header, rest);
+    if (hasBinaryBundleMagic(rest) || startsCompressedBundle(rest)) {
+      element.kind = hasBinaryBundleMagic(rest)
+                         ? OffloadDataKind::BinaryBundle
+                         : OffloadDataKind::CompressedBundle;
+      auto size = offloadBundleExtent(rest);
       if (!size)
         return failed(size.error().message);
       extent = *size;

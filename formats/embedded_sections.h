@@ -58,4 +58,10 @@ splitOffloadData(std::string_view bytes);
 // Whether the bytes start with the magic of one of the three elements.
 bool startsWithOffloadData(std::string_view bytes);
 
+// The size of the bundle, plain or compressed, that starts `bytes`: a
+// compressed bundle's recorded size (version 1: the rest), a plain one's
+// extent from its header. An Error when no bundle starts there or its
+// header is damaged.
+Result<uint64_t> offloadBundleExtent(std::string_view bytes);
+
 } // namespace offbundle

@@ -10,6 +10,7 @@
 
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_section_resize.h"
+#include "formats/embedded_sections.h"
 #include "support/offload_sections.h"
 
 namespace offbundle::rewriting {
@@ -21,25 +22,6 @@ struct LinkedBundle {
   uint64_t address = 0;
   std::string_view bytes;
 };
-
-// Each bundle's extent: a compressed bundle's recorded size, or a plain
-// bundle's header and furthest payload; what follows it up to the next
-// bundle is padding.
-Result<uint64_t> linkedBundleExtent(std::string_view room) {
-  if (room.size() >= kCompressedBundleCommonHeaderSize &&
-      hasCompressedBundleMagic(room)) {
-    auto header = parseCompressedBundleHeader(room);
-    if (!header)
-      return header.takeError();
-    auto extent = compressedBundleExtent(*header, room);
-    if (!extent)
-      return extent.takeError();
-    return static_cast<uint64_t>(*extent);
-  }
-  if (binaryBundleHeaderSize(room).value_or(0) == 0)
-    return makeError("no offload bundle starts there");
-  return binaryBundleExtent(room);
-}
 
 // The largest power of two up to 4096 dividing an address: the alignment a
 // bundle had in its object's .hip_fatbin, kept where it moves.
@@ -73,7 +55,7 @@ Result<std::vector<LinkedBundle>> linkedBundles(const std::string &file,
         i + 1 < starts.size() ? starts[i + 1] : found.fatbinEnd;
     const std::string_view room = bytes.substr(
         found.fatbinOffset + (starts[i] - found.fatbinStart), end - starts[i]);
-    auto extent = linkedBundleExtent(room);
+    auto extent = offloadBundleExtent(room);
     if (!extent)
       return fileError(file, "the bundle at " + std::to_string(starts[i]) +
                                  ": " + extent.error().message);
