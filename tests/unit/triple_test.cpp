@@ -1,4 +1,4 @@
-// Unit tests for targets/triple.cpp.
+// Unit tests for targets/triple.h.
 //
 // Every expected value in these tables was observed from LLVM 22.1, not
 // worked out by hand: scripts/collect_triple_cases.sh reads them from LLVM
