@@ -667,8 +667,7 @@ constexpr std::string_view kMemberPadding = "\n";
 } // namespace
 
 bool isArchive(std::string_view bytes) {
-  return bytes.substr(0, kArchiveMagic.size()) == kArchiveMagic ||
-         bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic;
+  return isArchive(identifyFile(bytes));
 }
 
 Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,

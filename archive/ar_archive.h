@@ -29,13 +29,11 @@
 #include <vector>
 
 #include "archive/archive_symbols.h"
+#include "formats/file_magic.h"
 #include "support/error.h"
 #include "support/memory_limit.h"
 
 namespace offbundle {
-
-inline constexpr std::string_view kArchiveMagic = "!<arch>\n";
-inline constexpr std::string_view kThinArchiveMagic = "!<thin>\n";
 
 // Whether the bytes start like an archive LLVM would open (regular or thin).
 bool isArchive(std::string_view bytes);

@@ -16,6 +16,7 @@
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
 #include "formats/fat_object.h"
+#include "formats/file_magic.h"
 #include "formats/text_bundle.h"
 
 namespace offbundle {
@@ -255,7 +256,8 @@ std::string_view discoveredFormatName(DiscoveredFormat format) {
 }
 
 bool holdsEmbeddedBundles(std::string_view bytes) {
-  return isElf(bytes) || isArchive(bytes) || hasOffloadBinaryMagic(bytes);
+  const FileMagic magic = identifyFile(bytes);
+  return isElf(bytes) || isArchive(magic) || magic == FileMagic::OffloadBinary;
 }
 
 Result<Discovery> discoverBundles(const InputFile &input,

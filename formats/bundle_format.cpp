@@ -3,6 +3,7 @@
 // the object file magic check.
 
 #include "formats/bundle_format.h"
+#include "formats/file_magic.h"
 
 #include <array>
 #include <cstring>
@@ -53,21 +54,9 @@ Result<ContainerChoice> containerForType(std::string_view filesType) {
 }
 
 bool looksLikeObjectFile(std::string_view bytes) {
-  auto startsWith = [&](std::string_view magic) {
-    return bytes.size() >= magic.size() &&
-           std::memcmp(bytes.data(), magic.data(), magic.size()) == 0;
-  };
-  using namespace std::string_view_literals;
-  if (startsWith("\x7f"
-                 "ELF"sv))
-    return true;
-  // Mach-O, 32 and 64 bit, either byte order.
-  if (startsWith("\xfe\xed\xfa\xce"sv) || startsWith("\xfe\xed\xfa\xcf"sv) ||
-      startsWith("\xce\xfa\xed\xfe"sv) || startsWith("\xcf\xfa\xed\xfe"sv))
-    return true;
-  if (startsWith("\0asm"sv))
-    return true;
-  return false;
+  const FileMagic magic = identifyFile(bytes);
+  return magic == FileMagic::Elf || magic == FileMagic::MachO ||
+         magic == FileMagic::Wasm;
 }
 
 } // namespace offbundle

@@ -9,6 +9,7 @@
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/embedded_offload.h"
+#include "formats/file_magic.h"
 
 namespace offbundle {
 
@@ -50,8 +51,7 @@ Result<uint64_t> offloadBundleExtent(std::string_view bytes) {
 }
 
 bool startsWithOffloadData(std::string_view bytes) {
-  return hasBinaryBundleMagic(bytes) || hasOffloadBinaryMagic(bytes) ||
-         startsCompressedBundle(bytes);
+  return isOffloadData(identifyFile(bytes));
 }
 
 Result<std::vector<OffloadDataElement>>

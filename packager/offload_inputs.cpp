@@ -9,6 +9,7 @@
 #include "bitcode/embedded_objects.h"
 #include "formats/coff_object.h"
 #include "formats/elf/elf_object.h"
+#include "formats/file_magic.h"
 #include "support/offload_sections.h"
 
 namespace offbundle {
@@ -29,16 +30,14 @@ enum class InputKind {
 
 // identify_magic(), as far as extractOffloadBinaries cares.
 InputKind classify(std::string_view bytes) {
-  if (hasOffloadBinaryMagic(bytes))
+  const FileMagic magic = identifyFile(bytes);
+  if (magic == FileMagic::OffloadBinary)
     return InputKind::OffloadBinary;
-  if (isArchive(bytes))
+  if (isArchive(magic))
     return InputKind::Archive;
-  if (bytes.substr(0, 4) == "BC\xC0\xDE" ||
-      bytes.substr(0, 4) == "\xDE\xC0\x17\x0B")
+  if (isBitcode(magic))
     return InputKind::Bitcode;
-  if (bytes.substr(0, 4) == "\x7f"
-                            "ELF" &&
-      bytes.size() >= 18) {
+  if (magic == FileMagic::Elf && bytes.size() >= 18) {
     // e_type, read in the file's byte order: relocatable, executable and
     // shared objects carry sections LLVM looks into; core files and
     // anything else do not.
@@ -49,7 +48,7 @@ InputKind classify(std::string_view bytes) {
       return InputKind::Elf;
     return InputKind::OtherElf;
   }
-  if (isCoffObject(bytes))
+  if (magic == FileMagic::Coff)
     return InputKind::Coff;
   return InputKind::Other;
 }

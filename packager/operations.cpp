@@ -9,6 +9,7 @@
 
 #include "archive/ar_archive.h"
 #include "bitcode/bitcode_symbols.h"
+#include "formats/file_magic.h"
 #include "formats/offload_binary.h"
 #include "packager/image_arguments.h"
 #include "packager/offload_inputs.h"
@@ -43,11 +44,6 @@ std::string_view extensionOf(std::string_view path) {
   if (dot == std::string_view::npos || name == "." || name == "..")
     return {};
   return name.substr(dot);
-}
-
-bool isBitcode(std::string_view bytes) {
-  return bytes.substr(0, 4) == "BC\xC0\xDE" ||
-         bytes.substr(0, 4) == "\xDE\xC0\x17\x0B";
 }
 
 // LLVM reports file system errors from reading an image or creating an
@@ -275,7 +271,7 @@ Status packageImages(const PackagerConfig &config, PackagerReport &) {
       image.image = (*file)->contents();
       // Clang gives LTO bitcode the ".o" suffix, so the contents decide
       // first.
-      if (isBitcode(image.image))
+      if (isBitcode(identifyFile(image.image)))
         image.imageKind = image_kind::kBitcode;
       else if (std::string_view extension = extensionOf(path);
                !extension.empty())

@@ -11,6 +11,7 @@
 
 #include "archive/ar_archive.h"
 #include "formats/embedded_offload.h"
+#include "formats/file_magic.h"
 #include "formats/offload_binary.h"
 #include "support/offload_sections.h"
 #include "toolkit/target_selection.h"
@@ -136,8 +137,7 @@ OutputPlan asOutputPlan(const ElfWritePlan &plan, std::string_view input) {
 }
 
 bool isBundle(std::string_view bytes) {
-  return (bytes.size() >= kCompressedBundleCommonHeaderSize &&
-          hasCompressedBundleMagic(bytes)) ||
+  return identifyFile(bytes) == FileMagic::CompressedBundle ||
          binaryBundleHeaderSize(bytes).value_or(0) != 0;
 }
 
