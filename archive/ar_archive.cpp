@@ -664,6 +664,168 @@ uint64_t symbolTableSize(uint64_t symbolCount, uint64_t offsetWidth,
 
 constexpr std::string_view kMemberPadding = "\n";
 
+// The members laid out one after another, and what the symbol table and the
+// long name table before them collect on the way.
+struct GnuMemberLayouts {
+  std::vector<MemberLayout> layouts;
+  // Long names, each recorded once: a repeated name reuses its offset.
+  std::string longNames;
+  std::unordered_map<std::string, uint64_t> longNameOffsets;
+  std::string symbolNames;
+  uint64_t symbolCount = 0;
+  bool hasSymbolicFile = false;
+  std::vector<std::string> warnings;
+  // Offsets from the first member's header.
+  uint64_t membersEnd = 0;
+  uint64_t lastMemberStart = 0;
+};
+
+// The name field of a member's header. Names of 16 characters or more, or
+// with a '/', go to the long name table; the header then holds "/<offset>".
+Status appendMemberName(std::string &header, const std::string &name,
+                        GnuMemberLayouts &all) {
+  if (name.size() >= 16 || name.find('/') != std::string::npos) {
+    auto [entry, inserted] =
+        all.longNameOffsets.try_emplace(name, all.longNames.size());
+    if (inserted)
+      all.longNames += name + "/\n";
+    header = "/";
+    return appendField(header, std::to_string(entry->second), 15);
+  }
+  return appendField(header, name + "/", 16);
+}
+
+// Lays out one member after those already laid out: its header, and its
+// symbols added to the symbol names.
+Status layOutMember(const NewArchiveMember &member,
+                    const ArchiveWriteOptions &options, GnuMemberLayouts &all) {
+  const uint64_t size = member.bytes.size();
+  if (size > kMaxMemberSize)
+    return makeError("File " + member.name + " exceeds size limit");
+
+  MemberLayout layout;
+  if (Status status = appendMemberName(layout.header, member.name, all);
+      !status.ok())
+    return status;
+  if (Status status = appendRestOfHeader(layout.header, "644", size);
+      !status.ok())
+    return status;
+
+  Result<ArchiveMemberSymbols> symbols =
+      archiveSymbolsOf(member.bytes, options.bitcodeSymbols);
+  if (!symbols)
+    return fileError(member.name, symbols.error().message);
+  if (symbols->unreadableReason)
+    all.warnings.push_back(
+        fileError(member.name, *symbols->unreadableReason).message);
+  all.hasSymbolicFile = all.hasSymbolicFile || symbols->isSymbolicFile;
+  for (const std::string &symbol : symbols->names) {
+    layout.symbolNameOffsets.push_back(all.symbolNames.size());
+    all.symbolNames += symbol;
+    all.symbolNames += '\0';
+  }
+  all.symbolCount += symbols->names.size();
+
+  layout.contents = member.bytes;
+  layout.padded = size % 2 != 0;
+  all.lastMemberStart = all.membersEnd;
+  all.membersEnd += layout.span();
+  all.layouts.push_back(std::move(layout));
+  return Status::success();
+}
+
+Result<GnuMemberLayouts>
+layOutMembers(const std::vector<NewArchiveMember> &members,
+              const ArchiveWriteOptions &options) {
+  GnuMemberLayouts all;
+  all.layouts.reserve(members.size());
+  for (const NewArchiveMember &member : members)
+    if (Status status = layOutMember(member, options, all); !status.ok())
+      return status.takeError();
+  // An archive of object files without a single symbol still gets a symbol
+  // table (for old Solaris tools); its names are three NULs.
+  if (all.hasSymbolicFile && all.symbolNames.empty())
+    all.symbolNames.assign(3, '\0');
+  return all;
+}
+
+// The long name table member "//", or nothing when no name needs it.
+Result<std::string> longNameTableMember(const std::string &longNames) {
+  std::string longNameTable;
+  if (longNames.empty())
+    return longNameTable;
+  const uint64_t padding = longNames.size() % 2;
+  if (Status status = appendField(longNameTable, "//", 48); !status.ok())
+    return status.takeError();
+  if (Status status = appendField(
+          longNameTable, std::to_string(longNames.size() + padding), 10);
+      !status.ok())
+    return status.takeError();
+  longNameTable += "`\n";
+  longNameTable += longNames;
+  if (padding)
+    longNameTable += '\n';
+  return longNameTable;
+}
+
+// Where the first member's header starts when the symbol table's offsets
+// are `offsetWidth` bytes wide.
+uint64_t firstMemberOffset(const GnuMemberLayouts &all,
+                           uint64_t longNameTableSize, uint64_t offsetWidth) {
+  return kArchiveMagic.size() + kMemberHeaderSize +
+         symbolTableSize(all.symbolCount, offsetWidth, all.symbolNames.size()) +
+         longNameTableSize;
+}
+
+// The symbol table member, "/" (or "/SYM64/" with 64-bit offsets): the
+// count, each symbol's member header offset, the names, padded to an even
+// size.
+Status appendSymbolTable(std::string &out, const GnuMemberLayouts &all,
+                         uint64_t offsetWidth, uint64_t memberOffset) {
+  const uint64_t tableSize =
+      symbolTableSize(all.symbolCount, offsetWidth, all.symbolNames.size());
+  if (Status status = appendField(out, offsetWidth == 8 ? "/SYM64/" : "/", 16);
+      !status.ok())
+    return status;
+  if (Status status = appendRestOfHeader(out, "0", tableSize); !status.ok())
+    return status;
+  appendBigEndian(out, all.symbolCount, offsetWidth);
+  for (const MemberLayout &layout : all.layouts) {
+    for (size_t i = 0; i < layout.symbolNameOffsets.size(); ++i)
+      appendBigEndian(out, memberOffset, offsetWidth);
+    memberOffset += layout.span();
+  }
+  out += all.symbolNames;
+  if ((offsetWidth + all.symbolCount * offsetWidth + all.symbolNames.size()) %
+      2)
+    out += '\0';
+  return Status::success();
+}
+
+// What comes before the first member: the magic, the symbol table when
+// there are symbols, the long name table.
+Result<std::string> archivePrefix(const GnuMemberLayouts &all,
+                                  const std::string &longNameTable,
+                                  uint64_t sym64Threshold) {
+  // The symbol table's offsets are 32-bit unless the last member would
+  // start at or past the threshold with them; LLVM decides this even when
+  // it will write no symbol table.
+  uint64_t offsetWidth = 4;
+  if (firstMemberOffset(all, longNameTable.size(), 4) + all.lastMemberStart >=
+      sym64Threshold)
+    offsetWidth = 8;
+
+  std::string prefix(kArchiveMagic);
+  if (!all.symbolNames.empty())
+    if (Status status = appendSymbolTable(
+            prefix, all, offsetWidth,
+            firstMemberOffset(all, longNameTable.size(), offsetWidth));
+        !status.ok())
+      return status.takeError();
+  prefix += longNameTable;
+  return prefix;
+}
+
 } // namespace
 
 bool isArchive(std::string_view bytes) {
@@ -710,134 +872,26 @@ Status ArchiveWritePlan::stream(
 Result<ArchiveWritePlan>
 planGnuArchive(const std::vector<NewArchiveMember> &members,
                const ArchiveWriteOptions &options) {
-  std::vector<MemberLayout> layouts;
-  layouts.reserve(members.size());
-  // Long names, each recorded once: a repeated name reuses its offset.
-  std::string longNames;
-  std::unordered_map<std::string, uint64_t> longNameOffsets;
-  std::string symbolNames;
-  uint64_t symbolCount = 0;
-  bool hasSymbolicFile = false;
-  std::vector<std::string> warnings;
-  // Offsets from the first member's header.
-  uint64_t membersEnd = 0;
-  uint64_t lastMemberStart = 0;
-
-  for (const NewArchiveMember &member : members) {
-    const uint64_t size = member.bytes.size();
-    if (size > kMaxMemberSize)
-      return makeError("File " + member.name + " exceeds size limit");
-
-    MemberLayout layout;
-    // Names of 16 characters or more, or with a '/', go to the long name
-    // table; the header then holds "/<offset>".
-    if (member.name.size() >= 16 ||
-        member.name.find('/') != std::string::npos) {
-      auto [entry, inserted] =
-          longNameOffsets.try_emplace(member.name, longNames.size());
-      if (inserted)
-        longNames += member.name + "/\n";
-      layout.header = "/";
-      if (Status status =
-              appendField(layout.header, std::to_string(entry->second), 15);
-          !status.ok())
-        return status.takeError();
-    } else {
-      if (Status status = appendField(layout.header, member.name + "/", 16);
-          !status.ok())
-        return status.takeError();
-    }
-    if (Status status = appendRestOfHeader(layout.header, "644", size);
-        !status.ok())
-      return status.takeError();
-
-    Result<ArchiveMemberSymbols> symbols =
-        archiveSymbolsOf(member.bytes, options.bitcodeSymbols);
-    if (!symbols)
-      return fileError(member.name, symbols.error().message);
-    if (symbols->unreadableReason)
-      warnings.push_back(
-          fileError(member.name, *symbols->unreadableReason).message);
-    hasSymbolicFile = hasSymbolicFile || symbols->isSymbolicFile;
-    for (const std::string &symbol : symbols->names) {
-      layout.symbolNameOffsets.push_back(symbolNames.size());
-      symbolNames += symbol;
-      symbolNames += '\0';
-    }
-    symbolCount += symbols->names.size();
-
-    layout.contents = member.bytes;
-    layout.padded = size % 2 != 0;
-    lastMemberStart = membersEnd;
-    membersEnd += layout.span();
-    layouts.push_back(std::move(layout));
-  }
-  // An archive of object files without a single symbol still gets a symbol
-  // table (for old Solaris tools); its names are three NULs.
-  if (hasSymbolicFile && symbolNames.empty())
-    symbolNames.assign(3, '\0');
-
-  std::string longNameTable;
-  if (!longNames.empty()) {
-    const uint64_t padding = longNames.size() % 2;
-    if (Status status = appendField(longNameTable, "//", 48); !status.ok())
-      return status.takeError();
-    if (Status status = appendField(
-            longNameTable, std::to_string(longNames.size() + padding), 10);
-        !status.ok())
-      return status.takeError();
-    longNameTable += "`\n";
-    longNameTable += longNames;
-    if (padding)
-      longNameTable += '\n';
-  }
-
-  // The symbol table's offsets are 32-bit unless the last member would
-  // start at or past the threshold with them; LLVM decides this even when
-  // it will write no symbol table.
-  uint64_t offsetWidth = 4;
-  auto headersSize = [&](uint64_t width) {
-    return kArchiveMagic.size() + kMemberHeaderSize +
-           symbolTableSize(symbolCount, width, symbolNames.size()) +
-           longNameTable.size();
-  };
-  if (headersSize(4) + lastMemberStart >= options.sym64Threshold)
-    offsetWidth = 8;
-  const uint64_t firstMemberOffset = headersSize(offsetWidth);
-
-  std::string prefix(kArchiveMagic);
-  if (!symbolNames.empty()) {
-    const uint64_t tableSize =
-        symbolTableSize(symbolCount, offsetWidth, symbolNames.size());
-    if (Status status =
-            appendField(prefix, offsetWidth == 8 ? "/SYM64/" : "/", 16);
-        !status.ok())
-      return status.takeError();
-    if (Status status = appendRestOfHeader(prefix, "0", tableSize);
-        !status.ok())
-      return status.takeError();
-    appendBigEndian(prefix, symbolCount, offsetWidth);
-    uint64_t memberOffset = firstMemberOffset;
-    for (const MemberLayout &layout : layouts) {
-      for (size_t i = 0; i < layout.symbolNameOffsets.size(); ++i)
-        appendBigEndian(prefix, memberOffset, offsetWidth);
-      memberOffset += layout.span();
-    }
-    prefix += symbolNames;
-    if ((offsetWidth + symbolCount * offsetWidth + symbolNames.size()) % 2)
-      prefix += '\0';
-  }
-  prefix += longNameTable;
+  Result<GnuMemberLayouts> layouts = layOutMembers(members, options);
+  if (!layouts)
+    return layouts.takeError();
+  Result<std::string> longNameTable = longNameTableMember(layouts->longNames);
+  if (!longNameTable)
+    return longNameTable.takeError();
+  Result<std::string> prefix =
+      archivePrefix(*layouts, *longNameTable, options.sym64Threshold);
+  if (!prefix)
+    return prefix.takeError();
 
   ArchiveWritePlan plan;
-  plan.warnings_ = std::move(warnings);
+  plan.warnings_ = std::move(layouts->warnings);
   auto addGenerated = [&plan](std::string bytes) {
     plan.generated_.push_back(
         std::make_unique<const std::string>(std::move(bytes)));
     plan.pieces_.push_back(*plan.generated_.back());
   };
-  addGenerated(std::move(prefix));
-  for (MemberLayout &layout : layouts) {
+  addGenerated(std::move(*prefix));
+  for (MemberLayout &layout : layouts->layouts) {
     addGenerated(std::move(layout.header));
     if (!layout.contents.empty())
       plan.pieces_.push_back(layout.contents);

@@ -115,86 +115,109 @@ Status ModuleSymbolCollector::readModuleRecords(BitstreamCursor &cursor,
     Result<Record> record = cursor.readRecord(entry->id);
     if (!record)
       return record.takeError();
-    std::vector<uint64_t> &operands = record->operands;
-    // From version 2 on, a global value's record starts with its name's
-    // offset and size in the string table.
-    const size_t base = module.version >= 2 ? 2 : 0;
-    auto globalValue = [&](size_t minimum,
-                           const char *what) -> Result<GlobalValueRecord> {
-      if (operands.size() < base + minimum)
-        return makeError(std::string(what) + " record too short");
-      GlobalValueRecord value;
-      if (base == 2) {
-        value.nameOffset = operands[0];
-        value.nameSize = operands[1];
-      }
-      return value;
-    };
-    switch (record->code) {
-    case module_code::kVersion:
-      if (!operands.empty())
-        module.version = operands[0];
-      break;
-    case module_code::kDataLayout:
-      module.dataLayout = textOf(operands);
-      break;
-    case module_code::kInlineAsm:
-      module.hasInlineAsm = module.hasInlineAsm || !operands.empty();
-      break;
-    case module_code::kSectionName:
-      module.sectionNames.push_back(textOf(operands));
-      break;
-    case module_code::kGlobalVar: {
-      // [type, constness, initializer ID + 1 (0: none), linkage, alignment,
-      //  section ID + 1, ...]
-      auto value = globalValue(kMinGlobalVarOperands, "global variable");
-      if (!value)
-        return value.takeError();
-      value->isDefinition = operands[base + 2] != 0;
-      value->linkage = operands[base + 3];
-      value->section = operands[base + 5];
-      module.variables.push_back(*value);
-      break;
-    }
-    case module_code::kFunction: {
-      // [type, calling convention, is declaration, linkage, ...]
-      auto value = globalValue(kMinFunctionOperands, "function");
-      if (!value)
-        return value.takeError();
-      value->callingConv = operands[base + 1];
-      value->isDefinition = operands[base + 2] == 0;
-      value->linkage = operands[base + 3];
-      module.functions.push_back(*value);
-      break;
-    }
-    case module_code::kAliasOld: {
-      // [pointer type, aliasee, linkage, ...]
-      auto value = globalValue(kMinAliasOldOperands, "alias");
-      if (!value)
-        return value.takeError();
-      value->isDefinition = true;
-      value->linkage = operands[base + 2];
-      module.aliases.push_back(*value);
-      break;
-    }
-    case module_code::kAlias:
-    case module_code::kIfunc: {
-      // [value type, address space, aliasee or resolver, linkage, ...]
-      auto value =
-          globalValue(kMinAliasOperands,
-                      record->code == module_code::kAlias ? "alias" : "ifunc");
-      if (!value)
-        return value.takeError();
-      value->isDefinition = true;
-      value->linkage = operands[base + 3];
-      (record->code == module_code::kAlias ? module.aliases : module.ifuncs)
-          .push_back(*value);
-      break;
-    }
-    default:
-      break;
-    }
+    if (Status status = addModuleRecord(*record, module); !status.ok())
+      return status;
   }
+}
+
+Status ModuleSymbolCollector::addModuleRecord(const Record &record,
+                                              Module &module) {
+  const std::vector<uint64_t> &operands = record.operands;
+  switch (record.code) {
+  case module_code::kVersion:
+    if (!operands.empty())
+      module.version = operands[0];
+    break;
+  case module_code::kDataLayout:
+    module.dataLayout = textOf(operands);
+    break;
+  case module_code::kInlineAsm:
+    module.hasInlineAsm = module.hasInlineAsm || !operands.empty();
+    break;
+  case module_code::kSectionName:
+    module.sectionNames.push_back(textOf(operands));
+    break;
+  case module_code::kGlobalVar:
+  case module_code::kFunction:
+  case module_code::kAliasOld:
+  case module_code::kAlias:
+  case module_code::kIfunc:
+    return addGlobalValueRecord(record, module);
+  default:
+    break;
+  }
+  return Status::success();
+}
+
+Status ModuleSymbolCollector::addGlobalValueRecord(const Record &record,
+                                                   Module &module) {
+  const std::vector<uint64_t> &operands = record.operands;
+  // From version 2 on, a global value's record starts with its name's
+  // offset and size in the string table.
+  const size_t base = module.version >= 2 ? 2 : 0;
+  auto globalValue = [&](size_t minimum,
+                         const char *what) -> Result<GlobalValueRecord> {
+    if (operands.size() < base + minimum)
+      return makeError(std::string(what) + " record too short");
+    GlobalValueRecord value;
+    if (base == 2) {
+      value.nameOffset = operands[0];
+      value.nameSize = operands[1];
+    }
+    return value;
+  };
+  switch (record.code) {
+  case module_code::kGlobalVar: {
+    // [type, constness, initializer ID + 1 (0: none), linkage, alignment,
+    //  section ID + 1, ...]
+    auto value = globalValue(kMinGlobalVarOperands, "global variable");
+    if (!value)
+      return value.takeError();
+    value->isDefinition = operands[base + 2] != 0;
+    value->linkage = operands[base + 3];
+    value->section = operands[base + 5];
+    module.variables.push_back(*value);
+    break;
+  }
+  case module_code::kFunction: {
+    // [type, calling convention, is declaration, linkage, ...]
+    auto value = globalValue(kMinFunctionOperands, "function");
+    if (!value)
+      return value.takeError();
+    value->callingConv = operands[base + 1];
+    value->isDefinition = operands[base + 2] == 0;
+    value->linkage = operands[base + 3];
+    module.functions.push_back(*value);
+    break;
+  }
+  case module_code::kAliasOld: {
+    // [pointer type, aliasee, linkage, ...]
+    auto value = globalValue(kMinAliasOldOperands, "alias");
+    if (!value)
+      return value.takeError();
+    value->isDefinition = true;
+    value->linkage = operands[base + 2];
+    module.aliases.push_back(*value);
+    break;
+  }
+  case module_code::kAlias:
+  case module_code::kIfunc: {
+    // [value type, address space, aliasee or resolver, linkage, ...]
+    auto value =
+        globalValue(kMinAliasOperands,
+                    record.code == module_code::kAlias ? "alias" : "ifunc");
+    if (!value)
+      return value.takeError();
+    value->isDefinition = true;
+    value->linkage = operands[base + 3];
+    (record.code == module_code::kAlias ? module.aliases : module.ifuncs)
+        .push_back(*value);
+    break;
+  }
+  default:
+    break;
+  }
+  return Status::success();
 }
 
 Result<std::vector<std::string>>

@@ -62,6 +62,12 @@ private:
   };
 
   Status readModuleRecords(bitcode::BitstreamCursor &cursor, Module &module);
+  // One record of a module block, kept in `module` when it says something
+  // about the module's symbols.
+  static Status addModuleRecord(const bitcode::Record &record, Module &module);
+  // A global variable, function, alias or ifunc record.
+  static Status addGlobalValueRecord(const bitcode::Record &record,
+                                     Module &module);
 
   std::vector<Module> modules_;
   // Why a module could not be read, if one could not.

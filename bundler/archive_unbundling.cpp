@@ -119,6 +119,149 @@ Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
   return Status::success();
 }
 
+// The requested targets and the members of each one's device archive, with
+// the bytes made here (decompressed members, rewritten host objects, member
+// names) that those members refer to.
+struct DeviceArchives {
+  std::vector<OffloadTarget> requested;
+  std::vector<std::vector<NewArchiveMember>> archives;
+  std::deque<std::string> ownedBytes;
+  std::deque<ByteBuffer> decompressedMembers;
+};
+
+// A member's bundle as it is read: its bytes and, when only the first bytes
+// of a compressed member were decompressed, the size of the whole bundle.
+struct MemberBundle {
+  std::string_view bytes;
+  std::optional<uint64_t> fullSize;
+};
+
+// The member's bundle, decompressed when it is compressed (only as far as
+// the requested entries go, where that applies).
+Result<MemberBundle> memberBundle(const ArchiveMember &member,
+                                  const std::string &archivePath,
+                                  const BundlerConfig &config,
+                                  OperationReport &report,
+                                  DeviceArchives &out) {
+  MemberBundle bundle{member.bytes, std::nullopt};
+  std::string_view &bytes = bundle.bytes;
+  if (bytes.size() >= kCompressedBundleCommonHeaderSize &&
+      hasCompressedBundleMagic(bytes)) {
+    auto partial = decompressMemberEntriesOnly(bytes, out.requested, config);
+    if (!partial)
+      return partial.takeError();
+    if (*partial) {
+      out.ownedBytes.push_back(std::move((*partial)->bytes));
+      bytes = out.ownedBytes.back();
+      bundle.fullSize = (*partial)->fullSize;
+    } else {
+      auto decompressed =
+          decompressAsConfigured(bytes, archivePath + "(" + member.name + ")",
+                                 config, kMemberDecompressionFailed, nullptr);
+      if (!decompressed)
+        return decompressed.takeError();
+      out.decompressedMembers.push_back(std::move(decompressed->bytes));
+      bytes = out.decompressedMembers.back().view();
+    }
+  } else if (config.verbose &&
+             bytes.size() >= kCompressedBundleCommonHeaderSize) {
+    report.diagnostics += "Uncompressed bundle.\n";
+  }
+  return bundle;
+}
+
+// Adds each entry of the member that a requested target can use to that
+// target's device archive, under the name deviceMemberName gives it.
+Status collectMemberEntries(const ArchiveMember &member,
+                            const std::string &archivePath,
+                            const BundlerConfig &config,
+                            OperationReport &report, DeviceArchives &out) {
+  auto bundle = memberBundle(member, archivePath, config, report, out);
+  if (!bundle)
+    return bundle.takeError();
+  const std::string_view bytes = bundle->bytes;
+  const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
+  auto reader =
+      bundle->fullSize
+          ? openPartialBundle(bytes, *bundle->fullSize, archivePath)
+          : openReader(choice, bytes, archivePath, config, report.diagnostics);
+  if (!reader)
+    return reader.takeError();
+  BundleReader &entries = **reader;
+  return forEachEntry(
+      entries, [&](std::string_view entryId) -> Result<EntryWalk> {
+        std::optional<OffloadTarget> codeObject =
+            OffloadTarget::parseStored(entryId);
+        if (!codeObject)
+          return makeError("Invalid bundle id read from code object");
+        std::vector<size_t> compatible;
+        for (size_t i = 0; i < out.requested.size(); ++i)
+          if (isCodeObjectCompatible(*codeObject, out.requested[i],
+                                     config.hipOpenmpCompatible))
+            compatible.push_back(i);
+        if (compatible.empty()) {
+          if (Status status = entries.skipEntry(); !status.ok())
+            return status.takeError();
+          return EntryWalk::Continue;
+        }
+        auto payload = entries.readEntry();
+        if (!payload)
+          return payload.takeError();
+        std::string_view data = bytes.substr(payload->offset, payload->size);
+        if (payload->rewrittenObject) {
+          out.ownedBytes.push_back(payload->rewrittenObject->render());
+          data = out.ownedBytes.back();
+        }
+        out.ownedBytes.push_back(
+            deviceMemberName(member.name, entryId, codeObject->targetId));
+        const std::string &name = out.ownedBytes.back();
+        for (size_t index : compatible)
+          out.archives[index].push_back({name, data});
+        return EntryWalk::Continue;
+      });
+}
+
+// Writes each requested target's device archive to its output, all of them
+// or none.
+Status writeDeviceArchives(const DeviceArchives &archives,
+                           const InputFile &archive,
+                           const BundlerConfig &config,
+                           OperationReport &report) {
+  const std::string &archivePath = config.inputFileNames.front();
+  OutputTransaction transaction;
+  const ArchiveWriteOptions options =
+      llvmArchiveWriteOptions(config.archiveSym64Threshold);
+  for (size_t i = 0; i < archives.requested.size(); ++i) {
+    if (archives.archives[i].empty() && !config.allowMissingBundles)
+      return makeError("no compatible code object found for the target '" +
+                       config.targetNames[i] +
+                       "' in heterogeneous archive library: " + archivePath);
+    auto plan = planGnuArchive(archives.archives[i], options);
+    if (!plan)
+      return plan.takeError();
+    for (const std::string &warning : plan->warnings())
+      report.diagnostics += "warning: " + warning + "\n";
+    auto output = transaction.createFile(config.outputFileNames.at(i));
+    if (!output)
+      return output.takeError();
+    // Pieces that lie in the input archive are read from the file (without
+    // faulting its mapping in); the rest is written from memory.
+    std::string_view archiveBytes = archive.contents();
+    auto writePiece = [&](std::string_view piece) {
+      if (piece.data() >= archiveBytes.data() &&
+          piece.data() + piece.size() <=
+              archiveBytes.data() + archiveBytes.size())
+        return (*output)->copyFrom(
+            archive, static_cast<uint64_t>(piece.data() - archiveBytes.data()),
+            piece.size());
+      return (*output)->write(piece);
+    };
+    if (Status status = plan->stream(writePiece); !status.ok())
+      return status;
+  }
+  return transaction.commit();
+}
+
 } // namespace
 
 Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
@@ -137,116 +280,16 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
         !status.ok())
       return status;
 
-  std::vector<OffloadTarget> requested;
+  DeviceArchives archives;
   for (const std::string &target : config.targetNames)
-    requested.push_back(OffloadTarget::parse(target));
-
-  // Bytes made here (decompressed members, rewritten host objects, member
-  // names) that the new archives' members refer to.
-  std::deque<std::string> ownedBytes;
-  std::deque<ByteBuffer> decompressedMembers;
-  std::vector<std::vector<NewArchiveMember>> archives(requested.size());
-  const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
-  for (const ArchiveMember &member : *members) {
-    std::string_view bytes = member.bytes;
-    // Set when only the first bytes of a compressed member were
-    // decompressed: the size of the whole bundle.
-    std::optional<uint64_t> fullSize;
-    if (bytes.size() >= kCompressedBundleCommonHeaderSize &&
-        hasCompressedBundleMagic(bytes)) {
-      auto partial = decompressMemberEntriesOnly(bytes, requested, config);
-      if (!partial)
-        return partial.takeError();
-      if (*partial) {
-        ownedBytes.push_back(std::move((*partial)->bytes));
-        bytes = ownedBytes.back();
-        fullSize = (*partial)->fullSize;
-      } else {
-        auto decompressed =
-            decompressAsConfigured(bytes, archivePath + "(" + member.name + ")",
-                                   config, kMemberDecompressionFailed, nullptr);
-        if (!decompressed)
-          return decompressed.takeError();
-        decompressedMembers.push_back(std::move(decompressed->bytes));
-        bytes = decompressedMembers.back().view();
-      }
-    } else if (config.verbose &&
-               bytes.size() >= kCompressedBundleCommonHeaderSize) {
-      report.diagnostics += "Uncompressed bundle.\n";
-    }
-    auto reader = fullSize ? openPartialBundle(bytes, *fullSize, archivePath)
-                           : openReader(choice, bytes, archivePath, config,
-                                        report.diagnostics);
-    if (!reader)
-      return reader.takeError();
-    BundleReader &entries = **reader;
-    Status walked = forEachEntry(
-        entries, [&](std::string_view entryId) -> Result<EntryWalk> {
-          std::optional<OffloadTarget> codeObject =
-              OffloadTarget::parseStored(entryId);
-          if (!codeObject)
-            return makeError("Invalid bundle id read from code object");
-          std::vector<size_t> compatible;
-          for (size_t i = 0; i < requested.size(); ++i)
-            if (isCodeObjectCompatible(*codeObject, requested[i],
-                                       config.hipOpenmpCompatible))
-              compatible.push_back(i);
-          if (compatible.empty()) {
-            if (Status status = entries.skipEntry(); !status.ok())
-              return status.takeError();
-            return EntryWalk::Continue;
-          }
-          auto payload = entries.readEntry();
-          if (!payload)
-            return payload.takeError();
-          std::string_view data = bytes.substr(payload->offset, payload->size);
-          if (payload->rewrittenObject) {
-            ownedBytes.push_back(payload->rewrittenObject->render());
-            data = ownedBytes.back();
-          }
-          ownedBytes.push_back(
-              deviceMemberName(member.name, entryId, codeObject->targetId));
-          const std::string &name = ownedBytes.back();
-          for (size_t index : compatible)
-            archives[index].push_back({name, data});
-          return EntryWalk::Continue;
-        });
-    if (!walked.ok())
-      return walked;
-  }
-
-  OutputTransaction transaction;
-  const ArchiveWriteOptions options =
-      llvmArchiveWriteOptions(config.archiveSym64Threshold);
-  for (size_t i = 0; i < requested.size(); ++i) {
-    if (archives[i].empty() && !config.allowMissingBundles)
-      return makeError("no compatible code object found for the target '" +
-                       config.targetNames[i] +
-                       "' in heterogeneous archive library: " + archivePath);
-    auto plan = planGnuArchive(archives[i], options);
-    if (!plan)
-      return plan.takeError();
-    for (const std::string &warning : plan->warnings())
-      report.diagnostics += "warning: " + warning + "\n";
-    auto output = transaction.createFile(config.outputFileNames.at(i));
-    if (!output)
-      return output.takeError();
-    // Pieces that lie in the input archive are read from the file (without
-    // faulting its mapping in); the rest is written from memory.
-    std::string_view archiveBytes = (*opened)->contents();
-    auto writePiece = [&](std::string_view piece) {
-      if (piece.data() >= archiveBytes.data() &&
-          piece.data() + piece.size() <=
-              archiveBytes.data() + archiveBytes.size())
-        return (*output)->copyFrom(
-            **opened, static_cast<uint64_t>(piece.data() - archiveBytes.data()),
-            piece.size());
-      return (*output)->write(piece);
-    };
-    if (Status status = plan->stream(writePiece); !status.ok())
+    archives.requested.push_back(OffloadTarget::parse(target));
+  archives.archives.resize(archives.requested.size());
+  for (const ArchiveMember &member : *members)
+    if (Status status =
+            collectMemberEntries(member, archivePath, config, report, archives);
+        !status.ok())
       return status;
-  }
-  return transaction.commit();
+  return writeDeviceArchives(archives, **opened, config, report);
 }
 
 } // namespace offbundle

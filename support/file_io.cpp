@@ -108,6 +108,14 @@ int systemRename(const char *from, const char *to, unsigned flags) {
   return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
 }
 
+// Why an output is not put in place when its destination is no longer what
+// it was when the output was created.
+Error changedUnderUs(const std::string &path) {
+  return fileError(path,
+                   "the output path changed while the tool ran (something "
+                   "else was put there); it was left as it is");
+}
+
 } // namespace
 
 std::string errnoMessage(int error) { return std::strerror(error); }
@@ -626,6 +634,88 @@ Status OutputTransaction::finish(OutputFile &output) {
   return Status::success();
 }
 
+void OutputTransaction::undoPlacements(const std::vector<Placed> &placed) {
+  for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
+    const char *destination = it->output->destination_.c_str();
+    const char *temporary = it->output->tempPath_.c_str();
+    if (it->how == Placement::Swapped)
+      rename_(temporary, destination, RENAME_EXCHANGE);
+    else if (it->how == Placement::Created &&
+             identityAt(it->output->destination_) ==
+                 it->output->temporaryIdentity_)
+      ::unlink(destination);
+  }
+}
+
+// An output replacing a file swaps with it. False when that file was
+// removed meanwhile: the output is then placed as a new one.
+Result<bool> OutputTransaction::placeReplacing(OutputFile &output,
+                                               std::vector<Placed> &placed) {
+  const char *temporary = output.tempPath_.c_str();
+  const char *destination = output.destination_.c_str();
+  if (rename_(temporary, destination, RENAME_EXCHANGE) == 0) {
+    // What was swapped out must be the file that was there when the
+    // output was created: anything else (a folder made meanwhile, a
+    // file put in its place) goes straight back.
+    if (identityAt(output.tempPath_) != output.replaced_) {
+      rename_(temporary, destination, RENAME_EXCHANGE);
+      return changedUnderUs(output.path_);
+    }
+    placed.push_back({&output, Placement::Swapped});
+    return true;
+  }
+  if (errno == EINVAL || errno == ENOSYS) {
+    // A file system that cannot swap: check, then rename over the old
+    // file (which then cannot be undone).
+    if (identityAt(output.destination_) != output.replaced_)
+      return changedUnderUs(output.path_);
+    if (rename_(temporary, destination, 0) != 0)
+      return fileError(output.path_, errnoMessage(errno));
+    placed.push_back({&output, Placement::Overwritten});
+    return true;
+  }
+  if (errno != ENOENT)
+    return fileError(output.path_, errnoMessage(errno));
+  return false;
+}
+
+// An output with no file to replace is placed without replacing anything.
+Status OutputTransaction::placeNew(OutputFile &output,
+                                   std::vector<Placed> &placed) {
+  const char *temporary = output.tempPath_.c_str();
+  const char *destination = output.destination_.c_str();
+  if (rename_(temporary, destination, RENAME_NOREPLACE) == 0) {
+    placed.push_back({&output, Placement::Created});
+    return Status::success();
+  }
+  if (errno == EEXIST)
+    return changedUnderUs(output.path_);
+  if (errno != EINVAL && errno != ENOSYS)
+    return fileError(output.path_, errnoMessage(errno));
+  // A file system without RENAME_NOREPLACE: a hard link is just as
+  // careful not to replace anything.
+  if (::link(temporary, destination) != 0)
+    return errno == EEXIST ? changedUnderUs(output.path_)
+                           : fileError(output.path_, errnoMessage(errno));
+  placed.push_back({&output, Placement::Created});
+  if (::unlink(temporary) != 0)
+    return fileError(output.path_, errnoMessage(errno));
+  return Status::success();
+}
+
+Status OutputTransaction::place(OutputFile &output,
+                                std::vector<Placed> &placed) {
+  if (output.replaced_) {
+    Result<bool> replaced = placeReplacing(output, placed);
+    if (!replaced)
+      return replaced.takeError();
+    if (*replaced)
+      return Status::success();
+    // The old file was removed meanwhile: create the output as new.
+  }
+  return placeNew(output, placed);
+}
+
 Status OutputTransaction::commit() {
   for (auto &output : outputs_)
     if (Status status = finish(*output); !status.ok())
@@ -638,83 +728,16 @@ Status OutputTransaction::commit() {
   // signal must not stop this half-way: termination signals wait until it
   // is over.
   TerminationSignalBlock block;
-  enum class Placement { Swapped, Created, Overwritten };
-  struct Placed {
-    OutputFile *output;
-    Placement how;
-  };
   std::vector<Placed> placed;
-  auto undo = [&] {
-    for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
-      const char *destination = it->output->destination_.c_str();
-      const char *temporary = it->output->tempPath_.c_str();
-      if (it->how == Placement::Swapped)
-        rename_(temporary, destination, RENAME_EXCHANGE);
-      else if (it->how == Placement::Created &&
-               identityAt(it->output->destination_) ==
-                   it->output->temporaryIdentity_)
-        ::unlink(destination);
-    }
-  };
-  auto changedUnderUs = [](const OutputFile &output) {
-    return fileError(output.path_,
-                     "the output path changed while the tool ran (something "
-                     "else was put there); it was left as it is");
-  };
   for (auto &output : outputs_) {
     if (output->inMemory_ || output->tempPath_.empty())
       continue;
-    const char *temporary = output->tempPath_.c_str();
-    const char *destination = output->destination_.c_str();
     // Tells why this output cannot be placed, after putting back the
     // others.
-    auto fail = [&](Error error) {
-      undo();
-      return Status(std::move(error));
-    };
-    if (output->replaced_) {
-      if (rename_(temporary, destination, RENAME_EXCHANGE) == 0) {
-        // What was swapped out must be the file that was there when the
-        // output was created: anything else (a folder made meanwhile, a
-        // file put in its place) goes straight back.
-        if (identityAt(output->tempPath_) != output->replaced_) {
-          rename_(temporary, destination, RENAME_EXCHANGE);
-          return fail(changedUnderUs(*output));
-        }
-        placed.push_back({output.get(), Placement::Swapped});
-        continue;
-      }
-      if (errno == EINVAL || errno == ENOSYS) {
-        // A file system that cannot swap: check, then rename over the old
-        // file (which then cannot be undone).
-        if (identityAt(output->destination_) != output->replaced_)
-          return fail(changedUnderUs(*output));
-        if (rename_(temporary, destination, 0) != 0)
-          return fail(fileError(output->path_, errnoMessage(errno)));
-        placed.push_back({output.get(), Placement::Overwritten});
-        continue;
-      }
-      if (errno != ENOENT)
-        return fail(fileError(output->path_, errnoMessage(errno)));
-      // The old file was removed meanwhile: create the output as new.
+    if (Status status = place(*output, placed); !status.ok()) {
+      undoPlacements(placed);
+      return status;
     }
-    if (rename_(temporary, destination, RENAME_NOREPLACE) == 0) {
-      placed.push_back({output.get(), Placement::Created});
-      continue;
-    }
-    if (errno == EEXIST)
-      return fail(changedUnderUs(*output));
-    if (errno != EINVAL && errno != ENOSYS)
-      return fail(fileError(output->path_, errnoMessage(errno)));
-    // A file system without RENAME_NOREPLACE: a hard link is just as
-    // careful not to replace anything.
-    if (::link(temporary, destination) != 0)
-      return fail(errno == EEXIST
-                      ? changedUnderUs(*output)
-                      : fileError(output->path_, errnoMessage(errno)));
-    placed.push_back({output.get(), Placement::Created});
-    if (::unlink(temporary) != 0)
-      return fail(fileError(output->path_, errnoMessage(errno)));
   }
   // Every output is in place; what remains under a swapped temporary's name
   // is the old contents, checked above to be the file that was replaced.

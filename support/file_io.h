@@ -220,6 +220,20 @@ public:
   }
 
 private:
+  // How commit() put an output in place, which says how to put it back.
+  enum class Placement { Swapped, Created, Overwritten };
+  struct Placed {
+    OutputFile *output;
+    Placement how;
+  };
+  // The steps of commit(). Each placing step records in `placed` what it
+  // put in place; when one fails, commit() puts back everything recorded
+  // (undoPlacements).
+  Status place(OutputFile &output, std::vector<Placed> &placed);
+  Result<bool> placeReplacing(OutputFile &output, std::vector<Placed> &placed);
+  Status placeNew(OutputFile &output, std::vector<Placed> &placed);
+  void undoPlacements(const std::vector<Placed> &placed);
+
   std::vector<std::unique_ptr<OutputFile>> outputs_;
   RenameFunction rename_;
   ChmodFunction chmod_;
