@@ -108,11 +108,11 @@ private:
       bundle.fileOffset = here.fileOffset;
       bundle.fileSize = element.bytes.size();
       switch (element.kind) {
-      case OffloadDataKind::BinaryBundle:
+      case FileMagic::BinaryBundle:
         bundle.format = DiscoveredFormat::Binary;
         bundle.data = sliceOf(here, element.bytes.size(), member);
         break;
-      case OffloadDataKind::OffloadBinary: {
+      case FileMagic::OffloadBinary: {
         bundle.format = DiscoveredFormat::OffloadBinary;
         if (!isCompressedOffloadBinary(element.bytes)) {
           bundle.data = sliceOf(here, element.bytes.size(), member);
@@ -129,7 +129,7 @@ private:
             InputFile::fromMemory(displayName(member), std::move(*inflated));
         break;
       }
-      case OffloadDataKind::CompressedBundle: {
+      case FileMagic::CompressedBundle: {
         auto decompressed = decompressAsConfigured(
             element.bytes, displayName(member), config_,
             failure(member, section,
@@ -145,6 +145,8 @@ private:
                                             std::move(decompressed->bytes));
         break;
       }
+      default: // splitOffloadData gives no other kind
+        break;
       }
       add(std::move(bundle));
     }

@@ -69,17 +69,15 @@ splitOffloadData(std::string_view bytes) {
     };
     OffloadDataElement element;
     element.offset = at;
+    element.kind = identifyFile(rest);
     uint64_t extent = 0;
-    if (hasBinaryBundleMagic(rest) || startsCompressedBundle(rest)) {
-      element.kind = hasBinaryBundleMagic(rest)
-                         ? OffloadDataKind::BinaryBundle
-                         : OffloadDataKind::CompressedBundle;
+    if (element.kind == FileMagic::BinaryBundle ||
+        element.kind == FileMagic::CompressedBundle) {
       auto size = offloadBundleExtent(rest);
       if (!size)
         return failed(size.error().message);
       extent = *size;
-    } else if (hasOffloadBinaryMagic(rest)) {
-      element.kind = OffloadDataKind::OffloadBinary;
+    } else if (element.kind == FileMagic::OffloadBinary) {
       auto binary = readOffloadBinaryEntries(rest, "");
       if (!binary)
         return failed(binary.error().message);

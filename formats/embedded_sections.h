@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "formats/elf/elf_object.h"
+#include "formats/file_magic.h"
 #include "support/error.h"
 #include "support/offload_sections.h"
 
@@ -37,11 +38,10 @@ struct OffloadDataSection {
 // bytes of the file.
 std::vector<OffloadDataSection> findOffloadDataSections(const ElfObject &elf);
 
-enum class OffloadDataKind { BinaryBundle, CompressedBundle, OffloadBinary };
-
 // One element of a run of offload data.
 struct OffloadDataElement {
-  OffloadDataKind kind;
+  // BinaryBundle, CompressedBundle or OffloadBinary.
+  FileMagic kind = FileMagic::Unknown;
   // Where it starts in the bytes given to splitOffloadData.
   uint64_t offset = 0;
   // Exactly its bytes.

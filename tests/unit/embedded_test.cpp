@@ -331,7 +331,7 @@ TEST(OffloadData, PaddedBinaryBundlesAsALinkerLeavesThem) {
   auto elements = splitOffloadData(section);
   ASSERT_TRUE(elements.ok()) << elements.error().message;
   ASSERT_EQ(elements->size(), 2u);
-  EXPECT_EQ((*elements)[0].kind, OffloadDataKind::BinaryBundle);
+  EXPECT_EQ((*elements)[0].kind, FileMagic::BinaryBundle);
   EXPECT_EQ((*elements)[0].offset, 0u);
   EXPECT_EQ((*elements)[0].bytes, first);
   EXPECT_EQ((*elements)[1].offset, 256u);
@@ -362,11 +362,11 @@ TEST(OffloadData, CompressedBundlesMixedWithOthers) {
   auto elements = splitOffloadData(section);
   ASSERT_TRUE(elements.ok()) << elements.error().message;
   ASSERT_EQ(elements->size(), 3u);
-  EXPECT_EQ((*elements)[0].kind, OffloadDataKind::CompressedBundle);
+  EXPECT_EQ((*elements)[0].kind, FileMagic::CompressedBundle);
   EXPECT_EQ((*elements)[0].bytes, *compressed);
-  EXPECT_EQ((*elements)[1].kind, OffloadDataKind::BinaryBundle);
+  EXPECT_EQ((*elements)[1].kind, FileMagic::BinaryBundle);
   EXPECT_EQ((*elements)[1].offset, 4096u);
-  EXPECT_EQ((*elements)[2].kind, OffloadDataKind::OffloadBinary);
+  EXPECT_EQ((*elements)[2].kind, FileMagic::OffloadBinary);
   EXPECT_EQ((*elements)[2].offset, 8192u);
   EXPECT_EQ((*elements)[2].bytes, offload);
 }
