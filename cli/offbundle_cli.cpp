@@ -202,7 +202,7 @@ std::string fileMessage(const std::string &path, std::string message) {
   // (an output, a member); others are about the input.
   if (!message.empty() && message.front() == '\'')
     return message;
-  return "'" + path + "': " + message;
+  return fileError(path, message).message;
 }
 
 // An opened input, or the line saying why it could not be.

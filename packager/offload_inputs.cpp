@@ -63,7 +63,7 @@ public:
              const std::string &archiveFolderPath, bool topLevel) {
     switch (classify(bytes)) {
     case InputKind::OffloadBinary:
-      return addBinaries(bytes, name, "'" + name + "'");
+      return addBinaries(bytes, name, quotedFileName(name));
     case InputKind::Elf:
       return addElf(bytes, name);
     case InputKind::Coff:
@@ -103,7 +103,7 @@ private:
       const ElfSection &section = sections[index];
       if (section.type != kElfSectionTypeLlvmOffloading)
         continue;
-      const std::string context = "'" + name + "': section " +
+      const std::string context = quotedFileName(name) + ": section " +
                                   std::to_string(index) + " '" +
                                   std::string(section.name) + "'";
       if (Status status = addBinaries(object->contents(section), name, context);
@@ -122,7 +122,7 @@ private:
       const CoffSection &section = (*sections)[index];
       if (!section.name.starts_with(kLlvmOffloadingSection))
         continue;
-      const std::string context = "'" + name + "': section " +
+      const std::string context = quotedFileName(name) + ": section " +
                                   std::to_string(index + 1) + " '" +
                                   section.name + "'";
       if (Status status = addBinaries(section.contents, name, context);
@@ -159,7 +159,7 @@ private:
     for (EmbeddedObject &object : *objects) {
       storage_.push_back(object.contents);
       const std::string context =
-          "'" + name + "': global '" + object.globalName + "'";
+          quotedFileName(name) + ": global '" + object.globalName + "'";
       if (Status status = addBinaries(*object.contents, name, context);
           !status.ok())
         return status;

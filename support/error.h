@@ -54,9 +54,14 @@ inline Error makeError(std::string message) {
   return Error{std::move(message)};
 }
 
+// "'<path>'", a file as messages name it.
+inline std::string quotedFileName(const std::string &path) {
+  return "'" + path + "'";
+}
+
 // "'<path>': <reason>", the shape LLVM gives file errors.
 inline Error fileError(const std::string &path, const std::string &reason) {
-  return Error{"'" + path + "': " + reason};
+  return Error{quotedFileName(path) + ": " + reason};
 }
 
 // "\x" and two lowercase hexadecimal digits for a byte, the escape both

@@ -42,8 +42,8 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
     if (candidate.name == kLlvmOffloadingSection)
       section = object.contents(candidate);
   auto binaries = splitOffloadBinaries(
-      section,
-      "'" + name + "': section '" + std::string(kLlvmOffloadingSection) + "'");
+      section, quotedFileName(name) + ": section '" +
+                   std::string(kLlvmOffloadingSection) + "'");
   if (!binaries)
     return binaries.takeError();
   RewriteResult &result = rewriter.result();

@@ -31,9 +31,9 @@ Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
                           (*bundle.fileOffset - wrappers.fatbinOffset));
   for (size_t index = 0; index < wrappers.wrappers.size(); ++index) {
     const HipWrapper &wrapper = wrappers.wrappers[index];
-    const std::string which = "'" + file + "': HIP fat binary wrapper " +
-                              std::to_string(index) + " (at " +
-                              hexNumber(wrapper.address) + ")";
+    const std::string which =
+        quotedFileName(file) + ": HIP fat binary wrapper " +
+        std::to_string(index) + " (at " + hexNumber(wrapper.address) + ")";
     if (wrapper.magic != kHipWrapperMagic)
       return makeError(which + " has magic " + hexNumber(wrapper.magic) +
                        ", not HIPF");
@@ -48,7 +48,7 @@ Status checkLinkedHipFile(const std::string &file, std::string_view bytes,
                        ", which is no bundle's start in .hip_fatbin");
   }
   if (Status layout = checkLinkedLayout(bytes); !layout.ok())
-    return makeError("'" + file + "': " + layout.error().message);
+    return fileError(file, layout.error().message);
   return Status::success();
 }
 
