@@ -26,17 +26,8 @@ std::vector<OffloadDataSection> findOffloadDataSections(const ElfObject &elf) {
   return found;
 }
 
-namespace {
-
-bool startsCompressedBundle(std::string_view bytes) {
-  return bytes.size() >= kCompressedBundleCommonHeaderSize &&
-         hasCompressedBundleMagic(bytes);
-}
-
-} // namespace
-
 Result<uint64_t> offloadBundleExtent(std::string_view bytes) {
-  if (startsCompressedBundle(bytes)) {
+  if (identifyFile(bytes) == FileMagic::CompressedBundle) {
     auto header = parseCompressedBundleHeader(bytes);
     if (!header)
       return makeError("compressed bundle: " + header.error().message);
