@@ -22,15 +22,17 @@ Target toTarget(const OffloadTarget &target) {
                 target.targetId};
 }
 
-ContainerFormat toFormat(DiscoveredFormat format) {
+// The public mirror of the library's container registry
+// (formats/container_format.h), which programs cannot include.
+ContainerFormat toFormat(offbundle::ContainerFormat format) {
   switch (format) {
-  case DiscoveredFormat::Binary:
+  case offbundle::ContainerFormat::BinaryBundle:
     return ContainerFormat::BinaryBundle;
-  case DiscoveredFormat::Text:
+  case offbundle::ContainerFormat::TextBundle:
     return ContainerFormat::TextBundle;
-  case DiscoveredFormat::FatObject:
+  case offbundle::ContainerFormat::FatObject:
     return ContainerFormat::FatObject;
-  case DiscoveredFormat::OffloadBinary:
+  case offbundle::ContainerFormat::OffloadBinary:
     return ContainerFormat::OffloadBinary;
   }
   return ContainerFormat::BinaryBundle;

@@ -89,7 +89,7 @@ std::string deviceMemberName(std::string_view memberName,
 Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
                                  const std::string &archivePath,
                                  const BundlerConfig &config) {
-  const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
+  const ContainerChoice choice{ContainerFormat::FatObject, ""};
   std::string ignoredCommands;
   for (const ArchiveMember &member : members) {
     // LLVM checks the members as they are, without decompressing them.
@@ -180,7 +180,7 @@ Status collectMemberEntries(const ArchiveMember &member,
   if (!bundle)
     return bundle.takeError();
   const std::string_view bytes = bundle->bytes;
-  const ContainerChoice choice{ContainerKind::ObjectOrBinary, ""};
+  const ContainerChoice choice{ContainerFormat::FatObject, ""};
   auto reader =
       bundle->fullSize
           ? openPartialBundle(bytes, *bundle->fullSize, archivePath)

@@ -51,7 +51,7 @@ public:
              DiscoveryMode mode, OperationReport &report)
       : input_(input), config_(config), mode_(mode), report_(report) {
     auto choice = containerForType(config.filesType);
-    if (choice && choice->kind == ContainerKind::Text)
+    if (choice && choice->format == ContainerFormat::TextBundle)
       textComment_ = choice->comment;
   }
 
@@ -85,14 +85,14 @@ private:
   }
 
   // The format of bytes that are a bundle by themselves.
-  DiscoveredFormat sniff(std::string_view bytes) const {
+  ContainerFormat sniff(std::string_view bytes) const {
     if (hasBinaryBundleMagic(bytes))
-      return DiscoveredFormat::Binary;
+      return ContainerFormat::BinaryBundle;
     if (isElf(bytes))
-      return DiscoveredFormat::FatObject;
+      return ContainerFormat::FatObject;
     if (!textComment_.empty())
-      return DiscoveredFormat::Text;
-    return DiscoveredFormat::Binary;
+      return ContainerFormat::TextBundle;
+    return ContainerFormat::BinaryBundle;
   }
 
   Status addElements(const Place &place, std::string_view bytes,
@@ -109,11 +109,11 @@ private:
       bundle.fileSize = element.bytes.size();
       switch (element.kind) {
       case FileMagic::BinaryBundle:
-        bundle.format = DiscoveredFormat::Binary;
+        bundle.format = ContainerFormat::BinaryBundle;
         bundle.data = sliceOf(here, element.bytes.size(), member);
         break;
       case FileMagic::OffloadBinary: {
-        bundle.format = DiscoveredFormat::OffloadBinary;
+        bundle.format = ContainerFormat::OffloadBinary;
         if (!isCompressedOffloadBinary(element.bytes)) {
           bundle.data = sliceOf(here, element.bytes.size(), member);
           break;
@@ -164,7 +164,7 @@ private:
     if (hasBundleSections(*elf)) {
       DiscoveredBundle bundle;
       bundle.member = member;
-      bundle.format = DiscoveredFormat::FatObject;
+      bundle.format = ContainerFormat::FatObject;
       bundle.fileOffset = place.fileOffset;
       bundle.fileSize = bytes.size();
       bundle.data = sliceOf(place, bytes.size(), member);
@@ -223,7 +223,7 @@ private:
       if (first && *first) {
         DiscoveredBundle bundle;
         bundle.member = member;
-        bundle.format = DiscoveredFormat::Text;
+        bundle.format = ContainerFormat::TextBundle;
         bundle.fileOffset = place.fileOffset;
         bundle.fileSize = bytes.size();
         bundle.data = sliceOf(place, bytes.size(), member);
@@ -243,20 +243,6 @@ private:
 
 } // namespace
 
-std::string_view discoveredFormatName(DiscoveredFormat format) {
-  switch (format) {
-  case DiscoveredFormat::Binary:
-    return "binary";
-  case DiscoveredFormat::Text:
-    return "text";
-  case DiscoveredFormat::FatObject:
-    return "fat-object";
-  case DiscoveredFormat::OffloadBinary:
-    return "offload-binary";
-  }
-  return "binary";
-}
-
 bool holdsEmbeddedBundles(std::string_view bytes) {
   const FileMagic magic = identifyFile(bytes);
   return isElf(bytes) || isArchive(magic) || magic == FileMagic::OffloadBinary;
@@ -275,37 +261,18 @@ Result<std::unique_ptr<BundleReader>>
 openDiscoveredBundle(const DiscoveredBundle &bundle,
                      const BundlerConfig &config, bool fileOrder,
                      std::string &commandLog) {
-  std::string_view contents = bundle.data->contents();
   const std::string &path = bundle.data->path();
-  switch (bundle.format) {
-  case DiscoveredFormat::Text: {
+  ReaderOptions options;
+  if (bundle.format == ContainerFormat::TextBundle) {
     auto choice = containerForType(config.filesType);
-    std::string_view comment =
-        choice && choice->kind == ContainerKind::Text ? choice->comment : "//";
-    return std::unique_ptr<BundleReader>(
-        std::make_unique<TextBundleReader>(contents, comment));
+    if (choice && choice->format == ContainerFormat::TextBundle)
+      options.comment = choice->comment;
   }
-  case DiscoveredFormat::FatObject: {
-    auto reader = FatObjectReader::open(contents, config.printedCommands(),
-                                        path, commandLog);
-    if (!reader)
-      return fileError(path, reader.error().message);
-    return std::unique_ptr<BundleReader>(std::move(*reader));
-  }
-  case DiscoveredFormat::OffloadBinary: {
-    auto reader = OffloadBinaryReader::open(contents);
-    if (!reader)
-      return fileError(path, reader.error().message);
-    return std::unique_ptr<BundleReader>(std::move(*reader));
-  }
-  case DiscoveredFormat::Binary:
-    break;
-  }
-  auto reader = fileOrder ? BinaryBundleReader::openInFileOrder(contents)
-                          : BinaryBundleReader::open(contents);
-  if (!reader)
-    return fileError(path, reader.error().message);
-  return std::unique_ptr<BundleReader>(std::move(*reader));
+  options.fileOrder = fileOrder;
+  options.printCommands = config.printedCommands();
+  options.commandInput = path;
+  options.commandLog = &commandLog;
+  return openContainer(bundle.format, bundle.data->contents(), path, options);
 }
 
 Status walkInventory(const Discovery &discovery, const BundlerConfig &config,

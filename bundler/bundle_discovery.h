@@ -17,22 +17,18 @@
 #include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
+#include "formats/container_format.h"
 #include "support/error.h"
 #include "support/file_io.h"
 
 namespace offbundle {
-
-enum class DiscoveredFormat { Binary, Text, FatObject, OffloadBinary };
-
-// "binary", "text", "fat-object", "offload-binary".
-std::string_view discoveredFormatName(DiscoveredFormat format);
 
 struct DiscoveredBundle {
   // The archive member holding it; "" when it is not in an archive.
   std::string member;
   // The ELF section holding it; "" when it is the (member) file itself.
   std::string section;
-  DiscoveredFormat format = DiscoveredFormat::Binary;
+  ContainerFormat format = ContainerFormat::BinaryBundle;
   // Where its bytes (compressed, if it is) lie in the input file; nullopt
   // for the members of thin archives, which live in files of their own.
   std::optional<uint64_t> fileOffset;

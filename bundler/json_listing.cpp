@@ -114,7 +114,7 @@ void writeCompression(JsonWriter &json, const DiscoveredBundle &bundle) {
 // Where the current entry of `entries` lies in its bundle, moving past it.
 Result<ByteRange> entryRange(const DiscoveredBundle &bundle,
                              BundleReader &entries) {
-  if (bundle.format == DiscoveredFormat::FatObject) {
+  if (bundle.format == ContainerFormat::FatObject) {
     // The section as it is: readEntry would rewrite the host object.
     const ElfSection &section =
         static_cast<FatObjectReader &>(entries).currentSection();
@@ -147,7 +147,7 @@ public:
     json_.field("index", uint64_t{bundlesWritten_++});
     writeNameOrNull("member", bundle.member);
     writeNameOrNull("section", bundle.section);
-    json_.field("format", discoveredFormatName(bundle.format));
+    json_.field("format", containerName(bundle.format));
     json_.field("offset", bundle.fileOffset);
     json_.field("size", bundle.fileSize);
     writeUri(bundle.fileOffset, bundle.fileSize);
@@ -170,7 +170,7 @@ public:
     json_.field("file_offset", fileOffset);
     writeUri(fileOffset, range->size);
     writeParsedId(json_, id);
-    if (bundle.format == DiscoveredFormat::OffloadBinary)
+    if (bundle.format == ContainerFormat::OffloadBinary)
       writeImage(json_, static_cast<OffloadBinaryReader &>(entries).binary());
     else
       json_.nullField("image");

@@ -8,8 +8,7 @@
 #include <chrono>
 
 #include "formats/binary_bundle.h"
-#include "formats/fat_object.h"
-#include "formats/text_bundle.h"
+#include "formats/elf/elf_object.h"
 
 namespace offbundle {
 
@@ -25,24 +24,15 @@ Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
                                                  const std::string &path,
                                                  const BundlerConfig &config,
                                                  std::string &commandLog) {
-  if (choice.kind == ContainerKind::Text)
-    return std::unique_ptr<BundleReader>(
-        std::make_unique<TextBundleReader>(contents, choice.comment));
-  if (choice.kind == ContainerKind::ObjectOrBinary &&
-      looksLikeObjectFile(contents)) {
-    if (!isElf(contents))
-      return unsupportedObject(path);
-    auto reader =
-        FatObjectReader::open(contents, config.printedCommands(),
-                              config.inputFileNames.front(), commandLog);
-    if (!reader)
-      return fileError(path, reader.error().message);
-    return std::unique_ptr<BundleReader>(std::move(*reader));
-  }
-  auto reader = BinaryBundleReader::open(contents);
-  if (!reader)
-    return fileError(path, reader.error().message);
-  return std::unique_ptr<BundleReader>(std::move(*reader));
+  const ContainerFormat format = choice.resolve(contents);
+  if (format == ContainerFormat::FatObject && !isElf(contents))
+    return unsupportedObject(path);
+  ReaderOptions options;
+  options.comment = choice.comment;
+  options.printCommands = config.printedCommands();
+  options.commandInput = config.inputFileNames.front();
+  options.commandLog = &commandLog;
+  return openContainer(format, contents, path, options);
 }
 
 Result<DecompressedBundle>

@@ -10,6 +10,7 @@
 #include "bundler/config.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
+#include "formats/container_format.h"
 #include "support/error.h"
 #include "targets/offload_target.h"
 

@@ -217,9 +217,14 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   // entry (HIP device code only) it is a binary bundle: LLVM 22 crashes
   // there, and a binary bundle is what it can read back.
   const size_t hostIndex = config.hostInputIndex;
-  if (choice->kind == ContainerKind::ObjectOrBinary &&
-      hostIndex < inputs.size() &&
-      looksLikeObjectFile(inputs[hostIndex]->contents())) {
+  const ContainerFormat format =
+      choice->resolve(hostIndex < inputs.size() ? inputs[hostIndex]->contents()
+                                                : std::string_view());
+  WriterOptions writing;
+  writing.comment = choice->comment;
+  writing.alignment = config.bundleAlignment;
+  writing.hostIndex = hostIndex;
+  if (format == ContainerFormat::FatObject) {
     const InputFile &host = *inputs[hostIndex];
     if (!isElf(host.contents()))
       return unsupportedObject(host.path());
@@ -231,7 +236,7 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
           hostIndex, config.outputFileNames.front());
       return transaction.commit();
     }
-    if (Status status = writeFatObject(**output, host, entries, hostIndex);
+    if (Status status = containerInfo(format).write(**output, entries, writing);
         !status.ok())
       return status;
     return transaction.commit();
@@ -250,10 +255,7 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
     if (Status reserved = bundle.reserveMemory(bound); !reserved.ok())
       return reserved;
   }
-  Status written =
-      choice->kind == ContainerKind::Text
-          ? writeTextBundle(bundle, choice->comment, entries)
-          : writeBinaryBundle(bundle, entries, config.bundleAlignment);
+  Status written = containerInfo(format).write(bundle, entries, writing);
   if (!written.ok())
     return written;
 
@@ -496,10 +498,11 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
     return status;
   // Text bundles are scanned whole; binary ones are read from their header.
   // Hashes are checked once the outputs are written, before they appear.
-  auto decoded = decodeInput(
-      input, config, report,
-      choice->kind == ContainerKind::Text ? nullptr : &unbundling.requested(),
-      /*deferHashCheck=*/true);
+  auto decoded = decodeInput(input, config, report,
+                             choice->format == ContainerFormat::TextBundle
+                                 ? nullptr
+                                 : &unbundling.requested(),
+                             /*deferHashCheck=*/true);
   if (!decoded)
     return decoded.takeError();
   std::vector<DecodedBundle> &bundles = *decoded;
@@ -624,7 +627,7 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   auto listChoice = containerForType(config.filesType);
   // Binary bundles inside compressed ones are listed from their headers;
   // -verbose needs the whole bundle decompressed, for its hash report.
-  if (listChoice && listChoice->kind != ContainerKind::Text &&
+  if (listChoice && listChoice->format != ContainerFormat::TextBundle &&
       !reportsHash(config.decompression())) {
     auto listed = listCompressedHeaders(input, report);
     if (!listed)

@@ -1,12 +1,7 @@
-// The container-neutral parts of bundle_format.h: the entry walk every
-// operation uses, the -type table (container and line comment per type) and
-// the object file magic check.
+// The container-neutral part of bundle_format.h: the entry walk every
+// operation uses.
 
 #include "formats/bundle_format.h"
-#include "formats/file_magic.h"
-
-#include <array>
-#include <cstring>
 
 namespace offbundle {
 
@@ -25,38 +20,6 @@ Status forEachEntry(
     if (*wanted == EntryWalk::Stop)
       return Status::success();
   }
-}
-
-Result<ContainerChoice> containerForType(std::string_view filesType) {
-  struct TypeEntry {
-    std::string_view type;
-    ContainerChoice choice;
-  };
-  static constexpr std::array<TypeEntry, 12> kTypes = {{
-      {"i", {ContainerKind::Text, "//"}},
-      {"ii", {ContainerKind::Text, "//"}},
-      {"cui", {ContainerKind::Text, "//"}},
-      {"hipi", {ContainerKind::Text, "//"}},
-      {"d", {ContainerKind::Text, "#"}},
-      {"ll", {ContainerKind::Text, ";"}},
-      {"bc", {ContainerKind::Binary, ""}},
-      {"s", {ContainerKind::Text, "#"}},
-      {"o", {ContainerKind::ObjectOrBinary, ""}},
-      {"a", {ContainerKind::ObjectOrBinary, ""}},
-      {"gch", {ContainerKind::Binary, ""}},
-      {"ast", {ContainerKind::Binary, ""}},
-  }};
-  for (const TypeEntry &entry : kTypes)
-    if (entry.type == filesType)
-      return entry.choice;
-  return makeError("'" + std::string(filesType) +
-                   "': invalid file type specified");
-}
-
-bool looksLikeObjectFile(std::string_view bytes) {
-  const FileMagic magic = identifyFile(bytes);
-  return magic == FileMagic::Elf || magic == FileMagic::MachO ||
-         magic == FileMagic::Wasm;
 }
 
 } // namespace offbundle

@@ -1,5 +1,5 @@
-// The interface every bundle container implements, and the choice of
-// container from the -type value.
+// The interface every bundle container implements (the containers
+// themselves are listed in formats/container_format.h).
 //
 // Readers walk a container the way LLVM's bundler does, one entry at a time,
 // because the order of that walk and what it skips are observable (which
@@ -71,21 +71,5 @@ struct EntryToWrite {
   std::string_view id;
   const InputFile *payload;
 };
-
-enum class ContainerKind { Text, Binary, ObjectOrBinary };
-
-struct ContainerChoice {
-  ContainerKind kind;
-  // Line comment of the text formats ("//", "#", ";").
-  std::string_view comment;
-};
-
-// The container for a -type value, or the reference's error for an unknown
-// one.
-Result<ContainerChoice> containerForType(std::string_view filesType);
-
-// Whether the bytes start like an object file LLVM would open (ELF, Mach-O,
-// Wasm): such hosts make -type=o a fat object.
-bool looksLikeObjectFile(std::string_view bytes);
 
 } // namespace offbundle

@@ -30,15 +30,16 @@ std::string quoted(std::string_view argument) {
 Result<std::unique_ptr<FatObjectReader>>
 FatObjectReader::open(std::string_view contents,
                       const ExternalCommandSettings *printCommands,
-                      std::string_view inputPath, std::string &commandLog) {
+                      std::string_view inputPath, std::string *commandLog) {
   auto object = parseElfObject(contents);
   if (!object)
     return object.takeError();
   std::unique_ptr<FatObjectReader> reader(
       new FatObjectReader(std::move(*object)));
-  reader->printCommands_ = printCommands;
+  // Commands are printed only where they have somewhere to go.
+  reader->printCommands_ = commandLog ? printCommands : nullptr;
   reader->inputPath_ = std::string(inputPath);
-  reader->commandLog_ = &commandLog;
+  reader->commandLog_ = commandLog;
   return reader;
 }
 

@@ -31,7 +31,7 @@ class FatObjectReader final : public BundleReader {
 public:
   static Result<std::unique_ptr<FatObjectReader>>
   open(std::string_view contents, const ExternalCommandSettings *printCommands,
-       std::string_view inputPath, std::string &commandLog);
+       std::string_view inputPath, std::string *commandLog);
 
   Result<std::optional<std::string_view>> nextEntry() override;
   Result<EntryPayload> readEntry() override;

@@ -1,6 +1,7 @@
 // Text and binary bundle containers: how readers walk them, what they refuse,
 // and what writers produce.
 #include "formats/binary_bundle.h"
+#include "formats/container_format.h"
 #include "formats/text_bundle.h"
 
 #include <gtest/gtest.h>
@@ -362,6 +363,88 @@ TEST_F(BundleWriters, GatheredBlocksKeepEveryByteInOrder) {
   std::string written = readFile("out");
   ASSERT_EQ(written.size(), expected.size());
   EXPECT_TRUE(written == expected);
+}
+
+// The registry: each container's row is found by its format and its magic,
+// and openContainer gives the reader of that container.
+TEST(ContainerRegistry, RowsFollowTheEnumAndTheMagic) {
+  for (ContainerFormat format :
+       {ContainerFormat::BinaryBundle, ContainerFormat::TextBundle,
+        ContainerFormat::FatObject, ContainerFormat::OffloadBinary}) {
+    const ContainerInfo &info = containerInfo(format);
+    EXPECT_EQ(info.format, format);
+    ASSERT_NE(info.open, nullptr);
+    if (info.magic != FileMagic::Unknown) {
+      EXPECT_EQ(containerWithMagic(info.magic), format);
+    }
+  }
+  EXPECT_EQ(containerName(ContainerFormat::FatObject), "fat-object");
+  EXPECT_EQ(containerName(ContainerFormat::OffloadBinary), "offload-binary");
+  EXPECT_EQ(containerWithMagic(identifyFile(binaryBundle({{"a", "b"}}))),
+            ContainerFormat::BinaryBundle);
+  EXPECT_EQ(containerWithMagic(identifyFile("\x7f"
+                                            "ELF\x02\x01\x01")),
+            ContainerFormat::FatObject);
+  EXPECT_EQ(containerWithMagic(FileMagic::Unknown), std::nullopt);
+  EXPECT_EQ(containerWithMagic(FileMagic::Archive), std::nullopt);
+  // Offload binaries are written by the packager, not through the registry.
+  EXPECT_EQ(containerInfo(ContainerFormat::OffloadBinary).write, nullptr);
+  EXPECT_NE(containerInfo(ContainerFormat::FatObject).write, nullptr);
+}
+
+TEST(ContainerRegistry, OpensTheReaderOfEachContainer) {
+  std::string binary = binaryBundle({{"host-x86_64-unknown-linux-gnu-", "h"},
+                                     {"hip-amdgcn-amd-amdhsa--gfx906", "d"}});
+  auto reader =
+      openContainer(ContainerFormat::BinaryBundle, binary, "b.bundle");
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(walkIds(**reader).size(), 2u);
+
+  ReaderOptions semicolons;
+  semicolons.comment = ";";
+  auto text = openContainer(ContainerFormat::TextBundle, kTwoEntryText, "t.ll",
+                            semicolons);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(walkIds(**text),
+            (std::vector<std::string>{"host-x86_64-unknown-linux-gnu-",
+                                      "hip-amdgcn-amd-amdhsa--gfx906"}));
+  // The default comment is "//": the same text holds no entry for it.
+  auto slashes =
+      openContainer(ContainerFormat::TextBundle, kTwoEntryText, "t.ll");
+  ASSERT_TRUE(slashes.ok());
+  EXPECT_TRUE(walkIds(**slashes).empty());
+
+  // A reader's refusal names the file it was given.
+  for (ContainerFormat format :
+       {ContainerFormat::FatObject, ContainerFormat::OffloadBinary}) {
+    auto refused = openContainer(format, "not this", "broken.o");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message.rfind("'broken.o': ", 0), 0u)
+        << refused.error().message;
+  }
+}
+
+TEST(ContainerRegistry, TypeValuesChooseTheirContainer) {
+  auto ll = containerForType("ll");
+  ASSERT_TRUE(ll.ok());
+  EXPECT_EQ(ll->format, ContainerFormat::TextBundle);
+  EXPECT_EQ(ll->comment, ";");
+  auto object = containerForType("o");
+  ASSERT_TRUE(object.ok());
+  // A fat object only around an object file; a binary bundle otherwise.
+  EXPECT_EQ(object->resolve("\x7f"
+                            "ELF\x02\x01\x01"),
+            ContainerFormat::FatObject);
+  EXPECT_EQ(object->resolve("plain bytes"), ContainerFormat::BinaryBundle);
+  EXPECT_EQ(object->resolve(""), ContainerFormat::BinaryBundle);
+  auto bc = containerForType("bc");
+  ASSERT_TRUE(bc.ok());
+  EXPECT_EQ(bc->resolve("\x7f"
+                        "ELF\x02\x01\x01"),
+            ContainerFormat::BinaryBundle);
+  auto unknown = containerForType("exe");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "'exe': invalid file type specified");
 }
 
 } // namespace
