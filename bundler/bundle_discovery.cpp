@@ -290,8 +290,10 @@ Status walkInventory(const Discovery &discovery, const BundlerConfig &config,
         forEachEntry(entries, [&](std::string_view id) -> Result<EntryWalk> {
           return visitor.entry(bundle, id, entries);
         });
+    // The readers describe what is wrong with the bytes; which file holds
+    // them is said here, as opening the bundle says it.
     if (!walked.ok())
-      return walked;
+      return fileError(bundle.data->path(), walked.error().message);
     if (visitor.endBundle)
       if (Status status = visitor.endBundle(bundle); !status.ok())
         return status;

@@ -84,7 +84,9 @@ openDiscoveredBundle(const DiscoveredBundle &bundle,
 // entry of it. `entry` gets the bundle, the entry's stored ID and the reader
 // standing at it (reading or skipping the payload is the visitor's);
 // `beginBundle` and `endBundle`, when given, run around each bundle's
-// entries, `beginBundle` before the bundle is opened.
+// entries, `beginBundle` before the bundle is opened. An error of the entry
+// walk (the reader's, or what `entry` returns, which reads entries only)
+// comes back naming the bundle's file.
 struct InventoryVisitor {
   std::function<Status(const DiscoveredBundle &)> beginBundle;
   std::function<Result<EntryWalk>(const DiscoveredBundle &, std::string_view,

@@ -195,16 +195,6 @@ Result<Request> parseRequest(const CommandSpec &command,
   return request;
 }
 
-// The message for a file that could not be read or written, naming the
-// file once.
-std::string fileMessage(const std::string &path, std::string message) {
-  // Messages that start with a quoted name say which file they are about
-  // (an output, a member); others are about the input.
-  if (!message.empty() && message.front() == '\'')
-    return message;
-  return fileError(path, message).message;
-}
-
 // An opened input, or the line saying why it could not be.
 struct OpenedFile {
   std::string path;
@@ -218,7 +208,7 @@ OpenedFile openFile(const std::string &path) {
   if (input)
     opened.input.emplace(std::move(*input));
   else
-    opened.failure = fileMessage(path, input.error().message);
+    opened.failure = input.error().message;
   return opened;
 }
 
@@ -280,7 +270,7 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
   const std::string &path = request.files.front();
   auto written = extractFile({path, request.output, std::move(*selectors)});
   if (!written)
-    return reporter.fail(fileMessage(path, written.error().message));
+    return reporter.fail(written.error().message);
   reporter.print(*written);
   return reporter.finish(0);
 }
@@ -321,10 +311,10 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
   const std::string &path = request.files.front();
   auto input = InputFile::open(path);
   if (!input)
-    return reporter.fail(fileMessage(path, input.error().message));
+    return reporter.fail(input.error().message);
   auto result = rewriteFile(path, (*input)->contents(), *rewrite, input->get());
   if (!result)
-    return reporter.fail(fileMessage(path, result.error().message));
+    return reporter.fail(result.error().message);
   if (rewrite->kind == RewriteKind::Prune && result->deviceEntriesKept == 0)
     return reporter.fail(noEntryError(path, rewrite->keep).message);
   if (Status written = writeRewrittenFile(request.output, *result, **input);
@@ -342,9 +332,8 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   for (const std::string &path : request.files) {
     Result<std::string> verified = verifyFile(path);
     if (!verified) {
-      reporter.printError(
-          std::string(kProgram) + ": error: " +
-          escapeControlCharacters(fileMessage(path, verified.error().message)));
+      reporter.printError(std::string(kProgram) + ": error: " +
+                          escapeControlCharacters(verified.error().message));
       failed = true;
       continue;
     }

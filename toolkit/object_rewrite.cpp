@@ -41,11 +41,18 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
   for (const ElfSection &candidate : object.sections())
     if (candidate.name == kLlvmOffloadingSection)
       section = object.contents(candidate);
-  auto binaries = splitOffloadBinaries(
-      section, quotedFileName(name) + ": section '" +
-                   std::string(kLlvmOffloadingSection) + "'");
-  if (!binaries)
+  const std::string context = quotedFileName(name) + ": section '" +
+                              std::string(kLlvmOffloadingSection) + "'";
+  auto binaries = splitOffloadBinaries(section, context);
+  if (!binaries) {
+    // LLVM's own two messages come bare, as its tools print them; the
+    // others start with the context.
+    const std::string &message = binaries.error().message;
+    if (message == kOffloadParseFailedMessage ||
+        message == kOffloadUnexpectedEofMessage)
+      return makeError(context + ": " + message);
     return binaries.takeError();
+  }
   RewriteResult &result = rewriter.result();
   if (kind != RewriteKind::Prune) {
     if (required)
