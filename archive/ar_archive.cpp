@@ -118,6 +118,27 @@ std::string atOffset(uint64_t offset) {
   return "at offset " + std::to_string(offset);
 }
 
+// What LLVM's messages say about the number in a special name field.
+constexpr std::string_view kLongNameOffsetDigits =
+    "long name offset characters after the '/'";
+constexpr std::string_view kLongNameLengthDigits =
+    "long name length characters after the #1/";
+
+// The number in a special name field ("/<offset>", "#1/<length>"): decimal
+// digits padded with spaces. The messages LLVM gives differ only in what
+// the number is and in how the digits are shown (`show`: escaped or quoted).
+Result<uint64_t> nameFieldNumber(std::string_view field, std::string_view what,
+                                 std::string (*show)(std::string_view),
+                                 uint64_t offset) {
+  const std::string_view digits = trimRight(field, ' ');
+  std::optional<uint64_t> value = parseDecimal(digits);
+  if (!value)
+    return malformed(std::string(what) + " are not all decimal numbers: '" +
+                     show(digits) + "' for archive member header at offset " +
+                     std::to_string(offset));
+  return *value;
+}
+
 // sys::path::parent_path() for the POSIX paths the tool is given: everything
 // before the last '/', without the slashes that end it ("/" for the root).
 std::string_view parentFolder(std::string_view path) {
@@ -224,13 +245,14 @@ private:
                          end - child.contentsStart);
   }
 
-  // The contents of the long name table, cut at the end of the archive
-  // (where next() will then fail).
-  Result<std::string_view> tableContents(const ChildHeader &child) const {
+  // Keeps the contents of the long name table member `child`, cut at the
+  // end of the archive (where next() will then fail), for later names.
+  Status keepLongNames(const ChildHeader &child) {
     Result<uint64_t> size = sizeField(child.offset);
     if (!size)
       return size.takeError();
-    return bytes_.substr(child.offset + kMemberHeaderSize, *size);
+    longNames_ = bytes_.substr(child.offset + kMemberHeaderSize, *size);
+    return Status::success();
   }
 
   Result<std::optional<ChildHeader>> findFirstRegular();
@@ -258,14 +280,10 @@ Result<std::string> ArchiveParser::name(uint64_t offset, uint64_t limit) const {
         raw == "/<ECSYMBOLS>/")
       return std::string(raw);
     // "/<offset>": a name in the long name table.
-    const std::string_view digits = trimRight(raw.substr(1), ' ');
-    std::optional<uint64_t> nameOffset = parseDecimal(digits);
+    Result<uint64_t> nameOffset =
+        nameFieldNumber(raw.substr(1), kLongNameOffsetDigits, escaped, offset);
     if (!nameOffset)
-      return malformed("long name offset characters after the '/' are not "
-                       "all decimal numbers: '" +
-                       escaped(digits) +
-                       "' for archive member header at offset " +
-                       std::to_string(offset));
+      return nameOffset.takeError();
     if (*nameOffset >= longNames_.size())
       return malformed("long name offset " + std::to_string(*nameOffset) +
                        " past the end of the string table for archive "
@@ -294,14 +312,10 @@ Result<std::string> ArchiveParser::name(uint64_t offset, uint64_t limit) const {
 
   if (raw.substr(0, 3) == "#1/") {
     // BSD: the name follows the header, its length in the name field.
-    const std::string_view digits = trimRight(raw.substr(3), ' ');
-    std::optional<uint64_t> length = parseDecimal(digits);
+    Result<uint64_t> length =
+        nameFieldNumber(raw.substr(3), kLongNameLengthDigits, escaped, offset);
     if (!length)
-      return malformed("long name length characters after the #1/ are not "
-                       "all decimal numbers: '" +
-                       escaped(digits) +
-                       "' for archive member header at offset " +
-                       std::to_string(offset));
+      return length.takeError();
     if (*length > limit || limit - *length < kMemberHeaderSize)
       return malformed("long name length: " + std::to_string(*length) +
                        " extends past the end of the member or archive for "
@@ -353,14 +367,10 @@ Result<ChildHeader> ArchiveParser::childAt(uint64_t offset) const {
   if (raw->substr(0, 3) == "#1/") {
     // Checked again, with the name, when the name is read; this is the
     // message LLVM gives first (unescaped).
-    const std::string_view digits = trimRight(raw->substr(3), ' ');
-    std::optional<uint64_t> length = parseDecimal(digits);
+    Result<uint64_t> length =
+        nameFieldNumber(raw->substr(3), kLongNameLengthDigits, quoted, offset);
     if (!length)
-      return malformed("long name length characters after the #1/ are not "
-                       "all decimal numbers: '" +
-                       quoted(digits) +
-                       "' for archive member header at offset " +
-                       std::to_string(offset));
+      return length.takeError();
     // Larger lengths are refused when the name is read.
     child.contentsStart += std::min<uint64_t>(*length, kMaxMemberSize + 1);
   }
@@ -397,14 +407,22 @@ ArchiveParser::next(const ChildHeader &child) const {
 // The Archive constructor: works out the kind of archive from its first
 // members, remembers the long name table and skips the special members.
 Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
+  ChildHeader current;
+  std::string_view raw;
+  // Moves on to `child`: special members are told apart by the raw name.
+  auto moveTo = [&](const ChildHeader &child) -> Status {
+    current = child;
+    Result<std::string_view> rawOrError = rawName(current.offset);
+    if (!rawOrError)
+      return rawOrError.takeError();
+    raw = *rawOrError;
+    return Status::success();
+  };
   Result<ChildHeader> firstOrError = childAt(kArchiveMagic.size());
   if (!firstOrError)
     return firstOrError.takeError();
-  ChildHeader current = *firstOrError;
-  Result<std::string_view> rawOrError = rawName(current.offset);
-  if (!rawOrError)
-    return rawOrError.takeError();
-  std::string_view raw = *rawOrError;
+  if (Status status = moveTo(*firstOrError); !status.ok())
+    return status.takeError();
 
   if (raw == "__.SYMDEF" || raw == "__.SYMDEF_64") {
     kind_ = raw == "__.SYMDEF" ? ArchiveKind::Bsd : ArchiveKind::Darwin64;
@@ -434,21 +452,16 @@ Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
       return following.takeError();
     if (!*following)
       return std::optional<ChildHeader>();
-    current = **following;
-    rawOrError = rawName(current.offset);
-    if (!rawOrError)
-      return rawOrError.takeError();
-    raw = *rawOrError;
+    if (Status status = moveTo(**following); !status.ok())
+      return status.takeError();
   }
 
   if (raw == "//") {
     kind_ = has64BitSymbolTable ? ArchiveKind::Gnu64 : ArchiveKind::Gnu;
     // Taken before moving on: the next header's error messages may quote
     // a long name.
-    Result<std::string_view> table = tableContents(current);
-    if (!table)
-      return table.takeError();
-    longNames_ = *table;
+    if (Status status = keepLongNames(current); !status.ok())
+      return status.takeError();
     return next(current);
   }
 
@@ -467,26 +480,16 @@ Result<std::optional<ChildHeader>> ArchiveParser::findFirstRegular() {
   Result<std::optional<ChildHeader>> following = next(current);
   if (!following || !*following)
     return following;
-  current = **following;
-  rawOrError = rawName(current.offset);
-  if (!rawOrError)
-    return rawOrError.takeError();
-  raw = *rawOrError;
+  if (Status status = moveTo(**following); !status.ok())
+    return status.takeError();
   if (raw == "//") {
-    Result<std::string_view> table = tableContents(current);
-    if (!table)
-      return table.takeError();
-    longNames_ = *table;
+    if (Status status = keepLongNames(current); !status.ok())
+      return status.takeError();
     following = next(current);
-    if (!following)
-      return following.takeError();
-    if (!*following)
+    if (!following || !*following)
       return following;
-    current = **following;
-    rawOrError = rawName(current.offset);
-    if (!rawOrError)
-      return rawOrError.takeError();
-    raw = *rawOrError;
+    if (Status status = moveTo(**following); !status.ok())
+      return status.takeError();
   }
   if (raw == "/<ECSYMBOLS>/")
     return next(current);
