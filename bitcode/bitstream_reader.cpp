@@ -114,7 +114,8 @@ Result<uint64_t> BitstreamCursor::readFixed(unsigned width) {
   return value | (upper << bitsTaken);
 }
 
-Result<uint32_t> BitstreamCursor::readVbr32(unsigned chunkWidth) {
+template <typename Value>
+Result<Value> BitstreamCursor::readVbr(unsigned chunkWidth) {
   if (chunkWidth == 0 || chunkWidth > kMaxChunkWidth)
     return makeError("invalid VBR chunk width " + std::to_string(chunkWidth));
   const uint32_t continuation = uint32_t(1) << (chunkWidth - 1);
@@ -123,19 +124,20 @@ Result<uint32_t> BitstreamCursor::readVbr32(unsigned chunkWidth) {
     return chunk.takeError();
   uint32_t piece = uint32_t(*chunk);
   if ((piece & continuation) == 0)
-    return piece;
-  // Like LLVM, bits shifted past the 32nd are dropped and a value needing
-  // more chunks than fit in 32 bits is an error. A 1-bit chunk carries no
+    return Value(piece);
+  // Like LLVM, bits shifted past the value's width are dropped and a value
+  // needing more chunks than fit in it is an error. A 1-bit chunk carries no
   // payload and so never reaches that limit, but every chunk consumes input,
   // so the loop still ends at the end of the stream.
-  uint32_t value = 0;
+  constexpr unsigned kValueBits = sizeof(Value) * 8;
+  Value value = 0;
   unsigned shift = 0;
   while (true) {
-    value |= (piece & (continuation - 1)) << shift;
+    value |= Value(piece & (continuation - 1)) << shift;
     if ((piece & continuation) == 0)
       return value;
     shift += chunkWidth - 1;
-    if (shift >= 32)
+    if (shift >= kValueBits)
       return makeError("Unterminated VBR");
     chunk = readFixed(chunkWidth);
     if (!chunk)
@@ -144,30 +146,12 @@ Result<uint32_t> BitstreamCursor::readVbr32(unsigned chunkWidth) {
   }
 }
 
+Result<uint32_t> BitstreamCursor::readVbr32(unsigned chunkWidth) {
+  return readVbr<uint32_t>(chunkWidth);
+}
+
 Result<uint64_t> BitstreamCursor::readVbr64(unsigned chunkWidth) {
-  if (chunkWidth == 0 || chunkWidth > kMaxChunkWidth)
-    return makeError("invalid VBR chunk width " + std::to_string(chunkWidth));
-  const uint32_t continuation = uint32_t(1) << (chunkWidth - 1);
-  Result<uint64_t> chunk = readFixed(chunkWidth);
-  if (!chunk)
-    return chunk.takeError();
-  uint32_t piece = uint32_t(*chunk);
-  if ((piece & continuation) == 0)
-    return uint64_t(piece);
-  uint64_t value = 0;
-  unsigned shift = 0;
-  while (true) {
-    value |= uint64_t(piece & (continuation - 1)) << shift;
-    if ((piece & continuation) == 0)
-      return value;
-    shift += chunkWidth - 1;
-    if (shift >= 64)
-      return makeError("Unterminated VBR");
-    chunk = readFixed(chunkWidth);
-    if (!chunk)
-      return chunk.takeError();
-    piece = uint32_t(*chunk);
-  }
+  return readVbr<uint64_t>(chunkWidth);
 }
 
 void BitstreamCursor::skipToFourByteBoundary() {
@@ -196,32 +180,44 @@ Status BitstreamCursor::jumpToBit(uint64_t bit) {
   return Status::success();
 }
 
+Result<std::optional<BitstreamEntry>> BitstreamCursor::readEntry() {
+  if (atEndOfStream())
+    return makeError("Malformed block");
+  Result<uint64_t> code = readFixed(codeWidth_);
+  if (!code)
+    return code.takeError();
+  switch (*code) {
+  case kEndBlockAbbrevId:
+    if (!endBlock())
+      return makeError("Malformed block");
+    return std::optional(BitstreamEntry{BitstreamEntry::Kind::EndBlock, 0});
+  case kEnterSubblockAbbrevId: {
+    Result<uint32_t> blockId = readVbr32(kBlockIdWidth);
+    if (!blockId)
+      return blockId.takeError();
+    return std::optional(
+        BitstreamEntry{BitstreamEntry::Kind::SubBlock, *blockId});
+  }
+  case kDefineAbbrevAbbrevId:
+    if (Status status = readAbbreviationDefinition(); !status.ok())
+      return status.takeError();
+    return std::optional<BitstreamEntry>();
+  default:
+    return std::optional(
+        BitstreamEntry{BitstreamEntry::Kind::Record, unsigned(*code)});
+  }
+}
+
 Result<BitstreamEntry> BitstreamCursor::advance() {
   while (true) {
-    if (atEndOfStream())
-      return makeError("Malformed block");
-    Result<uint64_t> code = readFixed(codeWidth_);
-    if (!code)
-      return code.takeError();
-    switch (*code) {
-    case kEndBlockAbbrevId:
-      if (!endBlock())
-        return makeError("Malformed block");
-      return BitstreamEntry{BitstreamEntry::Kind::EndBlock, 0};
-    case kEnterSubblockAbbrevId: {
-      Result<uint32_t> blockId = readVbr32(kBlockIdWidth);
-      if (!blockId)
-        return blockId.takeError();
-      lastSubBlockId_ = *blockId;
-      return BitstreamEntry{BitstreamEntry::Kind::SubBlock, *blockId};
-    }
-    case kDefineAbbrevAbbrevId:
-      if (Status status = readAbbreviationDefinition(); !status.ok())
-        return status.takeError();
+    Result<std::optional<BitstreamEntry>> entry = readEntry();
+    if (!entry)
+      return entry.takeError();
+    if (!*entry)
       continue;
-    default:
-      return BitstreamEntry{BitstreamEntry::Kind::Record, unsigned(*code)};
-    }
+    if ((*entry)->kind == BitstreamEntry::Kind::SubBlock)
+      lastSubBlockId_ = (*entry)->id;
+    return **entry;
   }
 }
 
@@ -549,36 +545,27 @@ Status BitstreamCursor::readBlockInfoBlock() {
     abbreviations_.clear();
     return Status::success();
   };
-  // Read code by code rather than with advance(), which would fold the
+  // Read entry by entry rather than with advance(), which would fold the
   // definitions into the block and drop those before END_BLOCK with it.
   while (true) {
-    if (atEndOfStream())
-      return makeError("Malformed block");
-    Result<uint64_t> code = readFixed(codeWidth_);
-    if (!code)
-      return code.takeError();
-    switch (*code) {
-    case kEndBlockAbbrevId:
-      if (!endBlock())
-        return makeError("Malformed block");
-      return Status::success();
-    case kEnterSubblockAbbrevId: {
-      Result<uint32_t> blockId = readVbr32(kBlockIdWidth);
-      if (!blockId)
-        return blockId.takeError();
-      if (Status status = skipBlock(); !status.ok())
-        return status;
-      continue;
-    }
-    case kDefineAbbrevAbbrevId: {
-      if (Status status = readAbbreviationDefinition(); !status.ok())
-        return status;
+    Result<std::optional<BitstreamEntry>> entry = readEntry();
+    if (!entry)
+      return entry.takeError();
+    if (!*entry) {
+      // An abbreviation definition, just read.
       if (Status status = keepDefinitions(); !status.ok())
         return status;
       continue;
     }
-    default: {
-      Result<Record> record = readRecord(unsigned(*code));
+    switch ((*entry)->kind) {
+    case BitstreamEntry::Kind::EndBlock:
+      return Status::success();
+    case BitstreamEntry::Kind::SubBlock:
+      if (Status status = skipBlock(); !status.ok())
+        return status;
+      continue;
+    case BitstreamEntry::Kind::Record: {
+      Result<Record> record = readRecord((*entry)->id);
       if (!record)
         return record.takeError();
       if (record->code == 1) { // SETBID

@@ -125,6 +125,12 @@ private:
   };
 
   Status fillWord();
+  // readVbr32 and readVbr64: a VBR value of 32 or 64 bits.
+  template <typename Value> Result<Value> readVbr(unsigned chunkWidth);
+  // The next entry of the current block, as advance() finds it, but an
+  // abbreviation definition is returned (as nothing) once read and kept
+  // for the block, so that a caller can act on each one.
+  Result<std::optional<BitstreamEntry>> readEntry();
   Status readAbbreviationDefinition();
   Result<const Abbreviation *> abbreviation(unsigned abbrevId) const;
   Result<uint64_t> readScalarOperand(const AbbrevOperand &operand);
