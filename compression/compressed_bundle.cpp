@@ -572,19 +572,37 @@ splitConcatenatedCompressedBundles(std::string_view bytes) {
   return spans;
 }
 
+namespace {
+
+// The measures both reports give: how many times smaller the data is
+// compressed, and how fast the uncompressed side went through.
+struct ReportMeasures {
+  double rate;
+  double megabytesPerSecond;
+};
+
+ReportMeasures measure(const CompressedBundleHeader &header,
+                       uint64_t compressedDataSize, double seconds) {
+  const double uncompressedSize = static_cast<double>(header.uncompressedSize);
+  return {uncompressedSize / static_cast<double>(compressedDataSize),
+          (uncompressedSize / (1024.0 * 1024.0)) / seconds};
+}
+
+// The line both reports open with.
+std::string versionLine(const CompressedBundleHeader &header) {
+  return "Compressed bundle format version: " + std::to_string(header.version) +
+         "\n";
+}
+
+} // namespace
+
 std::string formatCompressionReport(const CompressedBundleHeader &header,
                                     uint64_t compressedDataSize, int level,
                                     double seconds) {
   uint64_t totalFileSize = header.headerSize + compressedDataSize;
-  double rate = static_cast<double>(header.uncompressedSize) /
-                static_cast<double>(compressedDataSize);
-  double megabytesPerSecond =
-      (static_cast<double>(header.uncompressedSize) / (1024.0 * 1024.0)) /
-      seconds;
-  std::string report;
-  report +=
-      "Compressed bundle format version: " + std::to_string(header.version) +
-      "\n";
+  const auto [rate, megabytesPerSecond] =
+      measure(header, compressedDataSize, seconds);
+  std::string report = versionLine(header);
   report += "Total file size (including headers): " +
             withThousandsSeparators(totalFileSize) + " bytes\n";
   report += std::string("Compression method used: ") +
@@ -606,15 +624,9 @@ std::string formatDecompressionReport(const CompressedBundleHeader &header,
                                       uint64_t compressedDataSize,
                                       double seconds,
                                       uint64_t recalculatedHash) {
-  double rate = static_cast<double>(header.uncompressedSize) /
-                static_cast<double>(compressedDataSize);
-  double megabytesPerSecond =
-      (static_cast<double>(header.uncompressedSize) / (1024.0 * 1024.0)) /
-      seconds;
-  std::string report;
-  report +=
-      "Compressed bundle format version: " + std::to_string(header.version) +
-      "\n";
+  const auto [rate, megabytesPerSecond] =
+      measure(header, compressedDataSize, seconds);
+  std::string report = versionLine(header);
   if (header.totalFileSize)
     report += "Total file size (from header): " +
               withThousandsSeparators(*header.totalFileSize) + " bytes\n";
