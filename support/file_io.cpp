@@ -361,14 +361,8 @@ Status OutputFile::writeZeros(uint64_t count) {
   // gap reads back as zeros and costs neither time nor disk (a large
   // -bundle-align would otherwise write gigabytes).
   constexpr uint64_t kSkipThreshold = 1 << 16;
-  if (!inMemory_ && !tempPath_.empty() && count >= kSkipThreshold) {
-    if (Status status = flush(); !status.ok())
-      return status;
-    if (::lseek(fd_, static_cast<off_t>(count), SEEK_CUR) < 0)
-      return fileError(path_, errnoMessage(errno));
-    written_ += count;
-    return Status::success();
-  }
+  if (!inMemory_ && !tempPath_.empty() && count >= kSkipThreshold)
+    return skip(count);
   static constexpr char kZeros[4096] = {};
   while (count > 0) {
     uint64_t step = count < sizeof kZeros ? count : sizeof kZeros;
