@@ -84,6 +84,18 @@ private:
     found_.bundles.push_back(std::move(bundle));
   }
 
+  // A (member) file that is one bundle of `format` as a whole.
+  void addWhole(const Place &place, std::string_view bytes,
+                const std::string &member, ContainerFormat format) {
+    DiscoveredBundle bundle;
+    bundle.member = member;
+    bundle.format = format;
+    bundle.fileOffset = place.fileOffset;
+    bundle.fileSize = bytes.size();
+    bundle.data = sliceOf(place, bytes.size(), member);
+    add(std::move(bundle));
+  }
+
   // The format of bytes that are a bundle by themselves.
   ContainerFormat sniff(std::string_view bytes) const {
     if (hasBinaryBundleMagic(bytes))
@@ -161,15 +173,8 @@ private:
         return Status::success();
       return failure(member, "", elf.error().message);
     }
-    if (hasBundleSections(*elf)) {
-      DiscoveredBundle bundle;
-      bundle.member = member;
-      bundle.format = ContainerFormat::FatObject;
-      bundle.fileOffset = place.fileOffset;
-      bundle.fileSize = bytes.size();
-      bundle.data = sliceOf(place, bytes.size(), member);
-      add(std::move(bundle));
-    }
+    if (hasBundleSections(*elf))
+      addWhole(place, bytes, member, ContainerFormat::FatObject);
     for (const OffloadDataSection &section : findOffloadDataSections(*elf))
       if (Status status =
               addElements(place.at(section.fileOffset), section.bytes, member,
@@ -220,15 +225,8 @@ private:
     if (!textComment_.empty()) {
       TextBundleReader reader(bytes, textComment_);
       auto first = reader.nextEntry();
-      if (first && *first) {
-        DiscoveredBundle bundle;
-        bundle.member = member;
-        bundle.format = ContainerFormat::TextBundle;
-        bundle.fileOffset = place.fileOffset;
-        bundle.fileSize = bytes.size();
-        bundle.data = sliceOf(place, bytes.size(), member);
-        add(std::move(bundle));
-      }
+      if (first && *first)
+        addWhole(place, bytes, member, ContainerFormat::TextBundle);
     }
     return Status::success();
   }
