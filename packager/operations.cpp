@@ -163,11 +163,10 @@ Status walkImages(const std::vector<const OffloadBinaryView *> &binaries,
       images.push_back({binary, images.size()});
       continue;
     }
-    auto inner = splitOffloadBinaries(binary->image,
-                                      "'" + source +
-                                          "': image of the offload binary at "
-                                          "offset " +
-                                          std::to_string(binary->offset));
+    auto inner = splitOffloadBinaries(
+        binary->image, quotedFileName(source) +
+                           ": image of the offload binary at offset " +
+                           std::to_string(binary->offset));
     if (!inner)
       return inner.takeError();
     std::vector<const OffloadBinaryView *> innerBinaries;
