@@ -18,7 +18,6 @@
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/fat_object.h"
-#include "formats/text_bundle.h"
 #include "support/file_io.h"
 #include "support/memory_limit.h"
 #include "support/string_map.h"
