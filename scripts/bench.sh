@@ -57,7 +57,9 @@
 #                 timed with the hash check (the default) and with
 #                 --no-verify-hash, each against the target; the "md5
 #                 floor" row times `md5sum` of data the output's size,
-#                 which the check adds (MD5 runs on one core a bundle)
+#                 which the check adds (MD5 runs on one core a bundle);
+#                 the five commands run in turn, one run each per round,
+#                 since the floor itself drifts on tmpfs
 #                 (16 and 17 need about 4 GiB where the data goes; the issue
 #                 they come from measured with TMPDIR=/dev/shm)
 # With --size 2 (4 x 2 MiB, a typical HIP object) the targets are >= 1.3x
@@ -265,6 +267,42 @@ mismatches=0
 median_ms() {
   python3 -c 'import json, sys
 print("%.3f" % (json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"] * 1000))' "$1" "$2"
+}
+
+# interleaved OUT.json RUNS "PREPARE" NAME CMD [NAME CMD ...]: times the
+# commands in turn, one run each per round (A B C A B C ...), after one
+# round not counted, and writes OUT.json shaped like hyperfine's export
+# (results in the order given, each with its runs' times and their median).
+# Where the machine's speed drifts within a scenario (page allocation on
+# tmpfs can take 0.7 s or 3 s for the same 1.25 GiB minutes apart), each
+# command then meets the same moments, so their ratio stays meaningful.
+interleaved() {
+  local out=$1 rounds=$2 prepare=$3 round i
+  shift 3
+  local -a labels=() commands=()
+  while (($# >= 2)); do
+    labels+=("$1")
+    commands+=("$2")
+    shift 2
+  done
+  for ((round = 0; round <= rounds; round++)); do
+    for i in "${!commands[@]}"; do
+      hyperfine -N --style none --runs 1 --prepare "$prepare" \
+        --export-json "$out.$round.$i" -n "${labels[$i]}" "${commands[$i]}" >/dev/null
+    done
+  done
+  python3 - "$out" "$rounds" "${#commands[@]}" <<'PY'
+import json, statistics, sys
+out, rounds, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+results = []
+for i in range(count):
+    times = [json.load(open("%s.%d.%d" % (out, r, i)))["results"][0]["times"][0]
+             for r in range(1, rounds + 1)]
+    results.append({"command": json.load(open("%s.1.%d" % (out, i)))["results"][0]["command"],
+                    "times": times, "median": statistics.median(times)})
+json.dump({"results": results}, open(out, "w"))
+PY
+  rm -f "$out".*.*
 }
 
 # peak_rss_mib "PREPARE" CMD...: max peak RSS (MiB) over 3 runs of CMD.
@@ -543,15 +581,14 @@ if selected tk_sizes || selected tk_list || selected tk_prune ||
       # and zstd decoding the same bytes on one of the two cores.
       "$offbundle" decompress lib-compressed.so -o lib-plain.so >/dev/null
       head -c "$(stat -c %s lib-plain.so)" "$library" >tk-lib-source.so
-      progress "[tk_lib_decompress] timing ($runs runs)"
-      hyperfine -N --style none --warmup 1 --runs "$runs" \
-        --prepare "rm -f lib-plain.so tk-lib-copy.so lib.unzst" \
-        --export-json tk_lib_decompress.json \
-        -n ours "$(q "$offbundle" decompress lib-compressed.so -o lib-plain.so)" \
-        -n ours-no-hash "$(q "$offbundle" decompress --no-verify-hash lib-compressed.so -o lib-plain.so)" \
-        -n cp "$(q cp tk-lib-source.so tk-lib-copy.so)" \
-        -n zstd-d "$(q zstd -q -d lib.zst -o lib.unzst)" \
-        -n md5sum "$(q md5sum tk-lib-source.so)" >/dev/null
+      progress "[tk_lib_decompress] timing ($runs rounds, the commands in turn)"
+      interleaved tk_lib_decompress.json "$runs" \
+        "rm -f lib-plain.so tk-lib-copy.so lib.unzst" \
+        ours "$(q "$offbundle" decompress lib-compressed.so -o lib-plain.so)" \
+        ours-no-hash "$(q "$offbundle" decompress --no-verify-hash lib-compressed.so -o lib-plain.so)" \
+        cp "$(q cp tk-lib-source.so tk-lib-copy.so)" \
+        zstd-d "$(q zstd -q -d lib.zst -o lib.unzst)" \
+        md5sum "$(q md5sum tk-lib-source.so)"
       decompress_floor=$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print("%.3f" % (max(r[2]["median"], r[3]["median"] / 2) * 1000))' tk_lib_decompress.json)
