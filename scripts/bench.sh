@@ -582,8 +582,11 @@ if selected tk_sizes || selected tk_list || selected tk_prune ||
       "$offbundle" decompress lib-compressed.so -o lib-plain.so >/dev/null
       head -c "$(stat -c %s lib-plain.so)" "$library" >tk-lib-source.so
       progress "[tk_lib_decompress] timing ($runs rounds, the commands in turn)"
+      # The pause after deleting the outputs lets the kernel settle what
+      # it does with 1.25 GiB just freed, so that every command starts
+      # from the same state, whichever ran before it.
       interleaved tk_lib_decompress.json "$runs" \
-        "rm -f lib-plain.so tk-lib-copy.so lib.unzst" \
+        "sh -c 'rm -f lib-plain.so tk-lib-copy.so lib.unzst; sleep 3'" \
         ours "$(q "$offbundle" decompress lib-compressed.so -o lib-plain.so)" \
         ours-no-hash "$(q "$offbundle" decompress --no-verify-hash lib-compressed.so -o lib-plain.so)" \
         cp "$(q cp tk-lib-source.so tk-lib-copy.so)" \
