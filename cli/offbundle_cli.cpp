@@ -20,12 +20,11 @@
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
+#include "rewrite/target_selection.h"
 #include "support/file_io.h"
 #include "toolkit/extraction.h"
 #include "toolkit/inventory.h"
 #include "toolkit/reports.h"
-#include "toolkit/rewrite.h"
-#include "toolkit/target_selection.h"
 #include "toolkit/verification.h"
 
 namespace offbundle {
@@ -276,52 +275,48 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
 }
 
 // What prune, compress or decompress was asked to do.
-Result<RewriteRequest> rewriteRequestFor(const Request &request) {
+Result<api::RewriteOptions> rewriteOptionsFor(const Request &request) {
   const std::string command(request.command->name);
   const std::string usage = " (see 'offbundle " + command + " --help')";
   if (request.files.size() != 1)
     return makeError(command + " takes one file" + usage);
   if (request.output.empty())
     return makeError(command + " needs -o OUT" + usage);
-  RewriteRequest rewrite;
-  rewrite.kind = command == "prune"      ? RewriteKind::Prune
-                 : command == "compress" ? RewriteKind::Compress
-                                         : RewriteKind::Decompress;
-  rewrite.compressionLevel = request.level;
-  rewrite.verifyHash = request.verifyHash;
+  api::RewriteOptions options;
+  options.kind = command == "prune"      ? api::RewriteKind::Prune
+                 : command == "compress" ? api::RewriteKind::Compress
+                                         : api::RewriteKind::Decompress;
+  options.compressionLevel = request.level;
+  options.verifyHash = request.verifyHash;
   // What LLVM's archive writer reads (a test hook), for rewritten archives.
-  rewrite.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
-  if (rewrite.kind != RewriteKind::Prune)
-    return rewrite;
-  if (request.targets.empty())
+  options.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
+  if (options.kind == api::RewriteKind::Prune && request.targets.empty())
     return makeError("prune needs --keep TARGET" + usage);
-  auto selectors = parseTargetSelectors(request.targets);
-  if (!selectors)
-    return selectors.takeError();
-  rewrite.keep = std::move(*selectors);
-  return rewrite;
+  options.keep = request.targets;
+  return options;
 }
 
 // prune, compress, decompress: one file rewritten into another, which
 // appears only when everything succeeded.
 ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
-  auto rewrite = rewriteRequestFor(request);
+  auto options = rewriteOptionsFor(request);
+  if (!options)
+    return reporter.fail(options.error().message);
+  const std::string &path = request.files.front();
+  auto rewrite = api::Rewrite::plan(path, *options);
   if (!rewrite)
     return reporter.fail(rewrite.error().message);
-  const std::string &path = request.files.front();
-  auto input = InputFile::open(path);
-  if (!input)
-    return reporter.fail(input.error().message);
-  auto result = rewriteFile(path, (*input)->contents(), *rewrite, input->get());
-  if (!result)
-    return reporter.fail(result.error().message);
-  if (rewrite->kind == RewriteKind::Prune && result->deviceEntriesKept == 0)
-    return reporter.fail(noEntryError(path, rewrite->keep).message);
-  if (Status written = writeRewrittenFile(request.output, *result, **input);
-      !written.ok())
+  const api::RewriteReport &report = rewrite->report();
+  if (options->kind == api::RewriteKind::Prune &&
+      report.deviceEntriesKept == 0) {
+    // The plan parsed the same values, so they parse.
+    auto kept = parseTargetSelectors(options->keep);
+    return reporter.fail(kept ? noEntryError(path, *kept).message
+                              : kept.error().message);
+  }
+  if (api::Outcome written = rewrite->write(request.output); !written)
     return reporter.fail(written.error().message);
-  reporter.print(
-      rewriteSummary(request.output, (*input)->size(), *rewrite, *result));
+  reporter.print(rewriteSummary(request.output, options->kind, report));
   return reporter.finish(0);
 }
 

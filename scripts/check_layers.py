@@ -5,7 +5,7 @@ The library is built in layers, one folder each, lowest first
 (docs/architecture.md describes them):
 
     support targets compression bitcode formats archive bundler packager
-    api toolkit cli tools
+    rewrite api toolkit cli tools
 
 A file may include headers of its own folder and of folders listed before
 it, never of one listed after it: `archive/` may use `formats/` (archive
@@ -29,7 +29,8 @@ import sys
 import tempfile
 
 LAYERS = ["support", "targets", "compression", "bitcode", "formats",
-          "archive", "bundler", "packager", "api", "toolkit", "cli", "tools"]
+          "archive", "bundler", "packager", "rewrite", "api", "toolkit",
+          "cli", "tools"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/[^"]+"', re.M)
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rewrite/target_selection.h"
 #include "support/error.h"
-#include "toolkit/target_selection.h"
 
 namespace offbundle {
 

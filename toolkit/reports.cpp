@@ -136,6 +136,22 @@ std::string counted(uint64_t count, const std::string &singular,
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
 }
 
+std::string rewriteSummary(const std::string &output, api::RewriteKind kind,
+                           const api::RewriteReport &report) {
+  std::string summary = output + ": " + std::to_string(report.inputSize) +
+                        " -> " + std::to_string(report.outputSize) + " bytes";
+  if (kind == api::RewriteKind::Prune)
+    summary += ", " + counted(report.entriesKept, "entry", "entries") +
+               " kept, " + std::to_string(report.entriesRemoved) + " removed";
+  else if (!report.nothingToDo.empty())
+    summary += ", unchanged: " + report.nothingToDo;
+  else if (!report.changed)
+    summary +=
+        std::string(", already ") +
+        (kind == api::RewriteKind::Compress ? "compressed" : "uncompressed");
+  return summary + "\n";
+}
+
 std::string listText(const std::vector<FileEntries> &files) {
   std::string text;
   for (const auto &[file, entries] : files) {

@@ -12,6 +12,9 @@
 //          a summary being "file_size", "targets": [{"target", "entries",
 //          "bytes", "file_bytes", "share"}], "compressed" and "plain":
 //          {"bundles", "file_bytes", "bytes"}
+//   prune, compress, decompress
+//          "OUT: N -> M bytes" and, for prune, the entries kept and
+//          removed, or why nothing changed
 #pragma once
 
 #include <cstdint>
@@ -39,6 +42,10 @@ std::string sizesJson(const std::vector<FileSizes> &files);
 
 // Several files' sizes as one: targets of the same name add up.
 SizeSummary combineSizes(const std::vector<FileSizes> &files);
+
+// The line saying what a rewrite did, written to `output`.
+std::string rewriteSummary(const std::string &output, api::RewriteKind kind,
+                           const api::RewriteReport &report);
 
 // "1 bundle", "2 bundles".
 std::string counted(uint64_t count, const std::string &singular,

@@ -13,7 +13,10 @@
 //   - bundle() writes a set of entries into any container type, and
 //     unbundle() takes out what each target can use, by the compatibility
 //     rules of clang-offload-bundler, both on files, exactly as the tool;
-//   - listEntryIds() gives what `clang-offload-bundler -list` prints.
+//   - listEntryIds() gives what `clang-offload-bundler -list` prints;
+//   - Rewrite plans and writes what `offbundle prune`, `compress` and
+//     `decompress` make of a file: its report says what the output will
+//     be before anything is written.
 //
 // Rules: every failure is a value (Error, one line as the tool would print
 // after "error: "); nothing exits the process, prints, or keeps global
@@ -182,5 +185,69 @@ struct UnbundleOptions {
   bool verifyHash = true;
 };
 Outcome unbundle(const UnbundleOptions &options);
+
+// offbundle prune, compress and decompress, on every file the tool
+// rewrites: a standalone bundle (plain or compressed), a relocatable object
+// holding one, an archive of those, an executable or a shared library
+// (docs/offbundle.md says what each becomes).
+enum class RewriteKind { Prune, Compress, Decompress };
+
+struct RewriteOptions {
+  RewriteKind kind = RewriteKind::Compress;
+  // Prune: the targets whose entries stay (host entries always stay), as
+  // `offbundle prune --keep` takes them: "gfx90a", "gfx90a:xnack+", an
+  // entry ID such as "hipv4-amdgcn-amd-amdhsa--gfx90a", or "host"; a value
+  // may list several, separated by commas.
+  std::vector<std::string> keep;
+  // The zstd level of bundles compressed (compress, and prune's
+  // recompression of compressed bundles).
+  int compressionLevel = 3;
+  // Whether compressed bundles are checked against the hash in their header
+  // as they are decompressed (prune, decompress).
+  bool verifyHash = true;
+  // Where rewritten archives switch to the 64-bit symbol table, as LLVM's
+  // archive writer does (its SYM64_THRESHOLD).
+  uint64_t archiveSym64Threshold = uint64_t{1} << 32;
+};
+
+// What the output will hold, known once the rewrite is planned.
+struct RewriteReport {
+  uint64_t inputSize = 0;
+  uint64_t outputSize = 0;
+  // Prune: the entries kept (host entries included), the device entries
+  // among them, and the entries removed.
+  uint64_t entriesKept = 0;
+  uint64_t deviceEntriesKept = 0;
+  uint64_t entriesRemoved = 0;
+  // Whether any bundle changes.
+  bool changed = false;
+  // Why nothing could change, when the file holds nothing the rewrite works
+  // on (offload binaries, for compress and decompress); "" otherwise.
+  std::string nothingToDo;
+};
+
+// A rewrite planned: the input read as far as the new layout needs (a
+// library's bundles are decompressed or compressed only when written), and
+// the report of what the output will be. Planning writes nothing.
+class Rewrite {
+public:
+  static Expected<Rewrite> plan(const std::string &input,
+                                const RewriteOptions &options);
+
+  Rewrite(Rewrite &&) noexcept;
+  Rewrite &operator=(Rewrite &&) noexcept;
+  ~Rewrite();
+
+  const RewriteReport &report() const;
+  // Writes the output to `path`, which appears only once complete (an
+  // existing file is replaced then, and left as it was on any failure). A
+  // new file gets the input's permissions, less the umask.
+  Outcome write(const std::string &path) const;
+
+private:
+  struct State;
+  explicit Rewrite(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 } // namespace offbundle::api

@@ -10,8 +10,12 @@ On a fresh prefix:
      bundle made by the installed tool from tests/data/sample and for a HIP
      fat object (-fgpu-rdc), exactly what the installed
      `clang-offload-bundler -type=o -list` and LLVM 22's print; for a missing file it fails with exit 1 and the tool's message;
-  3. the same example builds with `pkg-config --cflags --libs offbundle`
-     alone, and prints the same;
+     its prune_targets (the API's Rewrite) writes, for the sample bundle,
+     the bytes and the line the installed `offbundle prune` writes, fails
+     as it does on the fat object (which it does not rewrite), and refuses
+     a target an input lacks, writing nothing;
+  3. the same examples build with `pkg-config --cflags --libs offbundle`
+     alone, and do the same;
   4. `cpack -G DEB` makes a .deb that depends on libc6 only, installs under
      /usr, holds no path that an installed package (LLVM 22's included)
      owns, and installs with `dpkg --root` into a throwaway root (or, without
@@ -38,14 +42,19 @@ from suite_support import (Tally, finish, require_executables,  # noqa: E402
 
 TOOLS = ["clang-offload-bundler", "llvm-offload-binary",
          "clang-offload-packager", "offbundle"]
-LIBRARIES = ["api", "bundler", "formats", "archive", "bitcode", "targets",
-             "compression", "support"]
+LIBRARIES = ["api", "rewrite", "bundler", "formats", "archive", "bitcode",
+             "targets", "compression", "support"]
 SAMPLE_TARGETS = ["host-x86_64-unknown-linux-gnu",
                   "hip-amdgcn-amd-amdhsa--gfx906",
                   "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
                   "hip-amdgcn-amd-amdhsa--gfx1100"]
 SAMPLE_FILES = ["host.bin", "device-gfx906.bin", "device-gfx90a_xnack+.bin",
                 "device-gfx1100.bin"]
+
+
+def read_bytes(path):
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def run(command, cwd=None, env=None):
@@ -152,6 +161,45 @@ class Suite(Tally):
                    ours.stderr.endswith(": error: " + message),
                    f"{ours.stderr!r} vs {theirs.stderr!r}")
 
+    def prunes_as_offbundle(self, label, program, inputs):
+        """The pruning example against the installed offbundle: the same
+        bytes and line, or the same error; the first input must prune."""
+        installed = os.path.join(self.prefix, "bin", "offbundle")
+        output = os.path.join(self.work, "pruned")
+        for index, path in enumerate(inputs):
+            name = os.path.basename(path)
+            theirs = run([installed, "prune", "--keep", "gfx90a", "-o",
+                          output, path])
+            expected = read_bytes(output) if theirs.returncode == 0 else None
+            if os.path.exists(output):
+                os.remove(output)
+            ours = run([program, path, output, "gfx90a"])
+            if theirs.returncode == 0 or index == 0:
+                self.check(f"{label}: prunes {name} as the installed "
+                           "offbundle",
+                           theirs.returncode == ours.returncode == 0 and
+                           ours.stdout == theirs.stdout and
+                           ", 0 removed" not in ours.stdout and
+                           read_bytes(output) == expected,
+                           f"{ours.stdout!r} {ours.stderr!r} vs "
+                           f"{theirs.stdout!r} {theirs.stderr!r}")
+            else:
+                self.check(f"{label}: fails on {name} as the installed "
+                           "offbundle",
+                           ours.returncode == 1 and
+                           ours.stderr.split(": error: ", 1)[-1] ==
+                           theirs.stderr.split(": error: ", 1)[-1] and
+                           not os.path.exists(output),
+                           f"{ours.stderr!r} vs {theirs.stderr!r}")
+            if os.path.exists(output):
+                os.remove(output)
+            refused = run([program, path, output, "gfx1201"])
+            self.check(f"{label}: refuses to prune {name} to a target it "
+                       "lacks, writing nothing",
+                       refused.returncode == 1 and
+                       refused.stderr.count("\n") == 1 and
+                       not os.path.exists(output), refused.stderr)
+
     def example_with_cmake(self, inputs):
         build = os.path.join(self.work, "examples-cmake")
         self.must("configuring examples/ with find_package(offbundle)", run(
@@ -160,6 +208,8 @@ class Suite(Tally):
         self.must("building examples/", run(["cmake", "--build", build]))
         self.lists_as_llvm("example (CMake package)",
                            os.path.join(build, "list_entries"), inputs)
+        self.prunes_as_offbundle("example (CMake package)",
+                                 os.path.join(build, "prune_targets"), inputs)
 
     def example_with_pkg_config(self, inputs):
         env = dict(os.environ,
@@ -174,6 +224,12 @@ class Suite(Tally):
              os.path.join(self.source, "examples", "list_entries.cpp"),
              "-o", program] + flags.stdout.split()))
         self.lists_as_llvm("example (pkg-config)", program, inputs)
+        pruner = os.path.join(self.work, "prune_targets_pc")
+        self.must("building the pruning example with pkg-config's flags", run(
+            ["g++", "-std=c++17",
+             os.path.join(self.source, "examples", "prune_targets.cpp"),
+             "-o", pruner] + flags.stdout.split()))
+        self.prunes_as_offbundle("example (pkg-config)", pruner, inputs)
 
     def debian_package(self):
         packages = os.path.join(self.work, "packages")

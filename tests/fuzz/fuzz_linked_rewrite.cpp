@@ -18,7 +18,7 @@
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_layout.h"
 #include "fuzz_support.h"
-#include "toolkit/rewrite.h"
+#include "rewrite/rewrite.h"
 
 namespace {
 

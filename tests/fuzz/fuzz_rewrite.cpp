@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "fuzz_support.h"
-#include "toolkit/rewrite.h"
+#include "rewrite/rewrite.h"
 
 namespace {
 

@@ -201,6 +201,123 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   EXPECT_FALSE(input->payload(1, 0).ok());
 }
 
+// The entry IDs of the one bundle in `file`, in file order.
+std::vector<std::string> idsIn(const std::string &file) {
+  Expected<Input> input = Input::open(file);
+  EXPECT_TRUE(input.ok()) << (input.ok() ? "" : input.error().message);
+  std::vector<std::string> ids;
+  if (input.ok() && input->bundles().size() == 1)
+    for (const Entry &entry : input->bundles()[0].entries)
+      ids.push_back(entry.id);
+  return ids;
+}
+
+TEST_F(PublicApi, PruneIsPlannedThenWrittenAsReported) {
+  BundleOptions options;
+  options.type = "o";
+  const std::string file = bundleSample(options, "sample.bundle");
+  RewriteOptions prune;
+  prune.kind = RewriteKind::Prune;
+  prune.keep = {"gfx906,gfx1100"};
+  Expected<Rewrite> rewrite = Rewrite::plan(file, prune);
+  ASSERT_TRUE(rewrite.ok()) << rewrite.error().message;
+  const RewriteReport &report = rewrite->report();
+  EXPECT_EQ(report.inputSize, fs::file_size(file));
+  EXPECT_EQ(report.entriesKept, 3u); // the host entry stays
+  EXPECT_EQ(report.deviceEntriesKept, 2u);
+  EXPECT_EQ(report.entriesRemoved, 1u);
+  EXPECT_TRUE(report.changed);
+  EXPECT_TRUE(report.nothingToDo.empty());
+  // Planning writes nothing; the output then has the size reported.
+  const std::string output = path("pruned.bundle");
+  EXPECT_FALSE(fs::exists(output));
+  Outcome written = rewrite->write(output);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  EXPECT_EQ(fs::file_size(output), report.outputSize);
+  EXPECT_LT(report.outputSize, report.inputSize);
+  std::vector<std::string> kept = idsIn(output);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[1], kTargets[1]);
+  EXPECT_EQ(kept[2], kTargets[3]);
+  // The kept payloads are the ones bundled.
+  Expected<Input> input = Input::open(output);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  Expected<std::string> payload = input->payload(0, 2);
+  ASSERT_TRUE(payload.ok()) << payload.error().message;
+  EXPECT_EQ(*payload, readFile(inputs_[3]));
+}
+
+TEST_F(PublicApi, CompressAndDecompressRoundTrip) {
+  BundleOptions options;
+  options.type = "o";
+  const std::string file = bundleSample(options, "sample.bundle");
+  RewriteOptions compress;
+  compress.kind = RewriteKind::Compress;
+  Expected<Rewrite> compressing = Rewrite::plan(file, compress);
+  ASSERT_TRUE(compressing.ok()) << compressing.error().message;
+  EXPECT_TRUE(compressing->report().changed);
+  const std::string compressed = path("sample.ccob");
+  ASSERT_TRUE(compressing->write(compressed).ok());
+  Expected<Input> input = Input::open(compressed);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  ASSERT_EQ(input->bundles().size(), 1u);
+  EXPECT_TRUE(input->bundles()[0].compression);
+
+  // Compressing it again changes nothing, and says so.
+  Expected<Rewrite> again = Rewrite::plan(compressed, compress);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->report().changed);
+  EXPECT_EQ(again->report().outputSize, again->report().inputSize);
+
+  RewriteOptions decompress;
+  decompress.kind = RewriteKind::Decompress;
+  Expected<Rewrite> decompressing = Rewrite::plan(compressed, decompress);
+  ASSERT_TRUE(decompressing.ok()) << decompressing.error().message;
+  const std::string plain = path("plain.bundle");
+  ASSERT_TRUE(decompressing->write(plain).ok());
+  EXPECT_EQ(readFile(plain), readFile(file));
+}
+
+TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
+  BundleOptions options;
+  options.type = "o";
+  const std::string file = bundleSample(options, "sample.bundle");
+  RewriteOptions prune;
+  prune.kind = RewriteKind::Prune;
+  Expected<Rewrite> nothingKept = Rewrite::plan(file, prune);
+  ASSERT_FALSE(nothingKept.ok());
+  EXPECT_EQ(nothingKept.error().message, "prune needs a target to keep");
+  prune.keep = {"hip-gfx906"};
+  Expected<Rewrite> badTarget = Rewrite::plan(file, prune);
+  ASSERT_FALSE(badTarget.ok());
+  EXPECT_EQ(badTarget.error().message.rfind("'hip-gfx906' is no target", 0), 0u)
+      << badTarget.error().message;
+  // A target the file lacks: planned, with no device entry kept, which the
+  // caller sees before writing anything.
+  prune.keep = {"gfx1201"};
+  Expected<Rewrite> lacking = Rewrite::plan(file, prune);
+  ASSERT_TRUE(lacking.ok()) << lacking.error().message;
+  EXPECT_EQ(lacking->report().deviceEntriesKept, 0u);
+  EXPECT_EQ(lacking->report().entriesRemoved, 3u);
+
+  RewriteOptions decompress;
+  decompress.kind = RewriteKind::Decompress;
+  Expected<Rewrite> missing = Rewrite::plan(path("missing.bundle"), decompress);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("missing.bundle"), std::string::npos)
+      << missing.error().message;
+
+  // A failed write leaves what was there.
+  Expected<Rewrite> rewrite = Rewrite::plan(file, decompress);
+  ASSERT_TRUE(rewrite.ok()) << rewrite.error().message;
+  const std::string blocked = path("no-such-folder/out.bundle");
+  Outcome written = rewrite->write(blocked);
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("no-such-folder"), std::string::npos)
+      << written.error().message;
+  EXPECT_FALSE(fs::exists(blocked));
+}
+
 TEST_F(PublicApi, EntryIdsAndCompatibility) {
   Expected<Target> old = parseEntryId("host-x86_64-unknown-linux");
   ASSERT_TRUE(old.ok()) << old.error().message;

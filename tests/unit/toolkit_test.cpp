@@ -7,10 +7,10 @@
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_layout.h"
 #include "formats/elf/linked_section_resize.h"
+#include "rewrite/rewrite.h"
+#include "rewrite/target_selection.h"
 #include "support/byte_order.h"
 #include "test_files.h"
-#include "toolkit/rewrite.h"
-#include "toolkit/target_selection.h"
 
 namespace offbundle {
 namespace {

@@ -1,5 +1,5 @@
 // The helpers of the single-bundle rewriter (see bundle_rewriter.h).
-#include "toolkit/bundle_rewriter.h"
+#include "rewrite/bundle_rewriter.h"
 
 namespace offbundle::rewriting {
 

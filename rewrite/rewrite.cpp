@@ -1,14 +1,12 @@
 // offbundle prune, compress and decompress (see rewrite.h for the files they
 // take and what each does to a bundle): the file's kind chosen, the part
-// that rewrites it run (bundle_rewriter.h), and the output written and
-// summed up.
-#include "toolkit/rewrite.h"
+// that rewrites it run (bundle_rewriter.h), and the output written.
+#include "rewrite/rewrite.h"
 
 #include <sys/stat.h>
 
 #include "archive/ar_archive.h"
-#include "toolkit/bundle_rewriter.h"
-#include "toolkit/reports.h"
+#include "rewrite/bundle_rewriter.h"
 
 namespace offbundle {
 namespace {
@@ -60,23 +58,6 @@ Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
   if (Status written = result.plan.write(**output, input); !written.ok())
     return written;
   return transaction.commit();
-}
-
-std::string rewriteSummary(const std::string &output, uint64_t inputSize,
-                           const RewriteRequest &request,
-                           const RewriteResult &result) {
-  std::string summary = output + ": " + std::to_string(inputSize) + " -> " +
-                        std::to_string(result.plan.size()) + " bytes";
-  if (request.kind == RewriteKind::Prune)
-    summary += ", " + counted(result.entriesKept, "entry", "entries") +
-               " kept, " + std::to_string(result.entriesRemoved) + " removed";
-  else if (!result.nothingToDo.empty())
-    summary += ", unchanged: " + result.nothingToDo;
-  else if (!result.changed)
-    summary +=
-        std::string(", already ") +
-        (request.kind == RewriteKind::Compress ? "compressed" : "uncompressed");
-  return summary + "\n";
 }
 
 } // namespace offbundle

@@ -50,10 +50,10 @@
 #include <vector>
 
 #include "archive/ar_archive.h"
+#include "rewrite/target_selection.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/output_plan.h"
-#include "toolkit/target_selection.h"
 
 namespace offbundle {
 
@@ -97,11 +97,5 @@ Result<RewriteResult> rewriteFile(const std::string &file,
 // llvm-objcopy gives its output: a rewritten program stays executable.
 Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
                           const InputFile &input);
-
-// The line saying what a rewrite did: "OUT: N -> M bytes" and, for prune,
-// the entries kept and removed, or why nothing changed.
-std::string rewriteSummary(const std::string &output, uint64_t inputSize,
-                           const RewriteRequest &request,
-                           const RewriteResult &result);
 
 } // namespace offbundle

@@ -3,7 +3,7 @@
 // the object written again as llvm-objcopy --update-section writes it; an
 // archive's members rewritten one by one and the archive written again as
 // llvm-ar writes it.
-#include "toolkit/bundle_rewriter.h"
+#include "rewrite/bundle_rewriter.h"
 
 #include <deque>
 #include <memory>
@@ -13,8 +13,8 @@
 #include "formats/embedded_offload.h"
 #include "formats/file_magic.h"
 #include "formats/offload_binary.h"
+#include "rewrite/target_selection.h"
 #include "support/offload_sections.h"
-#include "toolkit/target_selection.h"
 
 namespace offbundle::rewriting {
 namespace {

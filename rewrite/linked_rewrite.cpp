@@ -2,7 +2,7 @@
 // rewrite.h): the bundles the HIP wrappers point at are rewritten (plain
 // ones compressed on every core), laid out anew in .hip_fatbin, and the
 // file laid out again around them (formats/elf/linked_section_resize.h).
-#include "toolkit/bundle_rewriter.h"
+#include "rewrite/bundle_rewriter.h"
 
 #include <algorithm>
 #include <atomic>

@@ -2,7 +2,7 @@
 // target_selection.h for the three forms). A '-' before the first ':' makes an
 // entry ID; anything else other than "host" is read as a processor.
 
-#include "toolkit/target_selection.h"
+#include "rewrite/target_selection.h"
 
 namespace offbundle {
 

@@ -13,9 +13,9 @@
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
 #include "formats/elf/elf_object.h"
+#include "rewrite/rewrite.h"
 #include "support/file_io.h"
 #include "support/output_plan.h"
-#include "toolkit/rewrite.h"
 
 namespace offbundle::rewriting {
 

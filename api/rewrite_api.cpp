@@ -1,0 +1,94 @@
+// The public API's rewrites (Rewrite in include/offbundle/offbundle.h) over
+// the rewrite layer: the options turned into a RewriteRequest, the input
+// kept open from the plan to the write, whose input ranges it names.
+#include "offbundle/offbundle.h"
+
+#include "archive/ar_archive.h"
+#include "rewrite/rewrite.h"
+#include "rewrite/target_selection.h"
+#include "support/file_io.h"
+
+namespace offbundle::api {
+namespace {
+
+static_assert(RewriteOptions().archiveSym64Threshold == kDefaultSym64Threshold,
+              "the public default is the archive writer's");
+
+offbundle::RewriteKind toRewriteKind(RewriteKind kind) {
+  switch (kind) {
+  case RewriteKind::Prune:
+    return offbundle::RewriteKind::Prune;
+  case RewriteKind::Compress:
+    return offbundle::RewriteKind::Compress;
+  case RewriteKind::Decompress:
+    return offbundle::RewriteKind::Decompress;
+  }
+  return offbundle::RewriteKind::Compress;
+}
+
+Result<RewriteRequest> toRequest(const RewriteOptions &options) {
+  RewriteRequest request;
+  request.kind = toRewriteKind(options.kind);
+  request.compressionLevel = options.compressionLevel;
+  request.verifyHash = options.verifyHash;
+  request.archiveSym64Threshold = options.archiveSym64Threshold;
+  if (request.kind != offbundle::RewriteKind::Prune)
+    return request;
+  if (options.keep.empty())
+    return makeError("prune needs a target to keep");
+  auto selectors = parseTargetSelectors(options.keep);
+  if (!selectors)
+    return selectors.takeError();
+  request.keep = std::move(*selectors);
+  return request;
+}
+
+} // namespace
+
+struct Rewrite::State {
+  std::unique_ptr<InputFile> input; // what the plan's input ranges name
+  RewriteResult result;
+  RewriteReport report;
+};
+
+Rewrite::Rewrite(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Rewrite::Rewrite(Rewrite &&) noexcept = default;
+Rewrite &Rewrite::operator=(Rewrite &&) noexcept = default;
+Rewrite::~Rewrite() = default;
+
+Expected<Rewrite> Rewrite::plan(const std::string &input,
+                                const RewriteOptions &options) {
+  Result<RewriteRequest> request = toRequest(options);
+  if (!request)
+    return Error{request.error().message};
+  auto state = std::make_unique<State>();
+  auto opened = InputFile::open(input);
+  if (!opened)
+    return Error{opened.error().message};
+  state->input = std::move(*opened);
+  auto result = rewriteFile(input, state->input->contents(), *request,
+                            state->input.get());
+  if (!result)
+    return Error{result.error().message};
+  state->result = std::move(*result);
+  RewriteReport &report = state->report;
+  report.inputSize = state->input->size();
+  report.outputSize = state->result.plan.size();
+  report.entriesKept = state->result.entriesKept;
+  report.deviceEntriesKept = state->result.deviceEntriesKept;
+  report.entriesRemoved = state->result.entriesRemoved;
+  report.changed = state->result.changed;
+  report.nothingToDo = state->result.nothingToDo;
+  return Rewrite(std::move(state));
+}
+
+const RewriteReport &Rewrite::report() const { return state_->report; }
+
+Outcome Rewrite::write(const std::string &path) const {
+  Status written = writeRewrittenFile(path, state_->result, *state_->input);
+  if (!written.ok())
+    return Error{written.error().message};
+  return std::monostate{};
+}
+
+} // namespace offbundle::api
