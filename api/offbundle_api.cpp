@@ -1,9 +1,11 @@
 // The public API (include/offbundle/offbundle.h) over the library's layers:
-// discovery and readers for Input, the bundler's operations for bundle(),
+// discovery and readers for Input (and the linked file checks of
+// linked_file_check.h), the bundler's operations for bundle(),
 // unbundle() and listEntryIds(), with the checks the command line makes
 // first, so that a program gets what the tool would do and say.
 #include "offbundle/offbundle.h"
 
+#include "api/linked_file_check.h"
 #include "bundler/bundle_discovery.h"
 #include "bundler/config.h"
 #include "bundler/operations.h"
@@ -183,6 +185,11 @@ Expected<std::string> Input::payload(size_t bundleIndex,
   if (!bytes)
     return Error{"the bundle changed since it was opened"};
   return std::move(*bytes);
+}
+
+Outcome Input::checkLinkedFile() const {
+  return fromStatus(
+      checkLinkedHipFile(path(), state_->file->contents(), state_->bundles));
 }
 
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,

@@ -10,6 +10,8 @@
 //     the ID as stored, the parsed target, sizes and offsets, the
 //     compression header;
 //   - Input::payload reads an entry's bytes, decompressed;
+//   - Input::checkLinkedFile checks what the HIP runtime follows in an
+//     executable or shared library (offbundle verify);
 //   - bundle() writes a set of entries into any container type, and
 //     unbundle() takes out what each target can use, by the compatibility
 //     rules of clang-offload-bundler, both on files, exactly as the tool;
@@ -147,6 +149,13 @@ public:
   // and its entries): for fat objects, the device object as the tool
   // writes it.
   Expected<std::string> payload(size_t bundle, size_t entry) const;
+  // For an executable or shared library with HIP code, what the HIP
+  // runtime and the tools run on linked files rely on: every HIP fat binary
+  // wrapper (.hipFatBinSegment) has the magic "HIPF" and points at the
+  // start of a bundle in .hip_fatbin, and the program headers lie where
+  // loaders and strip expect them. The first fault found is the Error.
+  // Other files pass.
+  Outcome checkLinkedFile() const;
 
 private:
   struct State;

@@ -318,6 +318,40 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   EXPECT_FALSE(fs::exists(blocked));
 }
 
+TEST_F(PublicApi, LinkedFilesAreCheckedAsTheRuntimeFollowsThem) {
+  const std::string library = (dataDirectory("linked") / "unit-plain.so");
+  Expected<Input> sound = Input::open(library);
+  ASSERT_TRUE(sound.ok()) << sound.error().message;
+  Outcome checked = sound->checkLinkedFile();
+  EXPECT_TRUE(checked.ok()) << checked.error().message;
+
+  // The one HIP fat binary wrapper's magic ("HIPF", little-endian) broken.
+  std::string bytes = readFile(library);
+  const size_t magic = bytes.find("FPIH");
+  ASSERT_NE(magic, std::string::npos);
+  ASSERT_EQ(bytes.find("FPIH", magic + 1), std::string::npos);
+  bytes[magic] = 'X';
+  const std::string damaged = path("damaged.so");
+  std::ofstream(damaged, std::ios::binary) << bytes;
+  Expected<Input> input = Input::open(damaged);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  Outcome refused = input->checkLinkedFile();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("damaged.so': HIP fat binary "
+                                         "wrapper 0"),
+            std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("not HIPF"), std::string::npos)
+      << refused.error().message;
+
+  // Files without wrappers pass.
+  BundleOptions options;
+  options.type = "o";
+  Expected<Input> bundle = Input::open(bundleSample(options, "s.bundle"));
+  ASSERT_TRUE(bundle.ok()) << bundle.error().message;
+  EXPECT_TRUE(bundle->checkLinkedFile().ok());
+}
+
 TEST_F(PublicApi, EntryIdsAndCompatibility) {
   Expected<Target> old = parseEntryId("host-x86_64-unknown-linux");
   ASSERT_TRUE(old.ok()) << old.error().message;
