@@ -103,13 +103,17 @@ struct Extracted {
 
 Status unbundleAllToDirectory(const BundlerConfig &config,
                               OperationReport &report) {
-  Result<size_t> written = extractEntries(config, {}, report);
-  return written ? Status::success() : Status(written.takeError());
+  auto written = extractEntries(config, {}, report);
+  if (!written)
+    return written.takeError();
+  for (const std::string &path : *written)
+    report.standardOutput += path + "\n";
+  return Status::success();
 }
 
-Result<size_t> extractEntries(const BundlerConfig &config,
-                              const EntrySelector &selected,
-                              OperationReport &report) {
+Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
+                                                const EntrySelector &selected,
+                                                OperationReport &report) {
   const std::string &folder = *config.outputDirectory;
   auto input = openInput(config.inputFileNames.front());
   if (!input)
@@ -139,7 +143,7 @@ Result<size_t> extractEntries(const BundlerConfig &config,
       !walked.ok())
     return walked.takeError();
   if (entries.empty() && selected)
-    return size_t{0};
+    return std::vector<std::string>();
   if (entries.empty())
     return fileError(config.inputFileNames.front(),
                      "no bundle entries to extract: it holds no offload "
@@ -165,7 +169,7 @@ Result<size_t> extractEntries(const BundlerConfig &config,
   if (Status status = folders.create(folder); !status.ok())
     return status.takeError();
   OutputTransaction transaction;
-  std::string written;
+  std::vector<std::string> written;
   // One output at a time, each closed once written: an archive may hold
   // thousands of entries, more than a process may keep files open.
   for (const Extracted &entry : entries) {
@@ -182,13 +186,12 @@ Result<size_t> extractEntries(const BundlerConfig &config,
       return status.takeError();
     if (Status finished = transaction.finish(**output); !finished.ok())
       return finished.takeError();
-    written += path + "\n";
+    written.push_back(std::move(path));
   }
   if (Status status = transaction.commit(); !status.ok())
     return status.takeError();
   folders.keep();
-  report.standardOutput += written;
-  return entries.size();
+  return written;
 }
 
 } // namespace offbundle

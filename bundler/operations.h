@@ -34,16 +34,16 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report);
 using EntrySelector = std::function<bool(std::string_view entryId)>;
 
 // Writes the entries of every bundle of the single input that `selected`
-// takes (all of them when it is empty) into config.outputDirectory and
-// prints the path of each file written. Returns how many were written; with
-// a selector that takes none, 0, and nothing is written or created (without
-// one, an input holding no entries is an error).
-Result<size_t> extractEntries(const BundlerConfig &config,
-                              const EntrySelector &selected,
-                              OperationReport &report);
+// takes (all of them when it is empty) into config.outputDirectory. Returns
+// the paths written, in file order; with a selector that takes none, none,
+// and nothing is written or created (without one, an input holding no
+// entries is an error).
+Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
+                                                const EntrySelector &selected,
+                                                OperationReport &report);
 
-// -unbundle -output-dir: extractEntries of every entry
-// (bundler/extract_all.cpp).
+// -unbundle -output-dir: extractEntries of every entry, printing the path
+// of each file written (bundler/extract_all.cpp).
 Status unbundleAllToDirectory(const BundlerConfig &config,
                               OperationReport &report);
 

@@ -20,7 +20,6 @@
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
-#include "rewrite/target_selection.h"
 #include "support/file_io.h"
 #include "toolkit/extraction.h"
 #include "toolkit/inventory.h"
@@ -263,11 +262,8 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
   if (request.files.size() != 1)
     return reporter.fail("extract takes one file (see 'offbundle extract "
                          "--help')");
-  auto selectors = parseTargetSelectors(request.targets);
-  if (!selectors)
-    return reporter.fail(selectors.error().message);
   const std::string &path = request.files.front();
-  auto written = extractFile({path, request.output, std::move(*selectors)});
+  auto written = extractFile({path, request.output, request.targets});
   if (!written)
     return reporter.fail(written.error().message);
   reporter.print(*written);
@@ -307,13 +303,8 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
   if (!rewrite)
     return reporter.fail(rewrite.error().message);
   const api::RewriteReport &report = rewrite->report();
-  if (options->kind == api::RewriteKind::Prune &&
-      report.deviceEntriesKept == 0) {
-    // The plan parsed the same values, so they parse.
-    auto kept = parseTargetSelectors(options->keep);
-    return reporter.fail(kept ? noEntryError(path, *kept).message
-                              : kept.error().message);
-  }
+  if (options->kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
+    return reporter.fail(noEntryError(path, options->keep).message);
   if (api::Outcome written = rewrite->write(request.output); !written)
     return reporter.fail(written.error().message);
   reporter.print(rewriteSummary(request.output, options->kind, report));

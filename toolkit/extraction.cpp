@@ -1,11 +1,11 @@
-// offbundle extract over the bundler's extraction (see extraction.h).
+// offbundle extract over the API's extract() (see extraction.h).
 #include "toolkit/extraction.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include <offbundle/offbundle.h>
 
-#include "bundler/operations.h"
 #include "toolkit/inventory.h"
 
 namespace offbundle {
@@ -37,31 +37,29 @@ std::string heldTargets(const std::string &file) {
 } // namespace
 
 Error noEntryError(const std::string &file,
-                   const std::vector<TargetSelector> &asked) {
+                   const std::vector<std::string> &asked) {
   std::string names;
-  for (const TargetSelector &selector : asked)
-    names += (names.empty() ? "" : ", ") + selector.text();
+  for (const std::string &value : asked)
+    for (size_t start = 0; start <= value.size();) {
+      const size_t comma = std::min(value.find(',', start), value.size());
+      names += (names.empty() ? "" : ", ") + value.substr(start, comma - start);
+      start = comma + 1;
+    }
   return fileError(file, "holds no entry for " + names +
                              "; its targets: " + heldTargets(file));
 }
 
 Result<std::string> extractFile(const ExtractionRequest &request) {
-  BundlerConfig config;
-  config.filesType = "o";
-  config.inputFileNames = {request.file};
-  config.outputDirectory = request.outputDirectory;
-  EntrySelector selected;
-  if (!request.targets.empty())
-    selected = [&](std::string_view entryId) {
-      return anySelects(request.targets, entryId);
-    };
-  OperationReport report;
-  Result<size_t> written = extractEntries(config, selected, report);
+  api::Expected<std::vector<std::string>> written =
+      api::extract({request.file, request.outputDirectory, request.targets});
   if (!written)
-    return written.takeError();
-  if (*written == 0)
+    return makeError(written.error().message);
+  if (written->empty())
     return noEntryError(request.file, request.targets);
-  return std::move(report.standardOutput);
+  std::string lines;
+  for (const std::string &path : *written)
+    lines += path + "\n";
+  return lines;
 }
 
 } // namespace offbundle

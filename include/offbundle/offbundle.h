@@ -16,6 +16,7 @@
 //     unbundle() takes out what each target can use, by the compatibility
 //     rules of clang-offload-bundler, both on files, exactly as the tool;
 //   - listEntryIds() gives what `clang-offload-bundler -list` prints;
+//   - extract() writes the entries of the targets named into a folder;
 //   - Rewrite plans and writes what `offbundle prune`, `compress` and
 //     `decompress` make of a file: its report says what the output will
 //     be before anything is written.
@@ -194,6 +195,22 @@ struct UnbundleOptions {
   bool verifyHash = true;
 };
 Outcome unbundle(const UnbundleOptions &options);
+
+// offbundle extract (and clang-offload-bundler -unbundle -output-dir): the
+// entries of every bundle of `input`, all of them or those of the targets
+// named, written into `outputDirectory` (created when missing), one file
+// per entry named after its ID, decompressed; the files appear together or
+// not at all.
+struct ExtractOptions {
+  std::string input;
+  std::string outputDirectory;
+  // The targets whose entries are written, as RewriteOptions::keep takes
+  // them; none: every entry.
+  std::vector<std::string> targets;
+};
+// The paths written, in file order. When targets are named and none of
+// them selects an entry, none, and nothing is written.
+Expected<std::vector<std::string>> extract(const ExtractOptions &options);
 
 // offbundle prune, compress and decompress, on every file the tool
 // rewrites: a standalone bundle (plain or compressed), a relocatable object

@@ -352,6 +352,41 @@ TEST_F(PublicApi, LinkedFilesAreCheckedAsTheRuntimeFollowsThem) {
   EXPECT_TRUE(bundle->checkLinkedFile().ok());
 }
 
+TEST_F(PublicApi, ExtractsTheEntriesOfTheTargetsNamed) {
+  BundleOptions options;
+  options.type = "o";
+  options.compress = true;
+  const std::string file = bundleSample(options, "sample.ccob");
+  const std::string folder = path("entries/of/sample");
+  Expected<std::vector<std::string>> written =
+      extract({file, folder, {"gfx90a", "gfx1100"}});
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  ASSERT_EQ(written->size(), 2u);
+  EXPECT_EQ((*written)[0], folder + "/hip-amdgcn-amd-amdhsa--gfx90a_xnack+");
+  EXPECT_EQ((*written)[1], folder + "/hip-amdgcn-amd-amdhsa--gfx1100");
+  EXPECT_EQ(readFile((*written)[0]), readFile(inputs_[2]));
+  EXPECT_EQ(readFile((*written)[1]), readFile(inputs_[3]));
+
+  // Every entry when no target is named.
+  Expected<std::vector<std::string>> all = extract({file, path("all"), {}});
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->size(), kTargets.size());
+
+  // A target the file lacks: nothing written, not even the folder.
+  Expected<std::vector<std::string>> none =
+      extract({file, path("none"), {"gfx1201"}});
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(fs::exists(path("none")));
+
+  Expected<std::vector<std::string>> bad =
+      extract({file, path("bad"), {"hip-gfx906"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("'hip-gfx906' is no target", 0), 0u)
+      << bad.error().message;
+  EXPECT_FALSE(fs::exists(path("bad")));
+}
+
 TEST_F(PublicApi, EntryIdsAndCompatibility) {
   Expected<Target> old = parseEntryId("host-x86_64-unknown-linux");
   ASSERT_TRUE(old.ok()) << old.error().message;
