@@ -242,8 +242,10 @@ private:
 } // namespace
 
 bool holdsEmbeddedBundles(std::string_view bytes) {
+  if (isElf(bytes))
+    return true;
   const FileMagic magic = identifyFile(bytes);
-  return isElf(bytes) || isArchive(magic) || magic == FileMagic::OffloadBinary;
+  return isArchive(magic) || magic == FileMagic::OffloadBinary;
 }
 
 Result<Discovery> discoverBundles(const InputFile &input,

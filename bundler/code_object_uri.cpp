@@ -205,12 +205,18 @@ std::string inputFilePath(const std::string &name) {
 }
 
 Result<std::unique_ptr<InputFile>> openInput(const std::string &name) {
-  // A file of that name, however unlikely, is what LLVM's tool would read.
-  if (!looksLikeCodeObjectUri(name) || existsAsFile(name))
-    return InputFile::open(name);
-  auto uri = parseCodeObjectUri(name);
+  // The name is read as a URI before anything is opened, so that the file
+  // is opened in one place. A file of that name, however unlikely, is what
+  // LLVM's tool would read.
+  std::optional<CodeObjectUri> uri;
+  if (looksLikeCodeObjectUri(name) && !existsAsFile(name)) {
+    auto parsed = parseCodeObjectUri(name);
+    if (!parsed)
+      return parsed.takeError();
+    uri = std::move(*parsed);
+  }
   if (!uri)
-    return uri.takeError();
+    return InputFile::open(name);
   // "-" means standard input to InputFile; in a URI it is a file's name.
   auto input = InputFile::open(uri->path == "-" ? "./-" : uri->path);
   if (!input)

@@ -40,9 +40,9 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
                        const CompressionConfig &config,
                        const std::string &errorPrefix,
                        std::string *verboseReport) {
-  const HashCheck check = verboseReport || checksHash(config.decompression())
-                              ? HashCheck::Compute
-                              : HashCheck::Skip;
+  const bool verifies = checksHash(config.decompression());
+  const HashCheck check =
+      verboseReport || verifies ? HashCheck::Compute : HashCheck::Skip;
   const auto start = std::chrono::steady_clock::now();
   auto decompressed = decompressBundle(bytes, check);
   if (!decompressed)
@@ -55,8 +55,7 @@ decompressAsConfigured(std::string_view bytes, const std::string &file,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count(),
         *decompressed->computedHash);
-  if (checksHash(config.decompression()) &&
-      *decompressed->computedHash != header.hash)
+  if (verifies && *decompressed->computedHash != header.hash)
     return hashMismatchError(file, header.hash, *decompressed->computedHash,
                              config.hashCheckHint);
   return decompressed;
