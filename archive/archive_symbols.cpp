@@ -13,6 +13,7 @@
 #include "archive/wasm_archive_symbols.h"
 #include "archive/xcoff_archive_symbols.h"
 #include "formats/elf/elf_file.h"
+#include "formats/file_magic.h"
 #include "support/byte_order.h"
 #include "support/byte_range.h"
 #include "support/hex.h"
@@ -282,10 +283,6 @@ Result<std::vector<std::string>> elfArchiveSymbols(std::string_view bytes) {
   return reader.globalDefinedSymbols();
 }
 
-bool hasPrefix(std::string_view bytes, std::string_view prefix) {
-  return bytes.substr(0, prefix.size()) == prefix;
-}
-
 uint8_t byteAt(std::string_view bytes, size_t index) {
   return static_cast<uint8_t>(bytes[index]);
 }
@@ -315,140 +312,50 @@ symbolicFile(Result<std::vector<std::string>> names) {
   return symbols;
 }
 
-// A member starting with a zero byte: COFF big objects, import library
-// members and objects for the unknown machine, Windows resources, Wasm.
-ArchiveMemberKind classifyStartingWithZero(std::string_view bytes) {
-  using Kind = ArchiveMemberKind;
-  // "\0\0\xff\xff": a COFF big object when the class ID at offset 12
-  // says so, a cl.exe /GL (LTO) object, which LLVM does not open, when it
-  // has that class ID, and otherwise (short files too) an import library
-  // member.
-  if (hasPrefix(bytes, std::string_view("\0\0\xff\xff", 4))) {
-    constexpr size_t kClassIdOffset = 12;
-    static constexpr char kBigObjectClassId[] = {
-        '\xc7', '\xa1', '\xba', '\xd1', '\xee', '\xba', '\xa9', 0x4b,
-        '\xaf', 0x20,   '\xfa', '\xf6', 0x6a,   '\xa4', '\xdc', '\xb8'};
-    static constexpr char kClGlObjectClassId[] = {
-        0x38,   '\xfe', '\xb3', 0x0c,   '\xa5', '\xd9', '\xab', 0x4d,
-        '\xac', '\x9b', '\xd6', '\xb6', 0x22,   0x26,   0x53,   '\xc2'};
-    if (bytes.size() < kClassIdOffset + sizeof(kBigObjectClassId))
-      return Kind::CoffImport;
-    const std::string_view classId =
-        bytes.substr(kClassIdOffset, sizeof(kBigObjectClassId));
-    if (classId ==
-        std::string_view(kBigObjectClassId, sizeof(kBigObjectClassId)))
-      return Kind::CoffObject;
-    if (classId ==
-        std::string_view(kClGlObjectClassId, sizeof(kClGlObjectClassId)))
-      return Kind::NotSymbolic;
-    return Kind::CoffImport;
-  }
-  // A Windows resource file starts with an empty 32-byte entry.
-  static constexpr char kWindowsResourceMagic[] = {
-      0x00,   0x00,   0x00, 0x00, 0x20,   0x00,   0x00, 0x00,
-      '\xff', '\xff', 0x00, 0x00, '\xff', '\xff', 0x00, 0x00};
-  if (hasPrefix(bytes, std::string_view(kWindowsResourceMagic,
-                                        sizeof(kWindowsResourceMagic))))
-    return Kind::NotSymbolic;
-  if (byteAt(bytes, 1) == 0)
-    return Kind::CoffObject; // for the unknown machine
-  if (hasPrefix(bytes, std::string_view("\0asm", 4)))
-    return Kind::Wasm;
-  return Kind::NotSymbolic;
-}
-
 // A member starting like a Mach-O file, in either byte order.
 ArchiveMemberKind classifyMachO(std::string_view bytes) {
-  using Kind = ArchiveMemberKind;
   // Every Mach-O file type LLVM names (1 to 12) is symbolic; universal
   // binaries (0xcafebabe) are not.
-  uint16_t type = 0;
-  if (hasPrefix(bytes, "\xfe\xed\xfa\xce") ||
-      hasPrefix(bytes, "\xfe\xed\xfa\xcf")) {
-    const size_t headerSize = byteAt(bytes, 3) == 0xce ? 28 : 32;
-    if (bytes.size() >= headerSize)
-      type = machOFileType(bytes, /*nativeOrder=*/true);
-  } else if (hasPrefix(bytes, "\xce\xfa\xed\xfe") ||
-             hasPrefix(bytes, "\xcf\xfa\xed\xfe")) {
-    const size_t headerSize = byteAt(bytes, 0) == 0xce ? 28 : 32;
-    if (bytes.size() >= headerSize)
-      type = machOFileType(bytes, /*nativeOrder=*/false);
-  }
-  return type >= 1 && type <= 12 ? Kind::MachO : Kind::NotSymbolic;
-}
-
-// A member starting with 'M': a PE executable or nothing symbolic.
-ArchiveMemberKind classifyPeImage(std::string_view bytes) {
-  using Kind = ArchiveMemberKind;
-  // A PE executable: "MZ", then "PE\0\0" where the DOS header points.
-  if (!hasPrefix(bytes, "MZ") || bytes.size() < 0x40)
-    return Kind::NotSymbolic;
-  const uint32_t peOffset = loadLittle32(bytes, 0x3c);
-  if (peOffset <= bytes.size() &&
-      hasPrefix(bytes.substr(peOffset), std::string_view("PE\0\0", 4)))
-    return Kind::PeImage;
-  return Kind::NotSymbolic;
+  const bool nativeOrder = byteAt(bytes, 0) == 0xfe;
+  const size_t headerSize =
+      byteAt(bytes, nativeOrder ? 3 : 0) == 0xce ? 28 : 32;
+  const uint16_t type =
+      bytes.size() >= headerSize ? machOFileType(bytes, nativeOrder) : 0;
+  return type >= 1 && type <= 12 ? ArchiveMemberKind::MachO
+                                 : ArchiveMemberKind::NotSymbolic;
 }
 
 } // namespace
 
 ArchiveMemberKind classifyArchiveMember(std::string_view bytes) {
   using Kind = ArchiveMemberKind;
-  if (bytes.size() < 4)
-    return Kind::NotSymbolic;
-  const uint8_t second = byteAt(bytes, 1);
-  switch (byteAt(bytes, 0)) {
-  case 0x00:
-    return classifyStartingWithZero(bytes);
-  case 0x01: // XCOFF
-    return second == 0xdf || second == 0xf7 ? Kind::Xcoff : Kind::NotSymbolic;
-  case 0x03: // GOFF (SPIR-V shares the first byte but is not symbolic)
-    return hasPrefix(bytes, std::string_view("\x03\xf0\x00", 3))
-               ? Kind::Goff
-               : Kind::NotSymbolic;
-  case 0xde:
-    return hasPrefix(bytes, "\xde\xc0\x17\x0b") ? Kind::Bitcode
-                                                : Kind::NotSymbolic;
-  case 'B':
-    return hasPrefix(bytes, "BC\xc0\xde") ? Kind::Bitcode : Kind::NotSymbolic;
-  case 0x7f:
-    return hasPrefix(bytes, "\x7f"
-                            "ELF") &&
-                   bytes.size() >= 18
-               ? Kind::Elf
-               : Kind::NotSymbolic;
-  case 0xfe:
-  case 0xce:
-  case 0xcf:
+  switch (identifyFile(bytes)) {
+  case FileMagic::Elf:
+    // Shorter ones are no ELF file to identify_magic.
+    return bytes.size() >= 18 ? Kind::Elf : Kind::NotSymbolic;
+  case FileMagic::Bitcode:
+  case FileMagic::BitcodeWrapper:
+    return Kind::Bitcode;
+  case FileMagic::Coff:
+  case FileMagic::CoffBigObject:
+    return Kind::CoffObject;
+  case FileMagic::CoffImport:
+    return Kind::CoffImport;
+  case FileMagic::PeImage:
+    return Kind::PeImage;
+  case FileMagic::Xcoff:
+    return Kind::Xcoff;
+  case FileMagic::Goff:
+    return Kind::Goff;
+  case FileMagic::DxContainer:
+    return Kind::DxContainer;
+  case FileMagic::MachO:
     return classifyMachO(bytes);
-  case 0x50:
-    if (hasPrefix(bytes, "\x50\xed\x55\xba")) // CUDA fat binary
-      return Kind::NotSymbolic;
-    [[fallthrough]];
-  case 0xf0:
-  case 0x83:
-  case 0x84:
-  case 0x66:
-  case 0x4c:
-  case 0xc4:
-    // COFF objects for these machines (identify_magic's fall-through
-    // accepts either second byte for all of them).
-    return second == 0x01 || second == 0x02 ? Kind::CoffObject
-                                            : Kind::NotSymbolic;
-  case 0x90:
-  case 0x68:
-    return second == 0x02 ? Kind::CoffObject : Kind::NotSymbolic;
-  case 'M':
-    return classifyPeImage(bytes);
-  case 0x64: // COFF for x86-64 or ARM64
-    return second == 0x86 || second == 0xaa ? Kind::CoffObject
-                                            : Kind::NotSymbolic;
-  case 'D': // DirectX container
-    return hasPrefix(bytes, "DXBC") ? Kind::DxContainer : Kind::NotSymbolic;
-  case 0x41: // COFF for ARM64EC
-  case 0x4e: // COFF for ARM64X
-    return second == 0xa6 ? Kind::CoffObject : Kind::NotSymbolic;
+  case FileMagic::Wasm:
+    return Kind::Wasm;
   default:
+    // Bundles, archives, resources, cl.exe /GL objects, CUDA fat binaries
+    // and the rest: nothing LLVM's writer reads symbols from.
     return Kind::NotSymbolic;
   }
 }

@@ -18,22 +18,6 @@ Error malformed(const std::string &what) {
 
 } // namespace
 
-bool isCoffObject(std::string_view bytes) {
-  if (bytes.size() < 4)
-    return false;
-  switch (loadLittleEndian(bytes, 0, 2)) {
-  case 0x014c: // i386
-  case 0x01c4: // ARM Thumb-2
-  case 0x8664: // x86-64
-  case 0xaa64: // ARM64
-  case 0xa641: // ARM64EC
-  case 0xa64e: // ARM64X
-    return true;
-  default:
-    return false;
-  }
-}
-
 Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
   if (bytes.size() < kFileHeaderSize)
     return malformed("the file header is truncated");

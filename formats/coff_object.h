@@ -25,10 +25,6 @@
 
 namespace offbundle {
 
-// Whether the bytes start like a COFF object LLVM recognises (the machine
-// types of x86, x86-64, ARM and ARM64 Windows).
-bool isCoffObject(std::string_view bytes);
-
 struct CoffSection {
   std::string name;
   std::string_view contents; // a view into the object's bytes

@@ -2,6 +2,7 @@
 // and what writers produce.
 #include "formats/binary_bundle.h"
 #include "formats/container_format.h"
+#include "formats/file_magic.h"
 #include "formats/text_bundle.h"
 
 #include <gtest/gtest.h>
@@ -390,6 +391,54 @@ TEST(ContainerRegistry, RowsFollowTheEnumAndTheMagic) {
   // Offload binaries are written by the packager, not through the registry.
   EXPECT_EQ(containerInfo(ContainerFormat::OffloadBinary).write, nullptr);
   EXPECT_NE(containerInfo(ContainerFormat::FatObject).write, nullptr);
+}
+
+TEST(FileMagic, TellsEveryKindApartByItsFirstBytes) {
+  const std::string pe = "MZ" + std::string(0x3a, '\0') + "\x40\0\0\0PE\0\0"s;
+  const std::string bigObject =
+      "\0\0\xff\xff\x02\0\x64\x86\0\0\0\0"
+      "\xc7\xa1\xba\xd1\xee\xba\xa9\x4b\xaf\x20\xfa\xf6\x6a\xa4\xdc\xb8"s;
+  const std::string clGlObject =
+      "\0\0\xff\xff\x02\0\x64\x86\0\0\0\0"
+      "\x38\xfe\xb3\x0c\xa5\xd9\xab\x4d\xac\x9b\xd6\xb6\x22\x26\x53\xc2"s;
+  const std::pair<std::string, FileMagic> cases[] = {
+      {"\x7f"
+       "ELF\x02\x01"s,
+       FileMagic::Elf},
+      {"\xcf\xfa\xed\xfe\x07"s, FileMagic::MachO},
+      {"\xfe\xed\xfa\xce\x00"s, FileMagic::MachO},
+      {"\0asm\x01\0\0\0"s, FileMagic::Wasm},
+      {"\x64\x86\x01\0"s, FileMagic::Coff},    // x86-64
+      {"\x66\x01\x01\0"s, FileMagic::Coff},    // MIPS
+      {"\x68\x02\x01\0"s, FileMagic::Coff},    // Motorola 68000
+      {"\x68\x01\x01\0"s, FileMagic::Unknown}, // not a machine
+      {"\x41\xa6\x01\0"s, FileMagic::Coff},    // ARM64EC
+      {"\0\0\x01\0"s, FileMagic::Coff},        // the unknown machine
+      {bigObject, FileMagic::CoffBigObject},
+      {clGlObject, FileMagic::CoffClGlObject},
+      {"\0\0\xff\xff\0\0"s, FileMagic::CoffImport},
+      {"\0\0\0\0\x20\0\0\0\xff\xff\0\0\xff\xff\0\0"s,
+       FileMagic::WindowsResource},
+      {pe, FileMagic::PeImage},
+      {"MZ" + std::string(0x3e, '\0'), FileMagic::Unknown}, // no PE header
+      {"\x01\xdf\0\0"s, FileMagic::Xcoff},
+      {"\x03\xf0\x00\0"s, FileMagic::Goff},
+      {"\x03\x02\x23\x07"s, FileMagic::Unknown}, // SPIR-V
+      {"DXBC"s, FileMagic::DxContainer},
+      {"\x50\xed\x55\xba"s, FileMagic::CudaFatbinary},
+      {"\x50\x01\0\0"s, FileMagic::Coff},
+      {"!<arch>\n"s, FileMagic::Archive},
+      {"!<thin>\n"s, FileMagic::ThinArchive},
+      {"BC\xc0\xde"s, FileMagic::Bitcode},
+      {"\xde\xc0\x17\x0b"s, FileMagic::BitcodeWrapper},
+      {"\x10\xff\x10\xad"s, FileMagic::OffloadBinary},
+      {binaryBundle({{"a", "b"}}), FileMagic::BinaryBundle},
+      {"\x7f"
+       "EL"s,
+       FileMagic::Unknown}, // under 4 bytes
+  };
+  for (const auto &[bytes, kind] : cases)
+    EXPECT_EQ(identifyFile(bytes), kind) << testing::PrintToString(bytes);
 }
 
 TEST(ContainerRegistry, OpensTheReaderOfEachContainer) {
