@@ -7,6 +7,7 @@
 
 #include "api/linked_file_check.h"
 #include "bundler/bundle_discovery.h"
+#include "bundler/code_object_uri.h"
 #include "bundler/config.h"
 #include "bundler/operations.h"
 #include "bundler/target_checks.h"
@@ -76,6 +77,9 @@ struct Input::State {
   std::unique_ptr<InputFile> file;
   Discovery discovery;
   std::vector<Bundle> bundles;
+  // The absolute path URIs name, found once when first asked for ("" when
+  // the file cannot be reached).
+  std::optional<std::string> uriPath;
 };
 
 Input::Input(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -185,6 +189,23 @@ Expected<std::string> Input::payload(size_t bundleIndex,
   if (!bytes)
     return Error{"the bundle changed since it was opened"};
   return std::move(*bytes);
+}
+
+std::optional<std::string> Input::entryUri(size_t bundleIndex,
+                                           size_t entryIndex) const {
+  if (bundleIndex >= state_->bundles.size() ||
+      entryIndex >= state_->bundles[bundleIndex].entries.size())
+    return std::nullopt;
+  const Entry &entry = state_->bundles[bundleIndex].entries[entryIndex];
+  if (!entry.fileOffset)
+    return std::nullopt;
+  if (!state_->uriPath) {
+    Result<std::string> absolute = uriFilePath(path());
+    state_->uriPath = absolute ? std::move(*absolute) : std::string();
+  }
+  if (state_->uriPath->empty())
+    return std::nullopt;
+  return formatCodeObjectUri(*state_->uriPath, *entry.fileOffset, entry.size);
 }
 
 Outcome Input::checkLinkedFile() const {

@@ -16,7 +16,6 @@
 
 #include <offbundle/offbundle.h>
 
-#include "bundler/code_object_uri.h"
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
@@ -236,9 +235,8 @@ ToolOutcome runReport(const Request &request, ToolReporter &reporter,
 ToolOutcome runList(const Request &request, ToolReporter &reporter) {
   return runReport<FileEntries>(
       request, reporter,
-      [](const std::string &path, const api::Input &input) {
-        Result<std::string> uriPath = uriFilePath(path);
-        return listEntries(input, uriPath ? *uriPath : std::string());
+      [](const std::string &, const api::Input &input) {
+        return listEntries(input);
       },
       [&](const std::vector<FileEntries> &listed) {
         return request.json ? listJson(listed) : listText(listed);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 
-#include "bundler/code_object_uri.h"
 #include "support/string_split.h"
 #include "targets/offload_target.h"
 
@@ -40,19 +39,19 @@ std::string targetOf(const api::Entry &entry) {
   return entry.target->triple;
 }
 
-std::vector<InventoryEntry> listEntries(const api::Input &input,
-                                        const std::string &uriPath) {
+std::vector<InventoryEntry> listEntries(const api::Input &input) {
   std::vector<InventoryEntry> listed;
   const std::vector<api::Bundle> &bundles = input.bundles();
   for (size_t index = 0; index < bundles.size(); ++index) {
     const api::Bundle &bundle = bundles[index];
-    for (const api::Entry &entry : bundle.entries) {
+    for (size_t entryIndex = 0; entryIndex < bundle.entries.size();
+         ++entryIndex) {
+      const api::Entry &entry = bundle.entries[entryIndex];
       InventoryEntry item;
       item.id = entry.id;
       item.target = targetOf(entry);
       item.size = entry.size;
-      if (entry.fileOffset && !uriPath.empty())
-        item.uri = formatCodeObjectUri(uriPath, *entry.fileOffset, entry.size);
+      item.uri = input.entryUri(index, entryIndex);
       item.bundle = index;
       item.member = bundle.member;
       item.section = bundle.section;

@@ -64,10 +64,8 @@ struct SizeSummary {
   BundleTotals plain;
 };
 
-// Every entry of every bundle in `input`, in file order. `uriPath` is the
-// absolute path URIs name (uriFilePath), or "" for no URIs.
-std::vector<InventoryEntry> listEntries(const api::Input &input,
-                                        const std::string &uriPath);
+// Every entry of every bundle in `input`, in file order.
+std::vector<InventoryEntry> listEntries(const api::Input &input);
 
 // The entries of `input` per target, and the bundle totals.
 SizeSummary summarizeSizes(const api::Input &input, uint64_t fileSize);

@@ -150,6 +150,12 @@ public:
   // and its entries): for fat objects, the device object as the tool
   // writes it.
   Expected<std::string> payload(size_t bundle, size_t entry) const;
+  // The code object URI of an entry's bytes in the file
+  // ("file:///abs/path#offset=N&size=M"), as ROCm's runtime and debugger
+  // name code objects; nullopt when the bytes exist only decompressed or in
+  // another file (compressed bundles, thin archive members), or when the
+  // file can no longer be reached to name it.
+  std::optional<std::string> entryUri(size_t bundle, size_t entry) const;
   // For an executable or shared library with HIP code, what the HIP
   // runtime and the tools run on linked files rely on: every HIP fat binary
   // wrapper (.hipFatBinSegment) has the magic "HIPF" and points at the

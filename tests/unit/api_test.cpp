@@ -387,6 +387,29 @@ TEST_F(PublicApi, ExtractsTheEntriesOfTheTargetsNamed) {
   EXPECT_FALSE(fs::exists(path("bad")));
 }
 
+TEST_F(PublicApi, EntriesInTheFileHaveCodeObjectUris) {
+  BundleOptions options;
+  options.type = "o";
+  const std::string plain = bundleSample(options, "sample.bundle");
+  Expected<Input> input = Input::open(plain);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  const Entry &entry = input->bundles()[0].entries[1];
+  ASSERT_TRUE(entry.fileOffset);
+  EXPECT_EQ(input->entryUri(0, 1),
+            "file://" + fs::canonical(plain).string() +
+                "#offset=" + std::to_string(*entry.fileOffset) +
+                "&size=" + std::to_string(entry.size));
+  EXPECT_EQ(input->entryUri(0, 99), std::nullopt);
+  EXPECT_EQ(input->entryUri(7, 0), std::nullopt);
+
+  // Compressed entries have no bytes of their own in the file to name.
+  options.compress = true;
+  Expected<Input> compressed =
+      Input::open(bundleSample(options, "sample.ccob"));
+  ASSERT_TRUE(compressed.ok()) << compressed.error().message;
+  EXPECT_EQ(compressed->entryUri(0, 1), std::nullopt);
+}
+
 TEST_F(PublicApi, EntryIdsAndCompatibility) {
   Expected<Target> old = parseEntryId("host-x86_64-unknown-linux");
   ASSERT_TRUE(old.ok()) << old.error().message;
