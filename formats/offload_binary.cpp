@@ -570,7 +570,8 @@ std::string_view OffloadBinaryView::string(std::string_view key) const {
 }
 
 Result<std::vector<OffloadBinaryView>>
-splitOffloadBinaries(std::string_view buffer, std::string_view context) {
+splitOffloadBinaries(std::string_view buffer, std::string_view context,
+                     LlvmMessages llvmMessages) {
   std::vector<OffloadBinaryView> entries;
   uint64_t offset = 0;
   bool first = true;
@@ -580,8 +581,14 @@ splitOffloadBinaries(std::string_view buffer, std::string_view context) {
       continue;
     }
     auto binary = parseOneBinary(buffer.substr(offset), offset, context);
-    if (!binary)
+    if (!binary) {
+      const std::string &message = binary.error().message;
+      const bool bare = message == kOffloadParseFailedMessage ||
+                        message == kOffloadUnexpectedEofMessage;
+      if (bare && llvmMessages == LlvmMessages::InContext)
+        return makeError(std::string(context) + ": " + message);
       return binary.takeError();
+    }
     first = false;
     // A compressed binary's size need not be a multiple of 8; the next
     // binary starts after its padding, as in LLVM.

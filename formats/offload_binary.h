@@ -182,8 +182,13 @@ struct OffloadBinaryEntries {
 // than 8) and at the end are skipped, where LLVM refuses them. An empty buffer
 // holds no binary. `context` starts the messages of errors LLVM does not report
 // itself (e.g. "'file.o': section '.llvm.offloading'").
+//
+// LLVM's own two messages (above) come bare, as LLVM's tools print them, or,
+// for a tool of its own that names every fault's place, after `context` too.
+enum class LlvmMessages { Bare, InContext };
 Result<std::vector<OffloadBinaryView>>
-splitOffloadBinaries(std::string_view buffer, std::string_view context);
+splitOffloadBinaries(std::string_view buffer, std::string_view context,
+                     LlvmMessages llvmMessages = LlvmMessages::Bare);
 
 // The entries of the one binary at the start of `bytes` (which may run on
 // past it), with the same checks and messages.

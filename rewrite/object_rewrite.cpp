@@ -43,16 +43,10 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
       section = object.contents(candidate);
   const std::string context = quotedFileName(name) + ": section '" +
                               std::string(kLlvmOffloadingSection) + "'";
-  auto binaries = splitOffloadBinaries(section, context);
-  if (!binaries) {
-    // LLVM's own two messages come bare, as its tools print them; the
-    // others start with the context.
-    const std::string &message = binaries.error().message;
-    if (message == kOffloadParseFailedMessage ||
-        message == kOffloadUnexpectedEofMessage)
-      return makeError(context + ": " + message);
+  auto binaries =
+      splitOffloadBinaries(section, context, LlvmMessages::InContext);
+  if (!binaries)
     return binaries.takeError();
-  }
   RewriteResult &result = rewriter.result();
   if (kind != RewriteKind::Prune) {
     if (required)

@@ -212,6 +212,12 @@ TEST(OffloadBinaryReader, SkipsZeroPaddingBetweenBinaries) {
   EXPECT_EQ(errorOf(std::string(8, '\0') + bytes), kOffloadParseFailedMessage);
   EXPECT_EQ(errorOf(bytes + std::string(4, '\0')), kOffloadParseFailedMessage);
   EXPECT_TRUE(splitOffloadBinaries("", ""));
+  // LLVM's own message comes bare, or after the context when asked.
+  auto inContext = splitOffloadBinaries(std::string(8, '\0') + bytes, "'x.o'",
+                                        LlvmMessages::InContext);
+  ASSERT_FALSE(inContext);
+  EXPECT_EQ(inContext.error().message,
+            "'x.o': " + std::string(kOffloadParseFailedMessage));
 }
 
 TEST(OffloadBinaryReader, RefusesWhatLlvmRefusesWithItsMessages) {
