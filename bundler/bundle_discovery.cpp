@@ -90,6 +90,8 @@ private:
     DiscoveredBundle bundle;
     bundle.member = member;
     bundle.format = format;
+    if (format == ContainerFormat::TextBundle)
+      bundle.comment = textComment_;
     bundle.fileOffset = place.fileOffset;
     bundle.fileSize = bytes.size();
     bundle.data = sliceOf(place, bytes.size(), member);
@@ -153,6 +155,8 @@ private:
           return decompressed.takeError();
         bundle.compression = decompressed->header;
         bundle.format = sniff(decompressed->bytes.view());
+        if (bundle.format == ContainerFormat::TextBundle)
+          bundle.comment = textComment_;
         bundle.data = InputFile::fromMemory(displayName(member),
                                             std::move(decompressed->bytes));
         break;
@@ -263,11 +267,7 @@ openDiscoveredBundle(const DiscoveredBundle &bundle,
                      std::string &commandLog) {
   const std::string &path = bundle.data->path();
   ReaderOptions options;
-  if (bundle.format == ContainerFormat::TextBundle) {
-    auto choice = containerForType(config.filesType);
-    if (choice && choice->format == ContainerFormat::TextBundle)
-      options.comment = choice->comment;
-  }
+  options.comment = bundle.comment;
   options.fileOrder = fileOrder;
   options.printCommands = config.printedCommands();
   options.commandInput = path;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bundler/config.h"
@@ -29,6 +30,9 @@ struct DiscoveredBundle {
   // The ELF section holding it; "" when it is the (member) file itself.
   std::string section;
   ContainerFormat format = ContainerFormat::BinaryBundle;
+  // A text bundle's line comment ("//", "#", ";"), from the -type it was
+  // found by; empty for the other formats.
+  std::string_view comment;
   // Where its bytes (compressed, if it is) lie in the input file; nullopt
   // for the members of thin archives, which live in files of their own.
   std::optional<uint64_t> fileOffset;
