@@ -59,19 +59,6 @@ public:
     size_ = size;
   }
 
-  // Empties the buffer and makes room for `size` bytes without allocating
-  // again: for a buffer about to be filled anew, whose old bytes need not
-  // be kept (nor copied when it grows).
-  void clearAndReserve(size_t size) {
-    size_ = 0;
-    if (size <= capacity_)
-      return;
-    bytes_.reset(); // before allocating, so the two never add up
-    capacity_ = 0;
-    bytes_ = allocate(size);
-    capacity_ = size;
-  }
-
 private:
   struct Release {
     void operator()(char *bytes) const { std::free(bytes); }

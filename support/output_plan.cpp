@@ -98,9 +98,6 @@ public:
       }
       at += piece.length;
     }
-    for (uint64_t length : lengths_)
-      if (length <= kLargestSpare)
-        largestKept_ = std::max(largestKept_, static_cast<size_t>(length));
     const size_t count = plan.producers_.size();
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     if (count < 2 || cores < 2)
@@ -181,33 +178,6 @@ private:
     return bytes;
   }
 
-  // The largest buffer kept for reuse, if any (under the lock).
-  ByteBuffer takeLargestSpare() {
-    auto largest =
-        std::max_element(spares_.begin(), spares_.end(),
-                         [](const ByteBuffer &a, const ByteBuffer &b) {
-                           return a.capacity() < b.capacity();
-                         });
-    if (largest == spares_.end())
-      return ByteBuffer();
-    ByteBuffer spare = std::move(*largest);
-    spares_.erase(largest);
-    return spare;
-  }
-
-  // Readies a worker's buffer for a piece of `length` bytes. A piece that
-  // will be kept for reuse gets room for the largest such piece at once, so
-  // that the buffer is allocated (and its pages faulted in) once, not again
-  // each time a larger piece comes. Only an optimisation: when memory is
-  // short the producer allocates what it needs, and reports if it cannot.
-  void prepare(ByteBuffer &buffer, uint64_t length) const {
-    try {
-      buffer.clearAndReserve(length <= kLargestSpare ? largestKept_ : 0);
-    } catch (const std::bad_alloc &) {
-      buffer = ByteBuffer();
-    }
-  }
-
   bool mayStart() const {
     if (next_ >= made_.size())
       return false;
@@ -223,9 +193,12 @@ private:
         return;
       const size_t index = next_++;
       ahead_ += lengths_[index];
-      ByteBuffer spare = takeLargestSpare();
+      ByteBuffer spare;
+      if (!spares_.empty()) {
+        spare = std::move(spares_.back());
+        spares_.pop_back();
+      }
       lock.unlock();
-      prepare(spare, lengths_[index]);
       Result<ByteBuffer> bytes = makePiece(index, std::move(spare));
       if (output_) {
         // Written here, at its place; only an error is kept.
@@ -268,11 +241,10 @@ private:
   std::vector<std::optional<Result<ByteBuffer>>> made_;
   std::vector<ByteBuffer> spares_;
   size_t keptSpares_ = 0;
-  size_t largestKept_ = 0; // the largest piece length up to kLargestSpare
-  size_t next_ = 0;        // the next piece a worker starts
-  size_t taken_ = 0;       // pieces the writer has taken
-  size_t finished_ = 0;    // pieces workers have written
-  uint64_t ahead_ = 0;     // bytes of pieces started and not yet taken
+  size_t next_ = 0;     // the next piece a worker starts
+  size_t taken_ = 0;    // pieces the writer has taken
+  size_t finished_ = 0; // pieces workers have written
+  uint64_t ahead_ = 0;  // bytes of pieces started and not yet taken
   bool stopping_ = false;
 };
 
