@@ -69,22 +69,30 @@ bool TargetSelector::selects(std::string_view entryId) const {
   return true;
 }
 
-Result<std::vector<TargetSelector>>
-parseTargetSelectors(const std::vector<std::string> &values) {
-  std::vector<TargetSelector> selectors;
-  for (const std::string &value : values) {
+std::vector<std::string_view>
+targetTexts(const std::vector<std::string> &values) {
+  std::vector<std::string_view> texts;
+  for (std::string_view value : values) {
     size_t start = 0;
     while (start <= value.size()) {
       size_t comma = value.find(',', start);
-      if (comma == std::string::npos)
+      if (comma == std::string_view::npos)
         comma = value.size();
-      auto selector = TargetSelector::parse(
-          std::string_view(value).substr(start, comma - start));
-      if (!selector)
-        return selector.takeError();
-      selectors.push_back(std::move(*selector));
+      texts.push_back(value.substr(start, comma - start));
       start = comma + 1;
     }
+  }
+  return texts;
+}
+
+Result<std::vector<TargetSelector>>
+parseTargetSelectors(const std::vector<std::string> &values) {
+  std::vector<TargetSelector> selectors;
+  for (std::string_view text : targetTexts(values)) {
+    auto selector = TargetSelector::parse(text);
+    if (!selector)
+      return selector.takeError();
+    selectors.push_back(std::move(*selector));
   }
   return selectors;
 }

@@ -47,8 +47,12 @@ private:
   TargetFeatureMap features_;
 };
 
-// Selectors from --target values, each of which may list several targets
-// separated by commas.
+// The targets --target values name, each value listing one or several
+// separated by commas, in order.
+std::vector<std::string_view>
+targetTexts(const std::vector<std::string> &values);
+
+// Selectors from --target values (see targetTexts).
 Result<std::vector<TargetSelector>>
 parseTargetSelectors(const std::vector<std::string> &values);
 

@@ -1,11 +1,11 @@
 // offbundle extract over the API's extract() (see extraction.h).
 #include "toolkit/extraction.h"
 
-#include <algorithm>
 #include <unordered_set>
 
 #include <offbundle/offbundle.h>
 
+#include "rewrite/target_selection.h"
 #include "toolkit/inventory.h"
 
 namespace offbundle {
@@ -39,12 +39,8 @@ std::string heldTargets(const std::string &file) {
 Error noEntryError(const std::string &file,
                    const std::vector<std::string> &asked) {
   std::string names;
-  for (const std::string &value : asked)
-    for (size_t start = 0; start <= value.size();) {
-      const size_t comma = std::min(value.find(',', start), value.size());
-      names += (names.empty() ? "" : ", ") + value.substr(start, comma - start);
-      start = comma + 1;
-    }
+  for (std::string_view text : targetTexts(asked))
+    names += (names.empty() ? "" : ", ") + std::string(text);
   return fileError(file, "holds no entry for " + names +
                              "; its targets: " + heldTargets(file));
 }

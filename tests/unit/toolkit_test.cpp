@@ -83,6 +83,9 @@ TEST(TargetSelector, CommasSeparateTargets) {
   EXPECT_TRUE(anySelects(*selectors, kXnackOff));
   EXPECT_FALSE(anySelects(*selectors, kXnackOn));
   EXPECT_FALSE(parseTargetSelectors({"gfx906,"}).ok());
+  EXPECT_EQ(targetTexts({"host,gfx906", "gfx90a:xnack-", "gfx906,"}),
+            (std::vector<std::string_view>{"host", "gfx906", "gfx90a:xnack-",
+                                           "gfx906", ""}));
 }
 
 } // namespace
