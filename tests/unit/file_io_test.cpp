@@ -4,6 +4,7 @@
 // signals remove temporaries (interrupt_cleanup.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,6 +32,19 @@ namespace {
 
 namespace fs = std::filesystem;
 using test_files::readFile;
+
+// Writes `plan` to a new file at `path` and commits it; the status of the
+// write (the commit is only tried after a successful one).
+Status writePlanTo(const OutputPlan &plan, const InputFile &input,
+                   const fs::path &path) {
+  OutputTransaction transaction;
+  auto output = transaction.create(path);
+  if (!output)
+    return output.takeError();
+  if (Status written = plan.write(**output, input); !written.ok())
+    return written;
+  return transaction.commit();
+}
 
 ByteBuffer bufferOf(std::string_view text) {
   ByteBuffer buffer;
@@ -368,13 +383,7 @@ TEST(OutputPlan, PiecesMadeAheadAreWrittenInOrder) {
     });
     plan.addBytes("|");
   }
-  {
-    OutputTransaction transaction;
-    auto output = transaction.create(folder / "output");
-    ASSERT_TRUE(output);
-    ASSERT_TRUE(plan.write(**output, **input).ok());
-    ASSERT_TRUE(transaction.commit().ok());
-  }
+  ASSERT_TRUE(writePlanTo(plan, **input, folder / "output").ok());
   EXPECT_EQ(readFile(folder / "output"), wanted);
   // Into memory (as for standard output) the writer takes the pieces in
   // order instead of the workers writing them in place.
@@ -396,6 +405,57 @@ TEST(OutputPlan, PiecesMadeAheadAreWrittenInOrder) {
   auto output = transaction.create(folder / "failed");
   ASSERT_TRUE(output);
   Status written = failing.write(**output, **input);
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().message, "'x': piece 3 is damaged");
+}
+
+// Pieces the workers write at their places are started largest first, so
+// that no core is left alone with a big one at the end; the bytes and the
+// error reported (the first failing piece in plan order) do not change.
+TEST(OutputPlan, PiecesWrittenInPlaceStartLargestFirst) {
+  ScratchFolder folder;
+  writeFile(folder / "input", "input");
+  auto input = InputFile::open(folder / "input");
+  ASSERT_TRUE(input);
+  constexpr size_t kPieces = 40;
+  std::mutex mutex;
+  std::vector<size_t> started;
+  OutputPlan plan;
+  std::string wanted;
+  for (size_t i = 0; i < kPieces; ++i) {
+    // Smallest first in the plan.
+    const std::string piece(100 + 50 * i, static_cast<char>('a' + i % 26));
+    wanted += piece;
+    plan.addProduced(piece.size(), [piece, i, &mutex, &started](ByteBuffer) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        started.push_back(i);
+      }
+      return Result<ByteBuffer>(bufferOf(piece));
+    });
+  }
+  ASSERT_TRUE(writePlanTo(plan, **input, folder / "output").ok());
+  EXPECT_EQ(readFile(folder / "output"), wanted);
+  ASSERT_EQ(started.size(), kPieces);
+  // A worker notes its piece before it takes the next one, so at most one
+  // piece per worker is taken and not yet noted: the smallest piece, taken
+  // last, is among the last `workers` noted.
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t smallest = static_cast<size_t>(
+      std::find(started.begin(), started.end(), size_t{0}) - started.begin());
+  if (cores < 2)
+    EXPECT_EQ(smallest, 0u); // no workers: made in plan order by the writer
+  else
+    EXPECT_GE(smallest, kPieces - std::min(cores, kPieces));
+
+  OutputPlan failing;
+  for (size_t i = 0; i < 10; ++i)
+    failing.addProduced(1 + 100 * i, [i](ByteBuffer) -> Result<ByteBuffer> {
+      if (i == 3 || i == 8)
+        return makeError("'x': piece " + std::to_string(i) + " is damaged");
+      return bufferOf(std::string(1 + 100 * i, 'z'));
+    });
+  Status written = writePlanTo(failing, **input, folder / "failed");
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message, "'x': piece 3 is damaged");
 }
