@@ -12,6 +12,7 @@
 #include "bundler/operations.h"
 #include "bundler/target_checks.h"
 #include "formats/elf/elf_object.h"
+#include "formats/file_magic.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
 
@@ -272,6 +273,25 @@ Outcome unbundle(const UnbundleOptions &options) {
   OperationReport report;
   return fromStatus(options.type == "a" ? unbundleArchive(config, report)
                                         : unbundleFiles(config, report));
+}
+
+bool mayHoldOffloadCode(std::string_view leadingBytes) {
+  switch (identifyFile(leadingBytes)) {
+  case FileMagic::BinaryBundle:
+  case FileMagic::CompressedBundle:
+  case FileMagic::OffloadBinary:
+  case FileMagic::Elf:
+  case FileMagic::Coff:
+  case FileMagic::CoffBigObject:
+  case FileMagic::PeImage:
+  case FileMagic::Archive:
+  case FileMagic::ThinArchive:
+  case FileMagic::Bitcode:
+  case FileMagic::BitcodeWrapper:
+    return true;
+  default:
+    return false;
+  }
 }
 
 } // namespace offbundle::api

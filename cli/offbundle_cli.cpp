@@ -21,6 +21,7 @@
 #include "compression/compressed_bundle.h"
 #include "support/file_io.h"
 #include "toolkit/extraction.h"
+#include "toolkit/file_walk.h"
 #include "toolkit/inventory.h"
 #include "toolkit/reports.h"
 #include "toolkit/verification.h"
@@ -40,9 +41,9 @@ struct CommandSpec {
 };
 
 constexpr CommandSpec kCommands[] = {
-    {"list", "FILE...", "every bundle entry: its code object URI, ID and size",
-     true},
-    {"sizes", "FILE...",
+    {"list", "FILE|FOLDER...",
+     "every bundle entry: its code object URI, ID and size", true},
+    {"sizes", "FILE|FOLDER...",
      "per target: entries, payload bytes and room in the file", true},
     {"extract", "FILE", "write entries, decompressed, into a folder, by target",
      false},
@@ -52,7 +53,7 @@ constexpr CommandSpec kCommands[] = {
      "copy whose plain bundles are compressed as by -compress", false},
     {"decompress", "FILE -o OUT", "copy whose compressed bundles are plain",
      false},
-    {"verify", "FILE...",
+    {"verify", "FILE|FOLDER...",
      "check every bundle, compressed ones against their hash", false},
 };
 
@@ -215,21 +216,53 @@ uint64_t fileSizeOf(const std::string &path) {
   return error ? 0 : static_cast<uint64_t>(size);
 }
 
+// "offbundle: error: <message>", control characters escaped.
+std::string errorLine(const std::string &message) {
+  return std::string(kProgram) + ": error: " + escapeControlCharacters(message);
+}
+
+// Opens each file of the walk in turn and hands it to `use`, which returns
+// its failure or "". Every file is attempted: one that cannot be read,
+// opened or used gets its error line and the others go on. A file found in
+// a folder that holds no bundle is counted as skipped, not used. Whether
+// any failed.
+template <typename Use>
+bool forEachInput(OperandWalk &walk, ToolReporter &reporter, Use use) {
+  bool failed = false;
+  for (const WalkedFile &file : walk.files) {
+    std::string failure = file.failure;
+    if (failure.empty()) {
+      OpenedFile opened = openFile(file.path);
+      if (opened.input && file.inFolder && opened.input->bundles().empty()) {
+        ++walk.skipped.noGpuCode;
+        continue;
+      }
+      failure = opened.input ? use(file.path, *opened.input) : opened.failure;
+    }
+    if (!failure.empty()) {
+      reporter.printError(errorLine(failure));
+      failed = true;
+    }
+  }
+  return failed;
+}
+
 // list and sizes: `describe` makes each file's part of the report from the
-// opened input; every file must open, the first that does not is the error,
-// and then nothing is printed.
+// opened input, and the report comes once every file was tried; when
+// nothing could be reported and something failed, there is none.
 template <typename Part, typename Describe, typename Render>
 ToolOutcome runReport(const Request &request, ToolReporter &reporter,
                       Describe describe, Render render) {
+  OperandWalk walk = walkOperands(request.files);
   std::vector<Part> parts;
-  for (const std::string &path : request.files) {
-    OpenedFile opened = openFile(path);
-    if (!opened.input)
-      return reporter.fail(opened.failure);
-    parts.push_back({path, describe(path, *opened.input)});
-  }
-  reporter.print(render(parts));
-  return reporter.finish(0);
+  const bool failed = forEachInput(
+      walk, reporter, [&](const std::string &path, const api::Input &input) {
+        parts.push_back({path, describe(path, input)});
+        return std::string();
+      });
+  if (!parts.empty() || !failed)
+    reporter.print(render(parts, walk));
+  return reporter.finish(failed ? 1 : 0);
 }
 
 ToolOutcome runList(const Request &request, ToolReporter &reporter) {
@@ -238,8 +271,8 @@ ToolOutcome runList(const Request &request, ToolReporter &reporter) {
       [](const std::string &, const api::Input &input) {
         return listEntries(input);
       },
-      [&](const std::vector<FileEntries> &listed) {
-        return request.json ? listJson(listed) : listText(listed);
+      [&](const std::vector<FileEntries> &listed, const OperandWalk &walk) {
+        return request.json ? listJson(listed, walk) : listText(listed, walk);
       });
 }
 
@@ -249,8 +282,9 @@ ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
       [](const std::string &path, const api::Input &input) {
         return summarizeSizes(input, fileSizeOf(path));
       },
-      [&](const std::vector<FileSizes> &summaries) {
-        return request.json ? sizesJson(summaries) : sizesText(summaries);
+      [&](const std::vector<FileSizes> &summaries, const OperandWalk &walk) {
+        return request.json ? sizesJson(summaries, walk)
+                            : sizesText(summaries, walk);
       });
 }
 
@@ -312,17 +346,16 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
 // verify: every file is checked; a line per faulty file, exit status 1 if
 // any was.
 ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
-  bool failed = false;
-  for (const std::string &path : request.files) {
-    Result<std::string> verified = verifyFile(path);
-    if (!verified) {
-      reporter.printError(std::string(kProgram) + ": error: " +
-                          escapeControlCharacters(verified.error().message));
-      failed = true;
-      continue;
-    }
-    reporter.print(*verified);
-  }
+  OperandWalk walk = walkOperands(request.files);
+  const bool failed = forEachInput(
+      walk, reporter, [&](const std::string &, const api::Input &input) {
+        Result<std::string> verified = verifyInput(input);
+        if (!verified)
+          return verified.error().message;
+        reporter.print(*verified);
+        return std::string();
+      });
+  reporter.print(skippedText(walk.skipped));
   return reporter.finish(failed ? 1 : 0);
 }
 

@@ -129,6 +129,26 @@ void filesJson(JsonWriter &json, const std::vector<Part> &files,
   json.endArray();
 }
 
+// A report followed, after a blank line, by what a folder walk skipped.
+std::string withSkipped(std::string text, const OperandWalk &walk) {
+  const std::string skipped = skippedText(walk.skipped);
+  if (skipped.empty())
+    return text;
+  return text + (text.empty() ? "" : "\n") + skipped;
+}
+
+// "skipped": what a folder walk skipped, when a folder was walked.
+void skippedJson(JsonWriter &json, const OperandWalk &walk) {
+  if (!walk.walkedFolder)
+    return;
+  json.key("skipped");
+  json.beginObject();
+  json.field("no_gpu_code", walk.skipped.noGpuCode);
+  json.field("symlinks", walk.skipped.symlinks);
+  json.field("special_files", walk.skipped.special);
+  json.endObject();
+}
+
 } // namespace
 
 std::string counted(uint64_t count, const std::string &singular,
@@ -152,36 +172,42 @@ std::string rewriteSummary(const std::string &output, api::RewriteKind kind,
   return summary + "\n";
 }
 
-std::string listText(const std::vector<FileEntries> &files) {
+std::string listText(const std::vector<FileEntries> &files,
+                     const OperandWalk &walk) {
   std::string text;
   for (const auto &[file, entries] : files) {
-    if (files.size() > 1)
+    if (files.size() > 1 || walk.walkedFolder)
       text += (text.empty() ? "" : "\n") + file + ":\n";
     text += entriesText(entries);
   }
-  return text;
+  return withSkipped(std::move(text), walk);
 }
 
-std::string listJson(const std::vector<FileEntries> &files) {
+std::string listJson(const std::vector<FileEntries> &files,
+                     const OperandWalk &walk) {
   JsonWriter json;
   json.beginObject();
   filesJson(json, files, entriesJson);
+  skippedJson(json, walk);
   json.endObject();
   return json.finish();
 }
 
-std::string sizesText(const std::vector<FileSizes> &files) {
+std::string sizesText(const std::vector<FileSizes> &files,
+                      const OperandWalk &walk) {
   std::string text;
   for (const auto &[file, summary] : files)
     text += (text.empty() ? "" : "\n") + summaryText(file, summary);
-  return text;
+  return withSkipped(std::move(text), walk);
 }
 
-std::string sizesJson(const std::vector<FileSizes> &files) {
+std::string sizesJson(const std::vector<FileSizes> &files,
+                      const OperandWalk &walk) {
   JsonWriter json;
   json.beginObject();
   filesJson(json, files, summaryJson);
   summaryJson(json, combineSizes(files));
+  skippedJson(json, walk);
   json.endObject();
   return json.finish();
 }

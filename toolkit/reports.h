@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "toolkit/file_walk.h"
 #include "toolkit/inventory.h"
 
 namespace offbundle {
@@ -35,10 +36,16 @@ struct FileSizes {
   SizeSummary summary;
 };
 
-std::string listText(const std::vector<FileEntries> &files);
-std::string listJson(const std::vector<FileEntries> &files);
-std::string sizesText(const std::vector<FileSizes> &files);
-std::string sizesJson(const std::vector<FileSizes> &files);
+// The reports of list and sizes over the files `walk` found; what it
+// skipped closes them (in JSON, as "skipped", when a folder was walked).
+std::string listText(const std::vector<FileEntries> &files,
+                     const OperandWalk &walk);
+std::string listJson(const std::vector<FileEntries> &files,
+                     const OperandWalk &walk);
+std::string sizesText(const std::vector<FileSizes> &files,
+                      const OperandWalk &walk);
+std::string sizesJson(const std::vector<FileSizes> &files,
+                      const OperandWalk &walk);
 
 // Several files' sizes as one: targets of the same name add up.
 SizeSummary combineSizes(const std::vector<FileSizes> &files);

@@ -7,20 +7,17 @@
 
 namespace offbundle {
 
-Result<std::string> verifyFile(const std::string &file) {
-  api::Expected<api::Input> input = api::Input::open(file);
-  if (!input)
-    return makeError(input.error().message);
-  if (api::Outcome linked = input->checkLinkedFile(); !linked)
+Result<std::string> verifyInput(const api::Input &input) {
+  if (api::Outcome linked = input.checkLinkedFile(); !linked)
     return makeError(linked.error().message);
   uint64_t entries = 0;
   uint64_t compressed = 0;
-  for (const api::Bundle &bundle : input->bundles()) {
+  for (const api::Bundle &bundle : input.bundles()) {
     entries += bundle.entries.size();
     compressed += bundle.compression ? 1 : 0;
   }
-  return file + ": ok, " +
-         counted(input->bundles().size(), "bundle", "bundles") + " (" +
+  return input.path() + ": ok, " +
+         counted(input.bundles().size(), "bundle", "bundles") + " (" +
          std::to_string(compressed) + " compressed, " +
          (compressed == 0 ? "no hashes to check" : "hashes match") + "), " +
          counted(entries, "entry", "entries") + "\n";

@@ -1,10 +1,12 @@
-// offbundle verify of one file, on the public API: every bundle read
-// (Input::open, compressed ones against their hashes), then, in an
-// executable or shared library, the HIP fat binary wrappers and the linked
-// layout (Input::checkLinkedFile).
+// offbundle verify of one file, on the public API: given the file opened
+// (Input::open reads every bundle, compressed ones against their hashes),
+// checks, in an executable or shared library, the HIP fat binary wrappers
+// and the linked layout (Input::checkLinkedFile).
 #pragma once
 
 #include <string>
+
+#include <offbundle/offbundle.h>
 
 #include "support/error.h"
 
@@ -12,6 +14,6 @@ namespace offbundle {
 
 // The line verify prints for a sound file ("FILE: ok, N bundles (...), M
 // entries"), or the first fault found.
-Result<std::string> verifyFile(const std::string &file);
+Result<std::string> verifyInput(const api::Input &input);
 
 } // namespace offbundle

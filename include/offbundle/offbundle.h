@@ -170,6 +170,17 @@ private:
   std::unique_ptr<State> state_;
 };
 
+// How many leading bytes of a file mayHoldOffloadCode() needs (fewer only
+// when the file is shorter): enough to reach a PE file's header.
+inline constexpr size_t kOffloadProbeBytes = 4096;
+
+// Whether a file starting with `leadingBytes` can hold GPU code that
+// offbundle reads: an offload bundle (plain or compressed), an offload
+// binary, an ELF, COFF or PE file, an archive, or bitcode. False rules the
+// file out without reading more of it; true means only that Input::open()
+// is worth trying.
+bool mayHoldOffloadCode(std::string_view leadingBytes);
+
 // What `clang-offload-bundler -type=<type> -list -input=<path>` prints, one
 // ID per line, in the same order.
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,

@@ -432,5 +432,39 @@ TEST_F(PublicApi, EntryIdsAndCompatibility) {
   EXPECT_TRUE(isCompatible(*image, *openmp, /*hipOpenmpCompatible=*/true));
 }
 
+// The first bytes tell the files that may hold GPU code from those that
+// cannot; the samples are the files offbundle reads, the rest must not
+// pass.
+TEST_F(PublicApi, FirstBytesRuleOutFilesWithoutGpuCode) {
+  for (const auto &[folder, name] :
+       {std::pair("linked", "unit-plain.so"),
+        std::pair("linked", "unit-new-driver.o"),
+        std::pair("compression", "small.bundle"),
+        std::pair("compression", "small.v3.level3.ccob"),
+        std::pair("archive", "read-gnu.a")}) {
+    const std::string bytes = readFile(dataDirectory(folder) / name);
+    EXPECT_TRUE(mayHoldOffloadCode(bytes.substr(0, kOffloadProbeBytes)))
+        << name;
+  }
+  // A PE image: "MZ", and "PE\0\0" where the DOS header points.
+  std::string pe(0x100, '\0');
+  pe.replace(0, 2, "MZ");
+  pe[0x3c] = static_cast<char>(0x80);
+  pe.replace(0x80, 4, std::string("PE\0\0", 4));
+  EXPECT_TRUE(mayHoldOffloadCode(pe));
+  EXPECT_TRUE(mayHoldOffloadCode(std::string("\x10\xff\x10\xad", 4)));
+  EXPECT_TRUE(mayHoldOffloadCode("BC\xc0\xde"));
+
+  for (std::string_view other :
+       {std::string_view(""),
+        std::string_view("\x7f"
+                         "EL"),
+        std::string_view("plain text\n"), std::string_view("MZ without PE"),
+        std::string_view("\xca\xfe\xba\xbe\0\0\0\x02"),
+        std::string_view("\0asm\x01\0\0\0"),
+        std::string_view("#!/bin/sh\necho\n")})
+    EXPECT_FALSE(mayHoldOffloadCode(other)) << other;
+}
+
 } // namespace
 } // namespace offbundle::api

@@ -1,0 +1,226 @@
+"""offbundle list, sizes and verify over folders.
+
+A tree is built in the test from the checked-in samples (tests/data): a
+HIP shared library and a non-PIE program, a compressed bundle, a plain
+bundle, a new-driver object and an archive of it, a damaged library, an
+ELF file and thousands of plain files holding no GPU code, a FIFO, and
+symlinks (to a file inside, chained, dangling, and to a library and a
+folder outside the tree). Checked:
+
+- a folder is walked recursively, in the order `find` gives with sorted
+  names; the files holding GPU code are reported with their names, and
+  those holding none are skipped and counted, as are the symlinks inside
+  (never followed: nothing outside the tree is reported) and the FIFO
+  (never opened: the run would block);
+- a symlink named on the command line is followed;
+- every file is attempted: the damaged file and an unreadable one each
+  get one error line, the others are still reported, and the exit status
+  is 1; a clean tree gives 0;
+- the same over explicit files: a missing one is an error line, the rest
+  are reported; an explicit file holding no GPU code is still reported;
+- --json carries the files and what was skipped, and the totals add up;
+- the tree is left exactly as it was (names, sizes, inodes, mtimes).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import require_executables, skip_suite  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                    "data")
+PLAIN_FILES = 3000
+
+
+class Suite:
+    def __init__(self, offbundle):
+        self.offbundle = offbundle
+        self.checks = 0
+        self.failures = 0
+
+    def check(self, condition, what):
+        self.checks += 1
+        if not condition:
+            self.failures += 1
+            print(f"FAIL: {what}", flush=True)
+
+    def run(self, args, as_nobody=False):
+        command = [self.offbundle] + args
+        if as_nobody:
+            command = ["setpriv", "--reuid=nobody", "--regid=nogroup",
+                       "--clear-groups"] + command
+        return subprocess.run(command, capture_output=True, text=True,
+                              timeout=120)
+
+
+def copy(name, destination):
+    shutil.copyfile(os.path.join(DATA, name), destination)
+
+
+def build_tree(root, outside):
+    """The tree, and the files in it that hold GPU code, in walk order."""
+    os.makedirs(os.path.join(root, "lib", "deeper"))
+    os.makedirs(os.path.join(root, "plain"))
+    os.makedirs(outside)
+    copy("linked/unit-compressed.so", os.path.join(outside, "elsewhere.so"))
+    copy("linked/unit-plain.so", os.path.join(root, "lib", "libunit.so"))
+    copy("linked/unit-nopie", os.path.join(root, "lib", "deeper", "app"))
+    copy("compression/small.v3.level3.ccob",
+         os.path.join(root, "bundle.ccob"))
+    copy("compression/small.bundle", os.path.join(root, "bundle.plain"))
+    copy("linked/unit-new-driver.o", os.path.join(root, "lib", "kernels.o"))
+    subprocess.run(["ar", "rc", os.path.join(root, "lib", "libkernels.a"),
+                    os.path.join(root, "lib", "kernels.o")], check=True)
+    with open(os.path.join(DATA, "linked", "unit-plain.so"), "rb") as source:
+        head = source.read(100)
+    with open(os.path.join(root, "lib", "damaged.so"), "wb") as damaged:
+        damaged.write(head)
+    shutil.copyfile(shutil.which("true"), os.path.join(root, "lib", "true"))
+    for i in range(PLAIN_FILES):
+        with open(os.path.join(root, "plain", f"{i:05}.txt"), "w") as plain:
+            plain.write(f"plain file {i}\n")
+    os.mkfifo(os.path.join(root, "lib", "fifo"))
+    os.symlink("libunit.so", os.path.join(root, "lib", "libunit.so.1"))
+    os.symlink("libunit.so.1", os.path.join(root, "lib", "libunit.so.1.0"))
+    os.symlink("missing.so", os.path.join(root, "lib", "dangling.so"))
+    os.symlink(os.path.join(outside, "elsewhere.so"),
+               os.path.join(root, "lib", "outside.so"))
+    os.symlink(outside, os.path.join(root, "outside-folder"))
+    gpu = ["bundle.ccob", "bundle.plain", "lib/deeper/app", "lib/kernels.o",
+           "lib/libkernels.a", "lib/libunit.so"]
+    return [os.path.join(root, name) for name in gpu]
+
+
+def snapshot(root):
+    state = {}
+    for folder, names, files in os.walk(root):
+        for name in names + files:
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            state[path] = (info.st_ino, info.st_size, info.st_mtime_ns,
+                           info.st_mode)
+    return state
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--offbundle", required=True)
+    args = parser.parse_args()
+    require_executables(args.offbundle)
+    if not shutil.which("ar"):
+        skip_suite("ar (binutils) is missing")
+    suite = Suite(os.path.abspath(args.offbundle))
+    work = tempfile.mkdtemp(prefix="offbundle-folders-")
+    os.chmod(work, 0o755)
+    try:
+        root = os.path.join(work, "tree")
+        outside = os.path.join(work, "outside")
+        gpu = build_tree(root, outside)
+        damaged = os.path.join(root, "lib", "damaged.so")
+        untouched = snapshot(root)
+        skipped_line = (f"skipped {PLAIN_FILES + 1} files holding no GPU "
+                        "code, 5 symlinks (not followed), 1 special file")
+
+        done = suite.run(["sizes", root])
+        suite.check(done.returncode == 1, f"sizes: exit {done.returncode}")
+        errors = done.stderr.splitlines()
+        suite.check(errors == [f"offbundle: error: '{damaged}': invalid ELF "
+                               "object: the program header table at offset "
+                               "0x40 extends past the end of the file"],
+                    f"sizes: one error line for the damaged file: {errors}")
+        listed = [line.split(": ")[0] for line in done.stdout.splitlines()
+                  if line.startswith(root)]
+        suite.check(listed == gpu, f"sizes: the GPU files in order: {listed}")
+        suite.check(done.stdout.endswith(skipped_line + "\n"),
+                    f"sizes: the skipped line: {done.stdout[-200:]}")
+        suite.check(outside not in done.stdout and outside not in done.stderr,
+                    "sizes: nothing outside the tree is reported")
+
+        done = suite.run(["list", root])
+        headers = [line[:-1] for line in done.stdout.splitlines()
+                   if line.startswith(root) and line.endswith(":")]
+        suite.check(done.returncode == 1 and headers == gpu,
+                    f"list: each GPU file named, in order: {headers}")
+
+        done = suite.run(["verify", root])
+        ok = [line.split(": ok")[0] for line in done.stdout.splitlines()
+              if ": ok, " in line]
+        suite.check(done.returncode == 1 and ok == gpu,
+                    f"verify: every GPU file checked: {ok} {done.stderr}")
+        suite.check((done.stdout.splitlines() or [""])[-1] == skipped_line,
+                    f"verify: the skipped line: {done.stdout[-200:]}")
+        suite.check(len(done.stderr.splitlines()) == 1
+                    and damaged in done.stderr,
+                    f"verify: one error line: {done.stderr}")
+
+        done = suite.run(["sizes", "--json", root])
+        report = json.loads(done.stdout) if done.stdout else {}
+        files = [entry["file"] for entry in report.get("files", [])]
+        suite.check(files == gpu, f"sizes --json: the files: {files}")
+        suite.check(report.get("skipped") == {
+            "no_gpu_code": PLAIN_FILES + 1, "symlinks": 5,
+            "special_files": 1}, f"sizes --json: skipped: {report.get('skipped')}")
+        suite.check(report.get("file_size") ==
+                    sum(os.path.getsize(path) for path in gpu),
+                    "sizes --json: the total file size adds up")
+
+        # A symlink named on the command line is followed; files named
+        # explicitly are each attempted, and one holding no GPU code is
+        # still reported.
+        link = os.path.join(root, "lib", "outside.so")
+        missing = os.path.join(root, "missing.so")
+        plain = os.path.join(root, "plain", "00000.txt")
+        done = suite.run(["sizes", link, missing, plain])
+        suite.check(done.returncode == 1
+                    and done.stderr == f"offbundle: error: '{missing}': No "
+                    "such file or directory\n",
+                    f"explicit files: the missing one: {done.stderr}")
+        suite.check(done.stdout.startswith(f"{link}: ")
+                    and f"{plain}: {os.path.getsize(plain)} bytes; 0 bundles"
+                    in done.stdout
+                    and "skipped" not in done.stdout,
+                    f"explicit files: reported: {done.stdout[:300]}")
+
+        suite.check(snapshot(root) == untouched,
+                    "the tree is left as it was, damaged file included")
+
+        # Unreadable: a file no one may read, the run made as nobody when
+        # the suite runs as root (who may read anything).
+        os.remove(damaged)
+        done = suite.run(["verify", root])
+        suite.check(done.returncode == 0 and not done.stderr,
+                    f"a clean tree verifies: {done.returncode} {done.stderr}")
+        before = snapshot(root)
+        locked = os.path.join(root, "lib", "libunit.so")
+        os.chmod(locked, 0)
+        as_nobody = os.geteuid() == 0
+        if as_nobody:
+            for folder, names, _ in os.walk(work):
+                os.chmod(folder, 0o755)
+        done = suite.run(["sizes", root], as_nobody=as_nobody)
+        listed = [line.split(": ")[0] for line in done.stdout.splitlines()
+                  if line.startswith(root)]
+        suite.check(done.returncode == 1
+                    and done.stderr == f"offbundle: error: '{locked}': "
+                    "Permission denied\n",
+                    f"unreadable: one error line: {done.stderr}")
+        suite.check(listed == [path for path in gpu if path != locked],
+                    f"unreadable: the others reported: {listed}")
+        os.chmod(locked, 0o644)
+        after = snapshot(root)
+        suite.check(after == before, "the tree is left as it was")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{suite.checks} checks, {suite.failures} failed")
+    sys.exit(1 if suite.failures or suite.checks == 0 else 0)
+
+
+if __name__ == "__main__":
+    main()
