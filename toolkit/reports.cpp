@@ -193,8 +193,39 @@ std::string listJson(const std::vector<FileEntries> &files,
   return json.finish();
 }
 
+// The bytes of GPU code in a file: its bundles' sizes in it.
+uint64_t gpuBytes(const SizeSummary &summary) {
+  return summary.compressed.fileBytes + summary.plain.fileBytes;
+}
+
+// For folders: the totals per target over every file, then the files by
+// their GPU bytes, largest first.
+std::string folderSizesText(const std::vector<FileSizes> &files) {
+  std::string text =
+      summaryText("total of " + counted(files.size(), "file", "files"),
+                  combineSizes(files));
+  std::vector<const FileSizes *> ranked;
+  for (const FileSizes &file : files)
+    ranked.push_back(&file);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const FileSizes *a, const FileSizes *b) {
+                     return gpuBytes(a->summary) > gpuBytes(b->summary);
+                   });
+  text += "\nfiles by GPU bytes:\n" + padLeft("GPU bytes", 12) + "  " +
+          padLeft("file bytes", 12) + "  " + padLeft("share", 6) + "  file\n";
+  for (const FileSizes *file : ranked)
+    text +=
+        padLeft(std::to_string(gpuBytes(file->summary)), 12) + "  " +
+        padLeft(std::to_string(file->summary.fileSize), 12) + "  " +
+        padLeft(percent(gpuBytes(file->summary), file->summary.fileSize), 6) +
+        "  " + file->file + "\n";
+  return text;
+}
+
 std::string sizesText(const std::vector<FileSizes> &files,
                       const OperandWalk &walk) {
+  if (walk.walkedFolder)
+    return withSkipped(files.empty() ? "" : folderSizesText(files), walk);
   std::string text;
   for (const auto &[file, summary] : files)
     text += (text.empty() ? "" : "\n") + summaryText(file, summary);

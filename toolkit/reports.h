@@ -38,6 +38,9 @@ struct FileSizes {
 
 // The reports of list and sizes over the files `walk` found; what it
 // skipped closes them (in JSON, as "skipped", when a folder was walked).
+// Over folders, sizes gives the totals per target, then the files by their
+// GPU bytes (their bundles' sizes), largest first, instead of a table per
+// file.
 std::string listText(const std::vector<FileEntries> &files,
                      const OperandWalk &walk);
 std::string listJson(const std::vector<FileEntries> &files,

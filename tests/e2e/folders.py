@@ -109,6 +109,19 @@ def snapshot(root):
     return state
 
 
+def ranked_files(stdout):
+    """The files of sizes' ranking over folders, in its order."""
+    lines = stdout.splitlines()
+    if "files by GPU bytes:" not in lines:
+        return []
+    ranking = []
+    for line in lines[lines.index("files by GPU bytes:") + 2:]:
+        if not line:
+            break
+        ranking.append(line.split(None, 3)[3])
+    return ranking
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--offbundle", required=True)
@@ -135,9 +148,11 @@ def main():
                                "object: the program header table at offset "
                                "0x40 extends past the end of the file"],
                     f"sizes: one error line for the damaged file: {errors}")
-        listed = [line.split(": ")[0] for line in done.stdout.splitlines()
-                  if line.startswith(root)]
-        suite.check(listed == gpu, f"sizes: the GPU files in order: {listed}")
+        ranking = ranked_files(done.stdout)
+        suite.check(sorted(ranking) == sorted(gpu),
+                    f"sizes: every GPU file ranked: {ranking}")
+        suite.check(done.stdout.startswith(f"total of {len(gpu)} files: "),
+                    f"sizes: the totals first: {done.stdout[:100]}")
         suite.check(done.stdout.endswith(skipped_line + "\n"),
                     f"sizes: the skipped line: {done.stdout[-200:]}")
         suite.check(outside not in done.stdout and outside not in done.stderr,
@@ -170,6 +185,18 @@ def main():
         suite.check(report.get("file_size") ==
                     sum(os.path.getsize(path) for path in gpu),
                     "sizes --json: the total file size adds up")
+        gpu_bytes = {entry["file"]: entry["compressed"]["file_bytes"] +
+                     entry["plain"]["file_bytes"]
+                     for entry in report.get("files", [])}
+        by_size = sorted(gpu, key=lambda path: -gpu_bytes.get(path, 0))
+        suite.check(ranking == by_size,
+                    f"sizes: files by GPU bytes, largest first: {ranking} "
+                    f"{gpu_bytes}")
+        for name in ("compressed", "plain"):
+            suite.check(report.get(name, {}).get("file_bytes") ==
+                        sum(entry[name]["file_bytes"]
+                            for entry in report.get("files", [])),
+                        f"sizes --json: the {name} totals add up")
 
         # A symlink named on the command line is followed; files named
         # explicitly are each attempted, and one holding no GPU code is
@@ -205,13 +232,12 @@ def main():
             for folder, names, _ in os.walk(work):
                 os.chmod(folder, 0o755)
         done = suite.run(["sizes", root], as_nobody=as_nobody)
-        listed = [line.split(": ")[0] for line in done.stdout.splitlines()
-                  if line.startswith(root)]
+        listed = sorted(ranked_files(done.stdout))
         suite.check(done.returncode == 1
                     and done.stderr == f"offbundle: error: '{locked}': "
                     "Permission denied\n",
                     f"unreadable: one error line: {done.stderr}")
-        suite.check(listed == [path for path in gpu if path != locked],
+        suite.check(listed == sorted(path for path in gpu if path != locked),
                     f"unreadable: the others reported: {listed}")
         os.chmod(locked, 0o644)
         after = snapshot(root)
