@@ -78,6 +78,7 @@ Expected<Rewrite> Rewrite::plan(const std::string &input,
   report.deviceEntriesKept = state->result.deviceEntriesKept;
   report.entriesRemoved = state->result.entriesRemoved;
   report.changed = state->result.changed;
+  report.bundles = state->result.bundles;
   report.nothingToDo = state->result.nothingToDo;
   return Rewrite(std::move(state));
 }
@@ -86,6 +87,15 @@ const RewriteReport &Rewrite::report() const { return state_->report; }
 
 Outcome Rewrite::write(const std::string &path) const {
   Status written = writeRewrittenFile(path, state_->result, *state_->input);
+  if (!written.ok())
+    return Error{written.error().message};
+  return std::monostate{};
+}
+
+Outcome
+Rewrite::writeInPlace(const std::vector<std::string> &otherNames) const {
+  Status written = replaceRewrittenFile(state_->input->path(), state_->result,
+                                        *state_->input, otherNames);
   if (!written.ok())
     return Error{written.error().message};
   return std::monostate{};

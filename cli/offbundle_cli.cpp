@@ -22,6 +22,7 @@
 #include "support/file_io.h"
 #include "toolkit/extraction.h"
 #include "toolkit/file_walk.h"
+#include "toolkit/in_place.h"
 #include "toolkit/inventory.h"
 #include "toolkit/reports.h"
 #include "toolkit/verification.h"
@@ -47,12 +48,13 @@ constexpr CommandSpec kCommands[] = {
      "per target: entries, payload bytes and room in the file", true},
     {"extract", "FILE", "write entries, decompressed, into a folder, by target",
      false},
-    {"prune", "FILE --keep TARGET[,TARGET...] -o OUT",
+    {"prune",
+     "--keep TARGET[,TARGET...] (FILE -o OUT | --in-place FILE|FOLDER...)",
      "copy keeping the host entries and those of the targets kept", false},
-    {"compress", "FILE -o OUT",
+    {"compress", "FILE -o OUT | --in-place FILE|FOLDER...",
      "copy whose plain bundles are compressed as by -compress", false},
-    {"decompress", "FILE -o OUT", "copy whose compressed bundles are plain",
-     false},
+    {"decompress", "FILE -o OUT | --in-place FILE|FOLDER...",
+     "copy whose compressed bundles are plain", false},
     {"verify", "FILE|FOLDER...",
      "check every bundle, compressed ones against their hash", false},
 };
@@ -112,7 +114,12 @@ po::options_description commandOptions(const CommandSpec &command) {
         "in the forms extract's --target takes");
   if (rewrites)
     options.add_options()("output,o", po::value<std::string>(),
-                          "the file to write (may be FILE itself)");
+                          "the file to write (may be FILE itself)")(
+        "in-place",
+        "rewrite each file holding GPU code where it is, atomically, keeping "
+        "its owner, permissions, extended attributes and hard links; needed "
+        "for several files or folders")(
+        "dry-run", "write nothing; print what a run would do");
   if (command.name == "prune" || command.name == "compress")
     options.add_options()("level",
                           po::value<int>()->default_value(kDefaultZstdLevel),
@@ -149,6 +156,8 @@ struct Request {
   std::string output;               // extract, prune, compress, decompress
   int level = kDefaultZstdLevel;    // prune, compress
   bool verifyHash = true;           // prune, decompress
+  bool inPlace = false;             // prune, compress, decompress
+  bool dryRun = false;              // prune, compress, decompress
 };
 
 Result<Request> parseRequest(const CommandSpec &command,
@@ -185,6 +194,8 @@ Result<Request> parseRequest(const CommandSpec &command,
   if (values.count("level"))
     request.level = values["level"].as<int>();
   request.verifyHash = values.count("no-verify-hash") == 0;
+  request.inPlace = values.count("in-place") != 0;
+  request.dryRun = values.count("dry-run") != 0;
   if (values.count("output"))
     request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
@@ -306,10 +317,19 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
 Result<api::RewriteOptions> rewriteOptionsFor(const Request &request) {
   const std::string command(request.command->name);
   const std::string usage = " (see 'offbundle " + command + " --help')";
-  if (request.files.size() != 1)
-    return makeError(command + " takes one file" + usage);
-  if (request.output.empty())
-    return makeError(command + " needs -o OUT" + usage);
+  if (request.inPlace && !request.output.empty())
+    return makeError(command + " takes -o OUT or --in-place, not both" + usage);
+  if (!request.inPlace) {
+    std::error_code error;
+    if (request.files.size() != 1 ||
+        std::filesystem::is_directory(request.files.front(), error))
+      return makeError(command +
+                       " takes one file, or --in-place for several files "
+                       "and folders" +
+                       usage);
+    if (request.output.empty())
+      return makeError(command + " needs -o OUT" + usage);
+  }
   api::RewriteOptions options;
   options.kind = command == "prune"      ? api::RewriteKind::Prune
                  : command == "compress" ? api::RewriteKind::Compress
@@ -324,12 +344,31 @@ Result<api::RewriteOptions> rewriteOptionsFor(const Request &request) {
   return options;
 }
 
+// prune, compress, decompress --in-place: the files and folders given,
+// each rewritten where it is; the totals close the run.
+ToolOutcome runInPlace(const Request &request,
+                       const api::RewriteOptions &options,
+                       ToolReporter &reporter) {
+  OperandWalk walk = walkOperands(request.files);
+  const InPlaceTotals totals = rewriteInPlace(
+      walk, {options, request.dryRun},
+      [&](const std::string &line) { reporter.print(line); },
+      [&](const std::string &message) {
+        reporter.printError(errorLine(message));
+      });
+  reporter.print(skippedText(walk.skipped));
+  reporter.print(inPlaceSummary(totals, request.dryRun));
+  return reporter.finish(totals.failed != 0 ? 1 : 0);
+}
+
 // prune, compress, decompress: one file rewritten into another, which
 // appears only when everything succeeded.
 ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
   auto options = rewriteOptionsFor(request);
   if (!options)
     return reporter.fail(options.error().message);
+  if (request.inPlace)
+    return runInPlace(request, *options, reporter);
   const std::string &path = request.files.front();
   auto rewrite = api::Rewrite::plan(path, *options);
   if (!rewrite)
@@ -337,6 +376,10 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
   const api::RewriteReport &report = rewrite->report();
   if (options->kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
     return reporter.fail(noEntryError(path, options->keep).message);
+  if (request.dryRun) {
+    reporter.print(rewriteSummary(request.output, options->kind, report));
+    return reporter.finish(0);
+  }
   if (api::Outcome written = rewrite->write(request.output); !written)
     return reporter.fail(written.error().message);
   reporter.print(rewriteSummary(request.output, options->kind, report));

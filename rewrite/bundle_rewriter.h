@@ -80,6 +80,7 @@ public:
   // messages.
   Result<OutputPlan> rewrite(std::string_view bundle, const std::string &name) {
     file_ = name;
+    ++result_.bundles;
     if (bundle.size() >= kCompressedBundleCommonHeaderSize &&
         hasCompressedBundleMagic(bundle))
       return rewriteCompressed(bundle);
@@ -142,9 +143,9 @@ private:
     if (request_.kind == RewriteKind::Compress)
       return unchanged(bundle);
     const CompressedBundleHeader header = spans->front().header;
-    result_.changed = true;
     OutputPlan rewritten;
     if (request_.kind == RewriteKind::Decompress) {
+      result_.changed = true;
       // Decompressed as the output is written, a few bundles in memory at
       // a time: a library of a hundred bundles never holds them all.
       const std::string_view compressed = spans->front().bytes;
@@ -169,9 +170,13 @@ private:
     auto plain = decompressBundle(spans->front().bytes, hashCheck());
     if (!plain)
       return fileError(file_, plain.error().message);
+    const uint64_t removedBefore = result_.entriesRemoved;
     auto pruned = prune(plain->bytes.view(), plain->bytes.view());
     if (!pruned)
       return pruned.takeError();
+    // Nothing removed: the bundle stays as it is, not compressed again.
+    if (result_.entriesRemoved == removedBefore)
+      return unchanged(bundle);
     CompressionOptions options;
     options.method = header.method;
     options.version = header.version;

@@ -185,6 +185,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
       return fileError(file, done.error().message);
     compressed = std::move(*done);
     rewriter.result().changed = rewriter.result().changed || !plain.empty();
+    rewriter.result().bundles += plain.size();
   }
 
   OutputPlan contents;

@@ -48,6 +48,7 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
   if (!binaries)
     return binaries.takeError();
   RewriteResult &result = rewriter.result();
+  result.bundles += binaries->size();
   if (kind != RewriteKind::Prune) {
     if (required)
       result.nothingToDo = "it holds offload binaries (.llvm.offloading), "

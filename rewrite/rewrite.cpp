@@ -7,6 +7,7 @@
 
 #include "archive/ar_archive.h"
 #include "rewrite/bundle_rewriter.h"
+#include "support/replaced_files.h"
 
 namespace offbundle {
 namespace {
@@ -45,19 +46,39 @@ Result<RewriteResult> rewriteFile(const std::string &file,
   return result;
 }
 
-Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
-                          const InputFile &input) {
+namespace {
+
+Status writeThrough(OutputTransaction &transaction, const std::string &path,
+                    const RewriteResult &result, const InputFile &input) {
   struct stat info;
   const unsigned mode = input.fd() >= 0 && ::fstat(input.fd(), &info) == 0
                             ? info.st_mode & 0777
                             : 0666;
-  OutputTransaction transaction;
   auto output = transaction.create(path, mode);
   if (!output)
     return output.takeError();
   if (Status written = result.plan.write(**output, input); !written.ok())
     return written;
   return transaction.commit();
+}
+
+} // namespace
+
+Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
+                          const InputFile &input) {
+  OutputTransaction transaction;
+  return writeThrough(transaction, path, result, input);
+}
+
+Status replaceRewrittenFile(const std::string &path,
+                            const RewriteResult &result, const InputFile &input,
+                            const std::vector<std::string> &otherNames) {
+  OutputTransaction transaction;
+  transaction.preserveReplacedFiles();
+  if (Status written = writeThrough(transaction, path, result, input);
+      !written.ok())
+    return written;
+  return relinkNames(path, otherNames);
 }
 
 } // namespace offbundle

@@ -77,6 +77,7 @@ struct RewriteResult {
   uint64_t deviceEntriesKept = 0;
   uint64_t entriesRemoved = 0;
   bool changed = false; // whether any bundle changed
+  uint64_t bundles = 0; // the bundles and offload binaries it holds
   // Why nothing could change, when the file holds nothing the command
   // works on (offload binaries for compress and decompress).
   std::string nothingToDo;
@@ -97,5 +98,13 @@ Result<RewriteResult> rewriteFile(const std::string &file,
 // llvm-objcopy gives its output: a rewritten program stays executable.
 Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
                           const InputFile &input);
+
+// Replaces the file at `path` (the input) with a rewrite's output, as
+// OutputTransaction::preserveReplacedFiles() replaces files: owner, group,
+// permissions and extended attributes kept, on the disk before it returns.
+// `otherNames`, the input's other hard links, then name the new file too.
+Status replaceRewrittenFile(const std::string &path,
+                            const RewriteResult &result, const InputFile &input,
+                            const std::vector<std::string> &otherNames);
 
 } // namespace offbundle

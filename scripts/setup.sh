@@ -24,6 +24,9 @@ packages=(
   # What distributions run on the binaries offbundle rewrites, which the
   # tests run on its outputs (tests/e2e/distribution_tools.py).
   binutils elfutils patchelf
+  # What rewriting in place must keep: ACLs and file capabilities
+  # (tests/e2e/in_place.py).
+  acl libcap2-bin
 )
 
 missing=()

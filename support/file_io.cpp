@@ -5,6 +5,7 @@
 
 #include "support/file_io.h"
 #include "support/memory_limit.h"
+#include "support/replaced_files.h"
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <new>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -48,46 +50,8 @@ Status writeAll(int fd, const char *data, size_t size,
   return Status::success();
 }
 
-std::string directoryOf(const std::string &path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos)
-    return ".";
-  if (slash == 0)
-    return "/";
-  return path.substr(0, slash);
-}
-
-std::string baseNameOf(const std::string &path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 Error outOfMemory(const std::string &path) {
   return fileError(path, "not enough memory to write the output");
-}
-
-// Six letters or digits for a temporary's name, random so that names are
-// hard to predict and rarely collide.
-std::string randomSuffix() {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  unsigned char bytes[6] = {};
-  if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) !=
-      static_cast<ssize_t>(sizeof bytes)) {
-    // No entropy yet (early boot): the clock and the process ID still make
-    // names that O_EXCL keeps from clashing.
-    uint64_t seed = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
-                    static_cast<uint64_t>(::time(nullptr)) ^
-                    reinterpret_cast<uintptr_t>(&seed);
-    for (unsigned char &byte : bytes) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      byte = static_cast<unsigned char>(seed >> 56);
-    }
-  }
-  std::string suffix;
-  for (unsigned char byte : bytes)
-    suffix += kAlphabet[byte % (sizeof kAlphabet - 1)];
-  return suffix;
 }
 
 std::optional<FileIdentity> identityOf(const struct stat &info) {
@@ -532,12 +496,10 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   // The temporary is created and registered with termination signals
   // blocked, so that a signal either finds it registered or finds no file.
   TerminationSignalBlock block;
-  const std::string prefix =
-      directoryOf(destination) + "/." + baseNameOf(destination) + ".";
   int fd = -1;
   std::string temporary;
   for (int attempt = 0; fd < 0; ++attempt) {
-    temporary = prefix + randomSuffix();
+    temporary = temporaryPathFor(destination);
     // A new output gets the mode open(O_CREAT, newFileMode) would give it,
     // umask and default ACLs applied by the kernel.
     fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
@@ -547,9 +509,14 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     if (fd < 0 && (errno != EEXIST || attempt == 100))
       return fileError(path, errnoMessage(errno));
   }
+  // Held while the temporary is written, so that a later run can tell a
+  // temporary someone writes from one a killed run left.
+  (void)::flock(fd, LOCK_EX | LOCK_NB);
   output->fd_ = fd;
   output->tempPath_ = temporary;
   output->temporaryRegistration_ = registerTemporary(temporary);
+  if (preservesReplacedFiles_ && exists)
+    output->original_ = {destination, info};
   output->destination_ = destination;
   outputs_.push_back(std::move(output));
   OutputFile *created = outputs_.back().get();
@@ -620,6 +587,17 @@ Status OutputTransaction::finish(OutputFile &output) {
   if (!output.tempPath_.empty() &&
       ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
     return fileError(output.path_, errnoMessage(errno));
+  // What the replaced file keeps goes on last: writing drops file
+  // capabilities. Then the bytes reach the disk before the rename can.
+  if (output.original_) {
+    if (Status kept =
+            takeMetadataOf(output.original_->path, output.original_->info,
+                           output.fd_, output.path_);
+        !kept.ok())
+      return kept;
+    if (::fsync(output.fd_) != 0)
+      return fileError(output.path_, errnoMessage(errno));
+  }
   output.gather_.reset();
   int fd = output.fd_;
   output.fd_ = -1;
@@ -748,6 +726,9 @@ Status OutputTransaction::commit() {
   committed_ = true;
   if (!status.ok())
     return status;
+  if (preservesReplacedFiles_)
+    for (const Placed &entry : placed)
+      syncFolder(folderOf(entry.output->destination_));
 
   // Standard output cannot be taken back, so it comes last.
   for (auto &output : outputs_) {

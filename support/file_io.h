@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <vector>
 
 #include "support/byte_buffer.h"
@@ -158,6 +159,13 @@ private:
   // must still be that file, or still be absent: whatever took its place
   // meanwhile (a folder, another file) is the user's and is left alone.
   std::optional<FileIdentity> replaced_;
+  // With OutputTransaction::preserveReplacedFiles(), the file replaced (its
+  // resolved path and status), whose metadata the output takes.
+  struct Original {
+    std::string path;
+    struct stat info;
+  };
+  std::optional<Original> original_;
   // The temporary itself, so that undoing a commit removes only it.
   std::optional<FileIdentity> temporaryIdentity_;
   // Lets a termination signal remove the temporary.
@@ -209,6 +217,13 @@ public:
   // destination is as it was.
   Status commit();
 
+  // From now on, an output replacing a file takes, besides its
+  // permissions, its owner and group and its extended attributes (ACLs and
+  // file capabilities among them; support/replaced_files.h), or fails; and
+  // it reaches the disk (fsync of the file, then of its folder) before
+  // commit() returns. For rewriting files in place.
+  void preserveReplacedFiles() { preservesReplacedFiles_ = true; }
+
   void setRenameFunctionForTesting(RenameFunction rename) {
     rename_ = std::move(rename);
   }
@@ -238,6 +253,7 @@ private:
   RenameFunction rename_;
   ChmodFunction chmod_;
   bool committed_ = false;
+  bool preservesReplacedFiles_ = false;
 };
 
 // One piece of an input destined for one output.

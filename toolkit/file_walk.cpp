@@ -8,12 +8,14 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <optional>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
 #include <offbundle/offbundle.h>
 
 #include "support/error.h"
+#include "support/replaced_files.h"
 #include "toolkit/reports.h"
 
 namespace offbundle {
@@ -26,15 +28,26 @@ std::string readFailure(const std::string &path, int error) {
   return fileError(path, std::strerror(error)).message;
 }
 
+void noteIdentity(const struct stat &info, WalkedFile &file) {
+  file.device = static_cast<uint64_t>(info.st_dev);
+  file.inode = static_cast<uint64_t>(info.st_ino);
+  file.links = static_cast<uint64_t>(info.st_nlink);
+}
+
 // Whether a regular file found in a folder may hold GPU code, from its
-// first bytes; "" or why it could not be read. The file is opened without
+// first bytes, with its identity noted in `file`; "" or why it could not
+// be read. The file is opened without
 // following a symlink (one may have replaced it since the folder was read)
 // and without blocking (nor may a FIFO).
-std::string probe(const std::string &path, bool &mayHoldCode) {
+std::string probe(const std::string &path, bool &mayHoldCode,
+                  WalkedFile &file) {
   const int fd =
       ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0)
     return readFailure(path, errno);
+  struct stat info;
+  if (::fstat(fd, &info) == 0)
+    noteIdentity(info, file);
   std::string bytes(api::kOffloadProbeBytes, '\0');
   size_t got = 0;
   while (got < bytes.size()) {
@@ -95,13 +108,14 @@ void sortEntry(const std::string &path, OperandWalk &walk,
       subfolder = std::move(opened);
   } else if (!fs::is_regular_file(status)) {
     ++walk.skipped.special;
+  } else if (isTemporaryName(baseNameOf(path))) {
+    walk.temporaries.push_back(path);
   } else {
+    WalkedFile file{path, true, "", 0, 0, 0};
     bool mayHoldCode = false;
-    std::string failure = probe(path, mayHoldCode);
-    if (!failure.empty())
-      walk.files.push_back({path, true, std::move(failure)});
-    else if (mayHoldCode)
-      walk.files.push_back({path, true, ""});
+    file.failure = probe(path, mayHoldCode, file);
+    if (!file.failure.empty() || mayHoldCode)
+      walk.files.push_back(std::move(file));
     else
       ++walk.skipped.noGpuCode;
   }
@@ -143,7 +157,11 @@ OperandWalk walkOperands(const std::vector<std::string> &operands) {
       walkFolder(operand, walk);
     } else {
       // Opening it says what is wrong, if anything is.
-      walk.files.push_back({operand, false, ""});
+      WalkedFile file{operand, false, "", 0, 0, 0};
+      struct stat info;
+      if (::stat(operand.c_str(), &info) == 0)
+        noteIdentity(info, file);
+      walk.files.push_back(std::move(file));
     }
   }
   return walk;

@@ -5,8 +5,9 @@
 // library's way in. Of the files found in folders, those whose first bytes
 // rule out GPU code (api::mayHoldOffloadCode) are skipped and counted, and
 // so are symlinks and special files (FIFOs, sockets, devices), which are
-// never opened. Nothing is opened for writing. A folder or file that cannot
-// be read is one failure in its place; the walk goes on.
+// never opened; our own temporaries are set apart. Nothing is opened for
+// writing. A folder or file that cannot be read is one failure in its
+// place; the walk goes on.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,11 @@ struct WalkedFile {
   std::string path;
   bool inFolder = false; // found by walking a folder operand
   std::string failure;   // why it could not be read ("" when it could)
+  // The file's identity and its number of names (hard links), 0 when it
+  // could not be read.
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t links = 0;
 };
 
 struct SkippedFiles {
@@ -32,6 +38,10 @@ struct OperandWalk {
   std::vector<WalkedFile> files;
   SkippedFiles skipped;
   bool walkedFolder = false; // some operand was a folder
+  // Temporaries found in folders (support/replaced_files.h): neither
+  // reported nor counted; a run rewriting in place removes those a killed
+  // run left.
+  std::vector<std::string> temporaries;
 };
 
 OperandWalk walkOperands(const std::vector<std::string> &operands);

@@ -264,6 +264,8 @@ struct RewriteReport {
   uint64_t entriesRemoved = 0;
   // Whether any bundle changes.
   bool changed = false;
+  // The bundles and offload binaries the input holds (0: no GPU code).
+  uint64_t bundles = 0;
   // Why nothing could change, when the file holds nothing the rewrite works
   // on (offload binaries, for compress and decompress); "" otherwise.
   std::string nothingToDo;
@@ -286,6 +288,13 @@ public:
   // existing file is replaced then, and left as it was on any failure). A
   // new file gets the input's permissions, less the umask.
   Outcome write(const std::string &path) const;
+  // Replaces the input itself with the output, atomically: the file keeps
+  // its permissions, owner, group and extended attributes (ACLs and file
+  // capabilities among them), or nothing is written; the new bytes are on
+  // the disk before it returns. `otherNames` are the input's other hard
+  // links: each is then pointed at the new file, so that all its names
+  // still are one file.
+  Outcome writeInPlace(const std::vector<std::string> &otherNames = {}) const;
 
 private:
   struct State;

@@ -28,40 +28,15 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from suite_support import require_executables, skip_suite  # noqa: E402
+from file_trees import (TreeSuite, copy_sample, read_sample,  # noqa: E402
+                        scratch_folders, snapshot)
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
-                    "data")
 PLAIN_FILES = 3000
-
-
-class Suite:
-    def __init__(self, offbundle):
-        self.offbundle = offbundle
-        self.checks = 0
-        self.failures = 0
-
-    def check(self, condition, what):
-        self.checks += 1
-        if not condition:
-            self.failures += 1
-            print(f"FAIL: {what}", flush=True)
-
-    def run(self, args, as_nobody=False):
-        command = [self.offbundle] + args
-        if as_nobody:
-            command = ["setpriv", "--reuid=nobody", "--regid=nogroup",
-                       "--clear-groups"] + command
-        return subprocess.run(command, capture_output=True, text=True,
-                              timeout=120)
-
-
-def copy(name, destination):
-    shutil.copyfile(os.path.join(DATA, name), destination)
 
 
 def build_tree(root, outside):
@@ -69,17 +44,16 @@ def build_tree(root, outside):
     os.makedirs(os.path.join(root, "lib", "deeper"))
     os.makedirs(os.path.join(root, "plain"))
     os.makedirs(outside)
-    copy("linked/unit-compressed.so", os.path.join(outside, "elsewhere.so"))
-    copy("linked/unit-plain.so", os.path.join(root, "lib", "libunit.so"))
-    copy("linked/unit-nopie", os.path.join(root, "lib", "deeper", "app"))
-    copy("compression/small.v3.level3.ccob",
+    copy_sample("linked/unit-compressed.so", os.path.join(outside, "elsewhere.so"))
+    copy_sample("linked/unit-plain.so", os.path.join(root, "lib", "libunit.so"))
+    copy_sample("linked/unit-nopie", os.path.join(root, "lib", "deeper", "app"))
+    copy_sample("compression/small.v3.level3.ccob",
          os.path.join(root, "bundle.ccob"))
-    copy("compression/small.bundle", os.path.join(root, "bundle.plain"))
-    copy("linked/unit-new-driver.o", os.path.join(root, "lib", "kernels.o"))
+    copy_sample("compression/small.bundle", os.path.join(root, "bundle.plain"))
+    copy_sample("linked/unit-new-driver.o", os.path.join(root, "lib", "kernels.o"))
     subprocess.run(["ar", "rc", os.path.join(root, "lib", "libkernels.a"),
                     os.path.join(root, "lib", "kernels.o")], check=True)
-    with open(os.path.join(DATA, "linked", "unit-plain.so"), "rb") as source:
-        head = source.read(100)
+    head = read_sample("linked/unit-plain.so")[:100]
     with open(os.path.join(root, "lib", "damaged.so"), "wb") as damaged:
         damaged.write(head)
     shutil.copyfile(shutil.which("true"), os.path.join(root, "lib", "true"))
@@ -96,17 +70,6 @@ def build_tree(root, outside):
     gpu = ["bundle.ccob", "bundle.plain", "lib/deeper/app", "lib/kernels.o",
            "lib/libkernels.a", "lib/libunit.so"]
     return [os.path.join(root, name) for name in gpu]
-
-
-def snapshot(root):
-    state = {}
-    for folder, names, files in os.walk(root):
-        for name in names + files:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            state[path] = (info.st_ino, info.st_size, info.st_mtime_ns,
-                           info.st_mode)
-    return state
 
 
 def ranked_files(stdout):
@@ -129,12 +92,9 @@ def main():
     require_executables(args.offbundle)
     if not shutil.which("ar"):
         skip_suite("ar (binutils) is missing")
-    suite = Suite(os.path.abspath(args.offbundle))
-    work = tempfile.mkdtemp(prefix="offbundle-folders-")
-    os.chmod(work, 0o755)
+    suite = TreeSuite(os.path.abspath(args.offbundle))
+    work, root, outside = scratch_folders("offbundle-folders-")
     try:
-        root = os.path.join(work, "tree")
-        outside = os.path.join(work, "outside")
         gpu = build_tree(root, outside)
         damaged = os.path.join(root, "lib", "damaged.so")
         untouched = snapshot(root)
@@ -244,8 +204,7 @@ def main():
         suite.check(after == before, "the tree is left as it was")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{suite.checks} checks, {suite.failures} failed")
-    sys.exit(1 if suite.failures or suite.checks == 0 else 0)
+    sys.exit(suite.exit_status())
 
 
 if __name__ == "__main__":

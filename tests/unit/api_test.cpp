@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "test_files.h"
@@ -276,6 +278,50 @@ TEST_F(PublicApi, CompressAndDecompressRoundTrip) {
   const std::string plain = path("plain.bundle");
   ASSERT_TRUE(decompressing->write(plain).ok());
   EXPECT_EQ(readFile(plain), readFile(file));
+}
+
+// In place, the file keeps its permissions and extended attributes, and
+// its other hard link names the new file; nothing is left beside it.
+TEST_F(PublicApi, WriteInPlaceKeepsTheFileItWas) {
+  BundleOptions options;
+  options.type = "o";
+  const std::string file = bundleSample(options, "sample.bundle");
+  const std::string link = path("sample-link.bundle");
+  ASSERT_EQ(::link(file.c_str(), link.c_str()), 0);
+  ASSERT_EQ(::chmod(file.c_str(), 0640), 0);
+  const bool attributes =
+      ::setxattr(file.c_str(), "user.origin", "api", 3, 0) == 0;
+  struct stat before;
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+
+  RewriteOptions compress;
+  compress.kind = RewriteKind::Compress;
+  Expected<Rewrite> compressing = Rewrite::plan(file, compress);
+  ASSERT_TRUE(compressing.ok()) << compressing.error().message;
+  ASSERT_TRUE(compressing->writeInPlace({link}).ok());
+
+  struct stat after;
+  struct stat linked;
+  ASSERT_EQ(::stat(file.c_str(), &after), 0);
+  ASSERT_EQ(::stat(link.c_str(), &linked), 0);
+  EXPECT_NE(after.st_ino, before.st_ino); // replaced, not overwritten
+  EXPECT_EQ(linked.st_ino, after.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_EQ(after.st_mode & 07777, 0640u);
+  EXPECT_EQ(static_cast<uint64_t>(after.st_size),
+            compressing->report().outputSize);
+  if (attributes) {
+    char value[8] = {};
+    EXPECT_EQ(::getxattr(file.c_str(), "user.origin", value, sizeof value), 3);
+    EXPECT_EQ(std::string(value), "api");
+  }
+  Expected<Input> input = Input::open(link);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  EXPECT_TRUE(input->bundles().at(0).compression);
+  size_t names = 0;
+  for ([[maybe_unused]] const auto &entry : fs::directory_iterator(folder_))
+    ++names;
+  EXPECT_EQ(names, 2u); // no temporary left
 }
 
 TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {

@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -25,6 +26,7 @@
 #include "support/file_io.h"
 #include "support/interrupt_cleanup.h"
 #include "support/output_plan.h"
+#include "support/replaced_files.h"
 #include "test_files.h"
 
 namespace offbundle {
@@ -458,6 +460,41 @@ TEST(OutputPlan, PiecesWrittenInPlaceStartLargestFirst) {
   Status written = writePlanTo(failing, **input, folder / "failed");
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message, "'x': piece 3 is damaged");
+}
+
+TEST(ReplacedFiles, TemporariesAreRecognisedByName) {
+  const std::string made = temporaryPathFor("dir/lib.so");
+  EXPECT_EQ(made.rfind("dir/.lib.so.offbundle-", 0), 0u) << made;
+  EXPECT_TRUE(isTemporaryName(baseNameOf(made)));
+  EXPECT_TRUE(isTemporaryName(".a.offbundle-AbC123"));
+  for (const char *other :
+       {"lib.so", ".lib.so", ".lib.so.offbundle-", ".lib.so.offbundle-ABC12",
+        ".lib.so.offbundle-ABC12!", ".offbundle-ABC123", "a.offbundle-ABC123",
+        ".lib.so.other-ABC123"})
+    EXPECT_FALSE(isTemporaryName(other)) << other;
+}
+
+// A temporary some process holds (its writer's flock) stays; one nobody
+// holds is removed.
+TEST(ReplacedFiles, OnlyTemporariesNobodyHoldsAreRemoved) {
+  ScratchFolder folder;
+  const std::string temporary = temporaryPathFor(folder / "lib.so");
+  writeFile(temporary, "partial");
+  const int held = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  auto removed = removeIfLeftOver(temporary);
+  ASSERT_TRUE(removed);
+  EXPECT_FALSE(*removed);
+  EXPECT_TRUE(fs::exists(temporary));
+  ::close(held);
+  removed = removeIfLeftOver(temporary);
+  ASSERT_TRUE(removed);
+  EXPECT_TRUE(*removed);
+  EXPECT_FALSE(fs::exists(temporary));
+  removed = removeIfLeftOver(temporary); // gone already
+  ASSERT_TRUE(removed);
+  EXPECT_FALSE(*removed);
 }
 
 TEST(OutputPlan, FailingProducerLeavesTheOutputAsItWas) {

@@ -1,0 +1,64 @@
+// What a file rewritten in place keeps, and what a killed run leaves.
+//
+// A file is replaced by writing its new bytes to a temporary beside it and
+// renaming that over it (support/file_io.h), so that it holds its old bytes
+// or its new ones, never a mix. The new file is a new inode; for it to be
+// the same file to everyone who used the old one, it takes the old one's
+// owner and group, permissions (set-user-ID bits included), and extended
+// attributes: POSIX ACLs (system.posix_acl_*), file capabilities
+// (security.capability), user.* attributes. Hard links are names of the old
+// inode; each other name is pointed at the new one in turn, by a link
+// beside it renamed over it.
+//
+// Temporaries are named ".<name>.offbundle-XXXXXX" (six letters or digits),
+// and the process writing one holds an exclusive flock on it: one nobody
+// holds was left by a run that died, and may be removed.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <sys/stat.h>
+#include <vector>
+
+#include "support/error.h"
+
+namespace offbundle {
+
+// "offbundle-": what the name of every temporary holds after ".<name>.".
+inline constexpr std::string_view kTemporaryMarker = "offbundle-";
+
+// The folder a path names a file in ("." for a bare name), and the file's
+// name in it.
+std::string folderOf(const std::string &path);
+std::string baseNameOf(const std::string &path);
+
+// Whether a file name (not a path) is one of our temporaries'.
+bool isTemporaryName(std::string_view name);
+
+// A fresh name for a temporary beside `path`: ".<name>.offbundle-XXXXXX",
+// the six characters random, so that names are hard to predict and rarely
+// collide (O_EXCL settles the rest).
+std::string temporaryPathFor(const std::string &path);
+
+// Makes what was renamed into `folder` survive a power loss: fsync of the
+// folder. Failures are ignored (some file systems cannot sync a folder).
+void syncFolder(const std::string &folder);
+
+// Gives the file open at `fd` the owner, group, permissions and extended
+// attributes of `original`, whose status is `info`. Fails, saying what
+// could not be kept, when one cannot be given (a user may not give a file
+// away; only a privileged one may set file capabilities).
+Status takeMetadataOf(const std::string &original, const struct stat &info,
+                      int fd, const std::string &path);
+
+// Points every name in `names` (other names of the inode `file` replaced)
+// at `file`, each by a link beside it renamed over it. The first failure
+// stops it.
+Status relinkNames(const std::string &file,
+                   const std::vector<std::string> &names);
+
+// Removes the temporary at `path` if no running process holds it. Whether
+// it was removed; an error only when it could not be examined or removed.
+Result<bool> removeIfLeftOver(const std::string &path);
+
+} // namespace offbundle

@@ -1,0 +1,54 @@
+// prune, compress and decompress --in-place: every file the operands name
+// (toolkit/file_walk.h) rewritten where it is, through the public API's
+// Rewrite::writeInPlace.
+//
+// Each file is planned first. One whose plan changes nothing (already
+// pruned to the targets kept, already compressed or uncompressed) is left
+// alone: same inode, same mtime. One found in a folder that holds no GPU
+// code is skipped and counted. Otherwise the file is replaced atomically,
+// keeping its owner, group, permissions and extended attributes; its other
+// hard links are pointed at the new file when they are among the files
+// walked, and a file with a link outside them is refused (rewriting it
+// would split its names into two files). A damaged or unreadable file gets
+// its error line and stays as it was; the others go on. Temporaries a
+// killed run left in the folders walked are removed first.
+//
+// With --dry-run nothing is written: each file's line gives the sizes the
+// real run would give.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <offbundle/offbundle.h>
+
+#include "toolkit/file_walk.h"
+
+namespace offbundle {
+
+struct InPlaceRequest {
+  api::RewriteOptions options;
+  bool dryRun = false;
+};
+
+struct InPlaceTotals {
+  uint64_t rewritten = 0;
+  uint64_t unchanged = 0;
+  uint64_t failed = 0;
+  uint64_t bytesBefore = 0; // of the files rewritten and unchanged
+  uint64_t bytesAfter = 0;
+  uint64_t temporariesRemoved = 0;
+};
+
+// Rewrites the files of `walk`; `print` takes each file's line, `fail`
+// each error message (without "offbundle: error: ").
+InPlaceTotals rewriteInPlace(OperandWalk &walk, const InPlaceRequest &request,
+                             const std::function<void(std::string)> &print,
+                             const std::function<void(std::string)> &fail);
+
+// "N files rewritten, M unchanged, K failed; X -> Y bytes", and what else
+// happened, as the last line of a run.
+std::string inPlaceSummary(const InPlaceTotals &totals, bool dryRun);
+
+} // namespace offbundle
