@@ -22,6 +22,7 @@
 #include "support/file_io.h"
 #include "toolkit/extraction.h"
 #include "toolkit/file_walk.h"
+#include "toolkit/html_report.h"
 #include "toolkit/in_place.h"
 #include "toolkit/inventory.h"
 #include "toolkit/reports.h"
@@ -97,6 +98,10 @@ po::options_description commandOptions(const CommandSpec &command) {
   options.add_options()("help,h", "print this help");
   if (command.takesJson)
     options.add_options()("json", "print JSON instead of text");
+  if (command.name == "sizes")
+    options.add_options()("html", po::value<std::string>(),
+                          "also write the report as one self-contained HTML "
+                          "page (chart, sortable table, what pruning saves)");
   if (command.name == "extract")
     options.add_options()(
         "target,t", po::value<std::vector<std::string>>()->composing(),
@@ -158,6 +163,7 @@ struct Request {
   bool verifyHash = true;           // prune, decompress
   bool inPlace = false;             // prune, compress, decompress
   bool dryRun = false;              // prune, compress, decompress
+  std::string html;                 // sizes --html
 };
 
 Result<Request> parseRequest(const CommandSpec &command,
@@ -196,6 +202,8 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.verifyHash = values.count("no-verify-hash") == 0;
   request.inPlace = values.count("in-place") != 0;
   request.dryRun = values.count("dry-run") != 0;
+  if (values.count("html"))
+    request.html = values["html"].as<std::string>();
   if (values.count("output"))
     request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
@@ -258,45 +266,58 @@ bool forEachInput(OperandWalk &walk, ToolReporter &reporter, Use use) {
   return failed;
 }
 
-// list and sizes: `describe` makes each file's part of the report from the
-// opened input, and the report comes once every file was tried; when
-// nothing could be reported and something failed, there is none.
-template <typename Part, typename Describe, typename Render>
-ToolOutcome runReport(const Request &request, ToolReporter &reporter,
-                      Describe describe, Render render) {
-  OperandWalk walk = walkOperands(request.files);
+// Each file's part of a report (list, sizes), from the opened input, once
+// every file was tried.
+template <typename Part, typename Describe>
+std::vector<Part> describeEach(OperandWalk &walk, ToolReporter &reporter,
+                               Describe describe, bool &failed) {
   std::vector<Part> parts;
-  const bool failed = forEachInput(
-      walk, reporter, [&](const std::string &path, const api::Input &input) {
-        parts.push_back({path, describe(path, input)});
-        return std::string();
-      });
-  if (!parts.empty() || !failed)
-    reporter.print(render(parts, walk));
-  return reporter.finish(failed ? 1 : 0);
+  failed = forEachInput(walk, reporter,
+                        [&](const std::string &path, const api::Input &input) {
+                          parts.push_back({path, describe(path, input)});
+                          return std::string();
+                        });
+  return parts;
 }
 
+// list: the report comes once every file was tried; when nothing could be
+// reported and something failed, there is none.
 ToolOutcome runList(const Request &request, ToolReporter &reporter) {
-  return runReport<FileEntries>(
-      request, reporter,
+  OperandWalk walk = walkOperands(request.files);
+  bool failed = false;
+  const std::vector<FileEntries> listed = describeEach<FileEntries>(
+      walk, reporter,
       [](const std::string &, const api::Input &input) {
         return listEntries(input);
       },
-      [&](const std::vector<FileEntries> &listed, const OperandWalk &walk) {
-        return request.json ? listJson(listed, walk) : listText(listed, walk);
-      });
+      failed);
+  if (!listed.empty() || !failed)
+    reporter.print(request.json ? listJson(listed, walk)
+                                : listText(listed, walk));
+  return reporter.finish(failed ? 1 : 0);
 }
 
+// sizes: as list, and with --html the page too.
 ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
-  return runReport<FileSizes>(
-      request, reporter,
+  OperandWalk walk = walkOperands(request.files);
+  bool failed = false;
+  const std::vector<FileSizes> summaries = describeEach<FileSizes>(
+      walk, reporter,
       [](const std::string &path, const api::Input &input) {
         return summarizeSizes(input, fileSizeOf(path));
       },
-      [&](const std::vector<FileSizes> &summaries, const OperandWalk &walk) {
-        return request.json ? sizesJson(summaries, walk)
-                            : sizesText(summaries, walk);
-      });
+      failed);
+  if (summaries.empty() && failed)
+    return reporter.finish(1);
+  reporter.print(request.json ? sizesJson(summaries, walk)
+                              : sizesText(summaries, walk));
+  if (!request.html.empty())
+    if (Status written = writeSizesHtml(request.html, summaries, walk);
+        !written.ok()) {
+      reporter.printError(errorLine(written.error().message));
+      failed = true;
+    }
+  return reporter.finish(failed ? 1 : 0);
 }
 
 // extract: the entries of one file, all or those of the targets given, into

@@ -15,6 +15,7 @@
 #include "compression/codecs.h"
 #include "compression/md5.h"
 #include "support/byte_order.h"
+#include "support/number_text.h"
 
 namespace offbundle {
 
@@ -56,18 +57,6 @@ constexpr size_t kOverflowProbeSize = 64;
 
 const char *methodName(CompressionMethod method) {
   return method == CompressionMethod::Zlib ? "zlib" : "zstd";
-}
-
-// Thousands separated by commas, as LLVM prints sizes.
-std::string withThousandsSeparators(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string separated;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0)
-      separated += ',';
-    separated += digits[i];
-  }
-  return separated;
 }
 
 template <typename... Arguments>

@@ -27,6 +27,8 @@ packages=(
   # What rewriting in place must keep: ACLs and file capabilities
   # (tests/e2e/in_place.py).
   acl libcap2-bin
+  # Renders the page sizes --html writes (tests/e2e/folders.py).
+  chromium
 )
 
 missing=()

@@ -93,6 +93,7 @@ SizeSummary summarizeSizes(const api::Input &input, uint64_t fileSize) {
       const std::string target = targetOf(entry);
       TargetSize &size = perTarget[target];
       size.target = target;
+      size.host = entry.target && entry.target->offloadKind == "host";
       ++size.entries;
       size.bytes += entry.size;
       size.fileBytes += fileBytesOf(bundle, entry);

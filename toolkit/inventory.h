@@ -47,6 +47,7 @@ struct TargetSize {
   uint64_t entries = 0;
   uint64_t bytes = 0;     // uncompressed payload bytes
   uint64_t fileBytes = 0; // the room they take in the file
+  bool host = false;      // host code, which pruning always keeps
 };
 
 // Bundles of one kind (compressed or plain) and what they hold.

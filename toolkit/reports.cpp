@@ -40,15 +40,6 @@ void entriesJson(JsonWriter &json, const std::vector<InventoryEntry> &entries) {
   json.endArray();
 }
 
-std::string percent(uint64_t part, uint64_t whole) {
-  if (whole == 0)
-    return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f%%",
-                100.0 * static_cast<double>(part) / static_cast<double>(whole));
-  return text;
-}
-
 std::string padLeft(const std::string &text, size_t width) {
   return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
 }
@@ -151,6 +142,31 @@ void skippedJson(JsonWriter &json, const OperandWalk &walk) {
 
 } // namespace
 
+std::string percent(uint64_t part, uint64_t whole) {
+  if (whole == 0)
+    return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f%%",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return text;
+}
+
+uint64_t gpuBytes(const SizeSummary &summary) {
+  return summary.compressed.fileBytes + summary.plain.fileBytes;
+}
+
+std::vector<const FileSizes *>
+rankedByGpuBytes(const std::vector<FileSizes> &files) {
+  std::vector<const FileSizes *> ranked;
+  for (const FileSizes &file : files)
+    ranked.push_back(&file);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const FileSizes *a, const FileSizes *b) {
+                     return gpuBytes(a->summary) > gpuBytes(b->summary);
+                   });
+  return ranked;
+}
+
 std::string counted(uint64_t count, const std::string &singular,
                     const std::string &plural) {
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
@@ -193,24 +209,13 @@ std::string listJson(const std::vector<FileEntries> &files,
   return json.finish();
 }
 
-// The bytes of GPU code in a file: its bundles' sizes in it.
-uint64_t gpuBytes(const SizeSummary &summary) {
-  return summary.compressed.fileBytes + summary.plain.fileBytes;
-}
-
 // For folders: the totals per target over every file, then the files by
 // their GPU bytes, largest first.
 std::string folderSizesText(const std::vector<FileSizes> &files) {
   std::string text =
       summaryText("total of " + counted(files.size(), "file", "files"),
                   combineSizes(files));
-  std::vector<const FileSizes *> ranked;
-  for (const FileSizes &file : files)
-    ranked.push_back(&file);
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const FileSizes *a, const FileSizes *b) {
-                     return gpuBytes(a->summary) > gpuBytes(b->summary);
-                   });
+  const std::vector<const FileSizes *> ranked = rankedByGpuBytes(files);
   text += "\nfiles by GPU bytes:\n" + padLeft("GPU bytes", 12) + "  " +
           padLeft("file bytes", 12) + "  " + padLeft("share", 6) + "  file\n";
   for (const FileSizes *file : ranked)

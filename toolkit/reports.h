@@ -58,6 +58,15 @@ std::string rewriteSummary(const std::string &output, api::RewriteKind kind,
                            const api::RewriteReport &report);
 
 // "1 bundle", "2 bundles".
+// The bytes of GPU code in a file: its bundles' sizes in it.
+uint64_t gpuBytes(const SizeSummary &summary);
+// The files by their GPU bytes, largest first (in walk order among equals).
+std::vector<const FileSizes *>
+rankedByGpuBytes(const std::vector<FileSizes> &files);
+
+// part / whole as "12.3%", or "-" when whole is 0.
+std::string percent(uint64_t part, uint64_t whole);
+
 std::string counted(uint64_t count, const std::string &singular,
                     const std::string &plural);
 

@@ -19,12 +19,16 @@ folder outside the tree). Checked:
 - the same over explicit files: a missing one is an error line, the rest
   are reported; an explicit file holding no GPU code is still reported;
 - --json carries the files and what was skipped, and the totals add up;
+- --html writes one page that fetches nothing; headless Chromium shows its
+  totals, chart, savings and files table, sorts the table on #sort=, and
+  renders it;
 - the tree is left exactly as it was (names, sizes, inodes, mtimes).
 """
 
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -85,13 +89,65 @@ def ranked_files(stdout):
     return ranking
 
 
+def chromium_dom(page, work, fragment=""):
+    """The page's DOM once loaded and its script run, from headless
+    Chromium."""
+    done = subprocess.run(
+        [shutil.which("chromium"), "--headless", "--no-sandbox",
+         "--disable-gpu", f"--user-data-dir={work}/chromium",
+         "--dump-dom", f"file://{page}{fragment}"],
+        capture_output=True, text=True, timeout=120)
+    return done.stdout
+
+
+def table_files(dom):
+    """The files of the page's files table, in its order."""
+    table = dom[dom.find('<table id="files">'):]
+    table = table[:table.find("</table>")]
+    return re.findall(r'<tr><td data-value="([^"]*)">', table)
+
+
+def check_page(suite, page, work, gpu, gpu_bytes):
+    with open(page, encoding="utf-8") as handle:
+        text = handle.read()
+    suite.check(not re.search(r"https?:|<link|\bsrc=|@import|url\(", text),
+                "the page fetches nothing")
+    dom = chromium_dom(page, work)
+    total = f"{sum(gpu_bytes.values()):,}"
+    suite.check(f'<b id="gpu-bytes">{total}</b>' in dom,
+                f"the page shows the total GPU bytes, {total}")
+    suite.check(f"{len(gpu)} files" in dom, "the page counts the files")
+    suite.check(table_files(dom) ==
+                sorted(gpu, key=lambda path: -gpu_bytes[path]),
+                f"the files table, largest first: {table_files(dom)}")
+    suite.check('<svg id="chart"' in dom and dom.count("<rect ") >= 2,
+                "the page draws the chart")
+    suite.check('<table id="savings">' in dom and "bytes saved" in dom,
+                "the page tells what pruning saves")
+    by_name = chromium_dom(page, work, "#sort=file")
+    suite.check(table_files(by_name) == sorted(gpu),
+                f"#sort=file sorts by name: {table_files(by_name)}")
+    by_size = chromium_dom(page, work, "#sort=bytes")
+    sizes = [os.path.getsize(path) for path in table_files(by_size)]
+    suite.check(len(sizes) == len(gpu) and sizes == sorted(sizes),
+                f"#sort=bytes sorts by size: {sizes}")
+    shot = os.path.join(work, "sizes.png")
+    subprocess.run([shutil.which("chromium"), "--headless", "--no-sandbox",
+                    "--disable-gpu", f"--user-data-dir={work}/chromium",
+                    f"--screenshot={shot}", "--window-size=1200,900",
+                    f"file://{page}"], capture_output=True, timeout=120)
+    suite.check(os.path.isfile(shot) and os.path.getsize(shot) > 10000,
+                "the page renders to a screenshot")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--offbundle", required=True)
     args = parser.parse_args()
     require_executables(args.offbundle)
-    if not shutil.which("ar"):
-        skip_suite("ar (binutils) is missing")
+    for tool, package in (("ar", "binutils"), ("chromium", "chromium")):
+        if not shutil.which(tool):
+            skip_suite(f"{tool} ({package}) is missing")
     suite = TreeSuite(os.path.abspath(args.offbundle))
     work, root, outside = scratch_folders("offbundle-folders-")
     try:
@@ -157,6 +213,13 @@ def main():
                         sum(entry[name]["file_bytes"]
                             for entry in report.get("files", [])),
                         f"sizes --json: the {name} totals add up")
+
+        # --html: one self-contained page, read in headless Chromium.
+        page = os.path.join(work, "sizes.html")
+        done = suite.run(["sizes", "--html", page, root])
+        suite.check(done.returncode == 1 and os.path.isfile(page),
+                    f"sizes --html writes the page: {done.stderr}")
+        check_page(suite, page, work, gpu, gpu_bytes)
 
         # A symlink named on the command line is followed; files named
         # explicitly are each attempted, and one holding no GPU code is
