@@ -13,13 +13,16 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <thread>
 
 #include <offbundle/offbundle.h>
 
+#include "cli/progress_line.h"
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
 #include "support/file_io.h"
+#include "toolkit/each_input.h"
 #include "toolkit/extraction.h"
 #include "toolkit/file_walk.h"
 #include "toolkit/html_report.h"
@@ -98,6 +101,11 @@ po::options_description commandOptions(const CommandSpec &command) {
   options.add_options()("help,h", "print this help");
   if (command.takesJson)
     options.add_options()("json", "print JSON instead of text");
+  if (command.name != "extract")
+    options.add_options()(
+        "jobs,j", po::value<unsigned>(),
+        "work on this many files at once (default: the number of cores)")(
+        "quiet,q", "no progress line on a terminal");
   if (command.name == "sizes")
     options.add_options()("html", po::value<std::string>(),
                           "also write the report as one self-contained HTML "
@@ -164,6 +172,8 @@ struct Request {
   bool inPlace = false;             // prune, compress, decompress
   bool dryRun = false;              // prune, compress, decompress
   std::string html;                 // sizes --html
+  unsigned jobs = 1;                // files at once
+  bool quiet = false;               // no progress line
 };
 
 Result<Request> parseRequest(const CommandSpec &command,
@@ -202,6 +212,13 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.verifyHash = values.count("no-verify-hash") == 0;
   request.inPlace = values.count("in-place") != 0;
   request.dryRun = values.count("dry-run") != 0;
+  request.jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (values.count("jobs"))
+    request.jobs = values["jobs"].as<unsigned>();
+  if (request.jobs == 0)
+    return makeError("--jobs needs at least 1 (see 'offbundle " +
+                     std::string(command.name) + " --help')");
+  request.quiet = values.count("quiet") != 0;
   if (values.count("html"))
     request.html = values["html"].as<std::string>();
   if (values.count("output"))
@@ -210,23 +227,6 @@ Result<Request> parseRequest(const CommandSpec &command,
     return makeError("no input file (see 'offbundle " +
                      std::string(command.name) + " --help')");
   return request;
-}
-
-// An opened input, or the line saying why it could not be.
-struct OpenedFile {
-  std::string path;
-  std::optional<api::Input> input;
-  std::string failure;
-};
-
-OpenedFile openFile(const std::string &path) {
-  OpenedFile opened{path, std::nullopt, ""};
-  api::Expected<api::Input> input = api::Input::open(path);
-  if (input)
-    opened.input.emplace(std::move(*input));
-  else
-    opened.failure = input.error().message;
-  return opened;
 }
 
 uint64_t fileSizeOf(const std::string &path) {
@@ -240,53 +240,36 @@ std::string errorLine(const std::string &message) {
   return std::string(kProgram) + ": error: " + escapeControlCharacters(message);
 }
 
-// Opens each file of the walk in turn and hands it to `use`, which returns
-// its failure or "". Every file is attempted: one that cannot be read,
-// opened or used gets its error line and the others go on. A file found in
-// a folder that holds no bundle is counted as skipped, not used. Whether
-// any failed.
-template <typename Use>
-bool forEachInput(OperandWalk &walk, ToolReporter &reporter, Use use) {
-  bool failed = false;
-  for (const WalkedFile &file : walk.files) {
-    std::string failure = file.failure;
-    if (failure.empty()) {
-      OpenedFile opened = openFile(file.path);
-      if (opened.input && file.inFolder && opened.input->bundles().empty()) {
-        ++walk.skipped.noGpuCode;
-        continue;
-      }
-      failure = opened.input ? use(file.path, *opened.input) : opened.failure;
-    }
-    if (!failure.empty()) {
-      reporter.printError(errorLine(failure));
-      failed = true;
-    }
-  }
-  return failed;
-}
-
-// Each file's part of a report (list, sizes), from the opened input, once
-// every file was tried.
+// list and sizes: each file's part of the report, made on `request.jobs`
+// threads; the report comes once every file was tried, and when nothing
+// could be reported and something failed, there is none.
 template <typename Part, typename Describe>
-std::vector<Part> describeEach(OperandWalk &walk, ToolReporter &reporter,
-                               Describe describe, bool &failed) {
+std::vector<Part> describeFiles(const Request &request, OperandWalk &walk,
+                                ToolReporter &reporter, Describe describe,
+                                bool &failed) {
   std::vector<Part> parts;
-  failed = forEachInput(walk, reporter,
-                        [&](const std::string &path, const api::Input &input) {
-                          parts.push_back({path, describe(path, input)});
-                          return std::string();
-                        });
+  ProgressLine progress(walk, !request.quiet);
+  using Made = decltype(describe(std::string(), std::declval<api::Input>()));
+  failed = describeEachInput<Made>(
+      walk, request.jobs,
+      [&](const std::string &path, const api::Input &input) {
+        return Result<Made>(describe(path, input));
+      },
+      [&](const std::string &path, Made made) {
+        parts.push_back({path, std::move(made)});
+      },
+      [&](const std::string &message) {
+        reporter.printError(errorLine(message));
+      },
+      [&](const WalkedFile &file) { progress.fileDone(file); });
   return parts;
 }
 
-// list: the report comes once every file was tried; when nothing could be
-// reported and something failed, there is none.
 ToolOutcome runList(const Request &request, ToolReporter &reporter) {
   OperandWalk walk = walkOperands(request.files);
   bool failed = false;
-  const std::vector<FileEntries> listed = describeEach<FileEntries>(
-      walk, reporter,
+  const std::vector<FileEntries> listed = describeFiles<FileEntries>(
+      request, walk, reporter,
       [](const std::string &, const api::Input &input) {
         return listEntries(input);
       },
@@ -301,8 +284,8 @@ ToolOutcome runList(const Request &request, ToolReporter &reporter) {
 ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
   OperandWalk walk = walkOperands(request.files);
   bool failed = false;
-  const std::vector<FileSizes> summaries = describeEach<FileSizes>(
-      walk, reporter,
+  const std::vector<FileSizes> summaries = describeFiles<FileSizes>(
+      request, walk, reporter,
       [](const std::string &path, const api::Input &input) {
         return summarizeSizes(input, fileSizeOf(path));
       },
@@ -371,12 +354,15 @@ ToolOutcome runInPlace(const Request &request,
                        const api::RewriteOptions &options,
                        ToolReporter &reporter) {
   OperandWalk walk = walkOperands(request.files);
+  ProgressLine progress(walk, !request.quiet);
   const InPlaceTotals totals = rewriteInPlace(
-      walk, {options, request.dryRun},
+      walk, {options, request.dryRun, request.jobs},
       [&](const std::string &line) { reporter.print(line); },
       [&](const std::string &message) {
         reporter.printError(errorLine(message));
-      });
+      },
+      [&](const WalkedFile &file) { progress.fileDone(file); });
+  progress.clear();
   reporter.print(skippedText(walk.skipped));
   reporter.print(inPlaceSummary(totals, request.dryRun));
   return reporter.finish(totals.failed != 0 ? 1 : 0);
@@ -411,14 +397,18 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
 // any was.
 ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   OperandWalk walk = walkOperands(request.files);
-  const bool failed = forEachInput(
-      walk, reporter, [&](const std::string &, const api::Input &input) {
-        Result<std::string> verified = verifyInput(input);
-        if (!verified)
-          return verified.error().message;
-        reporter.print(*verified);
-        return std::string();
-      });
+  ProgressLine progress(walk, !request.quiet);
+  const bool failed = describeEachInput<std::string>(
+      walk, request.jobs,
+      [](const std::string &, const api::Input &input) {
+        return verifyInput(input);
+      },
+      [&](const std::string &, std::string line) { reporter.print(line); },
+      [&](const std::string &message) {
+        reporter.printError(errorLine(message));
+      },
+      [&](const WalkedFile &file) { progress.fileDone(file); });
+  progress.clear();
   reporter.print(skippedText(walk.skipped));
   return reporter.finish(failed ? 1 : 0);
 }

@@ -32,6 +32,7 @@ void noteIdentity(const struct stat &info, WalkedFile &file) {
   file.device = static_cast<uint64_t>(info.st_dev);
   file.inode = static_cast<uint64_t>(info.st_ino);
   file.links = static_cast<uint64_t>(info.st_nlink);
+  file.size = static_cast<uint64_t>(info.st_size);
 }
 
 // Whether a regular file found in a folder may hold GPU code, from its

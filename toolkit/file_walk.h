@@ -25,6 +25,7 @@ struct WalkedFile {
   uint64_t device = 0;
   uint64_t inode = 0;
   uint64_t links = 0;
+  uint64_t size = 0; // bytes, for progress
 };
 
 struct SkippedFiles {

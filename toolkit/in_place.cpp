@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/ordered_parallel.h"
 #include "support/replaced_files.h"
 #include "toolkit/extraction.h"
 #include "toolkit/reports.h"
@@ -39,58 +40,93 @@ namesByIdentity(const OperandWalk &walk) {
 // What happened to one file.
 enum class FileOutcome { Rewritten, Unchanged, Skipped, Failed };
 
-struct FileRun {
-  const WalkedFile &file;
-  const InPlaceRequest &request;
-  const std::vector<std::string> &otherNames;
-  const std::function<void(std::string)> &print;
-  const std::function<void(std::string)> &fail;
-  InPlaceTotals &totals;
-
-  FileOutcome failWith(const std::string &message) {
-    fail(message);
-    return FileOutcome::Failed;
-  }
-
-  FileOutcome run() {
-    if (!file.failure.empty())
-      return failWith(file.failure);
-    if (file.links > otherNames.size() + 1)
-      return failWith(
-          fileError(file.path,
-                    "has " + std::to_string(file.links) +
-                        " hard links, not all among the files given: not "
-                        "rewritten, which would make its names two files "
-                        "(name every link, or break the links first)")
-              .message);
-    api::Expected<api::Rewrite> rewrite =
-        api::Rewrite::plan(file.path, request.options);
-    if (!rewrite) {
-      if (file.inFolder && holdsNoBundle(file.path))
-        return FileOutcome::Skipped;
-      return failWith(rewrite.error().message);
-    }
-    const api::RewriteReport &report = rewrite->report();
-    if (file.inFolder && report.bundles == 0 && report.nothingToDo.empty())
-      return FileOutcome::Skipped;
-    const api::RewriteKind kind = request.options.kind;
-    if (kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
-      return failWith(noEntryError(file.path, request.options.keep).message);
-    if (report.changed && !request.dryRun)
-      if (api::Outcome written = rewrite->writeInPlace(otherNames); !written)
-        return failWith(written.error().message);
-    print(rewriteSummary(file.path, kind, report));
-    totals.bytesBefore += report.inputSize;
-    totals.bytesAfter += report.changed ? report.outputSize : report.inputSize;
-    return report.changed ? FileOutcome::Rewritten : FileOutcome::Unchanged;
-  }
+struct FileResult {
+  FileOutcome outcome = FileOutcome::Failed;
+  std::string line;  // Rewritten, Unchanged
+  std::string error; // Failed
+  uint64_t bytesBefore = 0;
+  uint64_t bytesAfter = 0;
 };
+
+FileResult failed(std::string message) {
+  FileResult result;
+  result.error = std::move(message);
+  return result;
+}
+
+FileResult skipped() {
+  FileResult result;
+  result.outcome = FileOutcome::Skipped;
+  return result;
+}
+
+// One file planned, and rewritten in place unless nothing changes or this
+// is a dry run; `otherNames` are its other hard links among the files.
+FileResult rewriteOne(const WalkedFile &file, const InPlaceRequest &request,
+                      const std::vector<std::string> &otherNames) {
+  if (!file.failure.empty())
+    return failed(file.failure);
+  if (file.links > otherNames.size() + 1)
+    return failed(
+        fileError(file.path,
+                  "has " + std::to_string(file.links) +
+                      " hard links, not all among the files given: not "
+                      "rewritten, which would make its names two files "
+                      "(name every link, or break the links first)")
+            .message);
+  api::Expected<api::Rewrite> rewrite =
+      api::Rewrite::plan(file.path, request.options);
+  if (!rewrite) {
+    if (file.inFolder && holdsNoBundle(file.path))
+      return skipped();
+    return failed(rewrite.error().message);
+  }
+  const api::RewriteReport &report = rewrite->report();
+  if (file.inFolder && report.bundles == 0 && report.nothingToDo.empty())
+    return skipped();
+  const api::RewriteKind kind = request.options.kind;
+  if (kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
+    return failed(noEntryError(file.path, request.options.keep).message);
+  if (report.changed && !request.dryRun)
+    if (api::Outcome written = rewrite->writeInPlace(otherNames); !written)
+      return failed(written.error().message);
+  FileResult result;
+  result.outcome =
+      report.changed ? FileOutcome::Rewritten : FileOutcome::Unchanged;
+  result.line = rewriteSummary(file.path, kind, report);
+  result.bytesBefore = report.inputSize;
+  result.bytesAfter = report.changed ? report.outputSize : report.inputSize;
+  return result;
+}
+
+// The files to rewrite, each with its other names: a file with several
+// names among those walked is rewritten once, by its first.
+std::vector<std::pair<const WalkedFile *, std::vector<std::string>>>
+filesToRewrite(const OperandWalk &walk) {
+  const std::map<Identity, std::vector<std::string>> names =
+      namesByIdentity(walk);
+  std::set<Identity> seen;
+  std::vector<std::pair<const WalkedFile *, std::vector<std::string>>> files;
+  for (const WalkedFile &file : walk.files) {
+    std::vector<std::string> otherNames;
+    if (file.failure.empty() && file.links > 1) {
+      if (!seen.insert(identityOf(file)).second)
+        continue;
+      for (const std::string &name : names.at(identityOf(file)))
+        if (name != file.path)
+          otherNames.push_back(name);
+    }
+    files.emplace_back(&file, std::move(otherNames));
+  }
+  return files;
+}
 
 } // namespace
 
 InPlaceTotals rewriteInPlace(OperandWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &print,
-                             const std::function<void(std::string)> &fail) {
+                             const std::function<void(std::string)> &fail,
+                             const FileDone &done) {
   InPlaceTotals totals;
   if (!request.dryRun)
     for (const std::string &temporary : walk.temporaries) {
@@ -100,35 +136,35 @@ InPlaceTotals rewriteInPlace(OperandWalk &walk, const InPlaceRequest &request,
       else if (*removed)
         ++totals.temporariesRemoved;
     }
-  const std::map<Identity, std::vector<std::string>> names =
-      namesByIdentity(walk);
-  std::set<Identity> done;
-  for (const WalkedFile &file : walk.files) {
-    // A file with several names is rewritten once, by its first.
-    std::vector<std::string> otherNames;
-    if (file.failure.empty() && file.links > 1) {
-      if (!done.insert(identityOf(file)).second)
-        continue;
-      for (const std::string &name : names.at(identityOf(file)))
-        if (name != file.path)
-          otherNames.push_back(name);
-    }
-    FileRun one{file, request, otherNames, print, fail, totals};
-    switch (one.run()) {
-    case FileOutcome::Rewritten:
-      ++totals.rewritten;
-      break;
-    case FileOutcome::Unchanged:
-      ++totals.unchanged;
-      break;
-    case FileOutcome::Skipped:
-      ++walk.skipped.noGpuCode;
-      break;
-    case FileOutcome::Failed:
-      ++totals.failed;
-      break;
-    }
-  }
+  const auto files = filesToRewrite(walk);
+  runInOrder<FileResult>(
+      files.size(), request.jobs,
+      [&](size_t index) {
+        return rewriteOne(*files[index].first, request, files[index].second);
+      },
+      [&](size_t index, FileResult result) {
+        switch (result.outcome) {
+        case FileOutcome::Rewritten:
+          ++totals.rewritten;
+          break;
+        case FileOutcome::Unchanged:
+          ++totals.unchanged;
+          break;
+        case FileOutcome::Skipped:
+          ++walk.skipped.noGpuCode;
+          break;
+        case FileOutcome::Failed:
+          ++totals.failed;
+          fail(result.error);
+          break;
+        }
+        if (!result.line.empty())
+          print(result.line);
+        totals.bytesBefore += result.bytesBefore;
+        totals.bytesAfter += result.bytesAfter;
+        if (done)
+          done(*files[index].first);
+      });
   return totals;
 }
 

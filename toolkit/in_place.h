@@ -23,6 +23,7 @@
 
 #include <offbundle/offbundle.h>
 
+#include "toolkit/each_input.h"
 #include "toolkit/file_walk.h"
 
 namespace offbundle {
@@ -30,6 +31,7 @@ namespace offbundle {
 struct InPlaceRequest {
   api::RewriteOptions options;
   bool dryRun = false;
+  unsigned jobs = 1; // files rewritten at once
 };
 
 struct InPlaceTotals {
@@ -41,11 +43,13 @@ struct InPlaceTotals {
   uint64_t temporariesRemoved = 0;
 };
 
-// Rewrites the files of `walk`; `print` takes each file's line, `fail`
-// each error message (without "offbundle: error: ").
+// Rewrites the files of `walk`, `request.jobs` at a time; in walk order,
+// `print` takes each file's line, `fail` each error message (without
+// "offbundle: error: "), and `done` each file done.
 InPlaceTotals rewriteInPlace(OperandWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &print,
-                             const std::function<void(std::string)> &fail);
+                             const std::function<void(std::string)> &fail,
+                             const FileDone &done = {});
 
 // "N files rewritten, M unchanged, K failed; X -> Y bytes", and what else
 // happened, as the last line of a run.

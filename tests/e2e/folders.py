@@ -19,6 +19,8 @@ folder outside the tree). Checked:
 - the same over explicit files: a missing one is an error line, the rest
   are reported; an explicit file holding no GPU code is still reported;
 - --json carries the files and what was skipped, and the totals add up;
+- -j 1, 3 and 8 print the same; a progress line is drawn on a terminal
+  only, and not with --quiet;
 - --html writes one page that fetches nothing; headless Chromium shows its
   totals, chart, savings and files table, sorts the table on #sort=, and
   renders it;
@@ -28,6 +30,7 @@ folder outside the tree). Checked:
 import argparse
 import json
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -87,6 +90,27 @@ def ranked_files(stdout):
             break
         ranking.append(line.split(None, 3)[3])
     return ranking
+
+
+def stderr_on_terminal(offbundle, args):
+    """What offbundle writes to its standard error when that is a
+    terminal (a pseudo-terminal here), standard output going to a pipe."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([offbundle] + args, stdout=subprocess.PIPE,
+                               stderr=follower, stdin=subprocess.DEVNULL)
+    os.close(follower)
+    written = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        written += chunk
+    process.communicate(timeout=120)
+    os.close(leader)
+    return written.decode(errors="replace")
 
 
 def chromium_dom(page, work, fragment=""):
@@ -220,6 +244,33 @@ def main():
         suite.check(done.returncode == 1 and os.path.isfile(page),
                     f"sizes --html writes the page: {done.stderr}")
         check_page(suite, page, work, gpu, gpu_bytes)
+
+        # -j: the same report whatever the number of files at once.
+        reports = [suite.run(["sizes", "--json", f"-j{jobs}", root])
+                   for jobs in (1, 3, 8)]
+        suite.check(all(done.stdout == reports[0].stdout and
+                        done.stderr == reports[0].stderr
+                        for done in reports) and reports[0].stdout,
+                    "-j 1, 3 and 8 give the same report")
+        verified = [suite.run(["verify", f"-j{jobs}", root])
+                    for jobs in (1, 8)]
+        suite.check(verified[0].stdout == verified[1].stdout,
+                    "verify -j 1 and -j 8 print the same")
+
+        # The progress line: on a terminal only, and not with --quiet.
+        suite.check(not any(done.stderr.count("offbundle: ") > 1 or
+                            "files, " in done.stderr for done in reports),
+                    "no progress line when standard error is a pipe")
+        shown = stderr_on_terminal(suite.offbundle, ["sizes", root])
+        suite.check(re.search(r"\r\x1b\[Koffbundle: \d+/\d+ files, ", shown)
+                    and shown.endswith("\r\x1b[K" + "offbundle: error: '"
+                                       f"{damaged}': invalid ELF object: the "
+                                       "program header table at offset 0x40 "
+                                       "extends past the end of the file\r\n"),
+                    f"the progress line on a terminal: {shown!r}")
+        quiet = stderr_on_terminal(suite.offbundle, ["sizes", "-q", root])
+        suite.check("files, " not in quiet and "error:" in quiet,
+                    f"--quiet: no progress line: {quiet!r}")
 
         # A symlink named on the command line is followed; files named
         # explicitly are each attempted, and one holding no GPU code is

@@ -153,6 +153,11 @@ def main():
         held = {path: entries(suite, path) for path in rewritten}
 
         dry = suite.run(["compress", "--in-place", "--dry-run", root])
+        one_at_a_time = suite.run(["compress", "--in-place", "--dry-run",
+                                   "-j1", root])
+        suite.check(one_at_a_time.stdout == dry.stdout and
+                    one_at_a_time.stderr == dry.stderr,
+                    "-j 1 prints what all cores print")
         suite.check(snapshot(root) == before, "--dry-run writes nothing")
         real = suite.run(["compress", "--in-place", root])
         suite.check(real.returncode == 1, f"exit status {real.returncode}")

@@ -25,6 +25,7 @@
 #include "cli/tool_start.h"
 #include "support/file_io.h"
 #include "support/interrupt_cleanup.h"
+#include "support/ordered_parallel.h"
 #include "support/output_plan.h"
 #include "support/replaced_files.h"
 #include "test_files.h"
@@ -460,6 +461,35 @@ TEST(OutputPlan, PiecesWrittenInPlaceStartLargestFirst) {
   Status written = writePlanTo(failing, **input, folder / "failed");
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().message, "'x': piece 3 is damaged");
+}
+
+// Results come in index order whatever the number of threads and however
+// long each item takes, each item done once.
+TEST(OrderedParallel, EmitsEveryResultInOrder) {
+  for (unsigned jobs : {1u, 2u, 5u, 64u}) {
+    std::vector<size_t> emitted;
+    std::atomic<size_t> calls{0};
+    runInOrder<size_t>(
+        40, jobs,
+        [&](size_t index) {
+          ++calls;
+          std::this_thread::sleep_for(
+              std::chrono::microseconds(100 * ((index * 7) % 5)));
+          return index * index;
+        },
+        [&](size_t index, size_t square) {
+          EXPECT_EQ(square, index * index);
+          emitted.push_back(index);
+        });
+    EXPECT_EQ(calls.load(), 40u) << jobs;
+    ASSERT_EQ(emitted.size(), 40u) << jobs;
+    for (size_t i = 0; i < emitted.size(); ++i)
+      EXPECT_EQ(emitted[i], i) << jobs;
+  }
+  size_t none = 0;
+  runInOrder<int>(
+      0, 4, [](size_t) { return 0; }, [&](size_t, int) { ++none; });
+  EXPECT_EQ(none, 0u);
 }
 
 TEST(ReplacedFiles, TemporariesAreRecognisedByName) {
