@@ -19,6 +19,8 @@ outside the tree, dangling). Checked:
   and mtime as it was;
 - run as an unprivileged user, a file it could write but not give back to
   its owner stays as it was, with an error line;
+- on a file system with no room for the new bytes (a 256 KiB tmpfs,
+  filled), one error line, the file as it was, no temporary left;
 - a run killed by SIGKILL while writing leaves the file with its old bytes
   and a temporary; running the same command again removes the temporary
   and finishes the job.
@@ -128,6 +130,43 @@ def build_tree(root, outside):
     return [app, library, readonly]
 
 
+def check_full_disk(suite, work):
+    """A file system too full for the new bytes: one error line, the file
+    as it was, no temporary left."""
+    small = os.path.join(work, "small")
+    os.makedirs(small)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs",
+                       small], capture_output=True).returncode != 0:
+        skip_suite("cannot mount a small tmpfs to fill (mount -t tmpfs)")
+    try:
+        library = os.path.join(small, "lib.so")
+        copy_sample("linked/unit-plain.so", library)
+        original = read(library)
+        # Fill it but for a few kilobytes: less than the 12 KiB the
+        # compressed library takes.
+        filler = os.path.join(small, "filler")
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            while os.write(fd, b"\x01" * 4096) > 0:
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+        os.truncate(filler, os.path.getsize(filler) - 8192)
+        done = suite.run(["compress", "--in-place", small])
+        errors = done.stderr.splitlines()
+        suite.check(done.returncode == 1 and len(errors) == 1 and
+                    "No space left on device" in errors[0] and
+                    library in errors[0],
+                    f"a full disk: one error line: {errors}")
+        suite.check(read(library) == original,
+                    "a full disk: the file keeps its bytes")
+        suite.check(sorted(os.listdir(small)) == ["filler", "lib.so"],
+                    f"a full disk: no temporary left: {os.listdir(small)}")
+    finally:
+        subprocess.run(["umount", small], capture_output=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--offbundle", required=True)
@@ -223,6 +262,8 @@ def main():
                     f"a file that cannot keep its owner: {done.stderr}")
         suite.check(snapshot(foreign) == foreign_before,
                     "the file that cannot keep its owner is left as it was")
+
+        check_full_disk(suite, work)
 
         # Killed while writing: the old bytes stay, a temporary is left, and
         # the same command again finishes.
