@@ -85,16 +85,28 @@ FileResult rewriteOne(const WalkedFile &file, const InPlaceRequest &request,
   if (file.inFolder && report.bundles == 0 && report.nothingToDo.empty())
     return skipped();
   const api::RewriteKind kind = request.options.kind;
-  if (kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
-    return failed(noEntryError(file.path, request.options.keep).message);
+  FileResult result;
+  result.bytesBefore = report.inputSize;
+  if (kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0) {
+    // In an installation, code for other GPUs only: left as it is (pruning
+    // it would leave no GPU code at all), and said so.
+    const std::string why =
+        noEntryError(file.path, request.options.keep).message;
+    const std::string named = quotedFileName(file.path) + " ";
+    result.outcome = FileOutcome::Unchanged;
+    result.line = file.path + ": " + std::to_string(report.inputSize) + " -> " +
+                  std::to_string(report.inputSize) + " bytes, unchanged: " +
+                  (why.rfind(named, 0) == 0 ? why.substr(named.size()) : why) +
+                  "\n";
+    result.bytesAfter = report.inputSize;
+    return result;
+  }
   if (report.changed && !request.dryRun)
     if (api::Outcome written = rewrite->writeInPlace(otherNames); !written)
       return failed(written.error().message);
-  FileResult result;
   result.outcome =
       report.changed ? FileOutcome::Rewritten : FileOutcome::Unchanged;
   result.line = rewriteSummary(file.path, kind, report);
-  result.bytesBefore = report.inputSize;
   result.bytesAfter = report.changed ? report.outputSize : report.inputSize;
   return result;
 }

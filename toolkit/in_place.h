@@ -4,8 +4,9 @@
 //
 // Each file is planned first. One whose plan changes nothing (already
 // pruned to the targets kept, already compressed or uncompressed) is left
-// alone: same inode, same mtime. One found in a folder that holds no GPU
-// code is skipped and counted. Otherwise the file is replaced atomically,
+// alone: same inode, same mtime; so is one holding none of the targets
+// prune keeps (pruning it would leave no GPU code at all). One found in a
+// folder that holds no GPU code is skipped and counted. Otherwise the file is replaced atomically,
 // keeping its owner, group, permissions and extended attributes; its other
 // hard links are pointed at the new file when they are among the files
 // walked, and a file with a link outside them is refused (rewriting it
