@@ -24,7 +24,6 @@
 #include "support/file_io.h"
 #include "toolkit/each_input.h"
 #include "toolkit/extraction.h"
-#include "toolkit/file_walk.h"
 #include "toolkit/html_report.h"
 #include "toolkit/in_place.h"
 #include "toolkit/inventory.h"
@@ -244,7 +243,7 @@ std::string errorLine(const std::string &message) {
 // threads; the report comes once every file was tried, and when nothing
 // could be reported and something failed, there is none.
 template <typename Part, typename Describe>
-std::vector<Part> describeFiles(const Request &request, OperandWalk &walk,
+std::vector<Part> describeFiles(const Request &request, api::FileWalk &walk,
                                 ToolReporter &reporter, Describe describe,
                                 bool &failed) {
   std::vector<Part> parts;
@@ -261,12 +260,12 @@ std::vector<Part> describeFiles(const Request &request, OperandWalk &walk,
       [&](const std::string &message) {
         reporter.printError(errorLine(message));
       },
-      [&](const WalkedFile &file) { progress.fileDone(file); });
+      [&](const api::WalkedFile &file) { progress.fileDone(file); });
   return parts;
 }
 
 ToolOutcome runList(const Request &request, ToolReporter &reporter) {
-  OperandWalk walk = walkOperands(request.files);
+  api::FileWalk walk = api::walkFiles(request.files);
   bool failed = false;
   const std::vector<FileEntries> listed = describeFiles<FileEntries>(
       request, walk, reporter,
@@ -282,7 +281,7 @@ ToolOutcome runList(const Request &request, ToolReporter &reporter) {
 
 // sizes: as list, and with --html the page too.
 ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
-  OperandWalk walk = walkOperands(request.files);
+  api::FileWalk walk = api::walkFiles(request.files);
   bool failed = false;
   const std::vector<FileSizes> summaries = describeFiles<FileSizes>(
       request, walk, reporter,
@@ -353,7 +352,7 @@ Result<api::RewriteOptions> rewriteOptionsFor(const Request &request) {
 ToolOutcome runInPlace(const Request &request,
                        const api::RewriteOptions &options,
                        ToolReporter &reporter) {
-  OperandWalk walk = walkOperands(request.files);
+  api::FileWalk walk = api::walkFiles(request.files);
   ProgressLine progress(walk, !request.quiet);
   const InPlaceTotals totals = rewriteInPlace(
       walk, {options, request.dryRun, request.jobs},
@@ -361,7 +360,7 @@ ToolOutcome runInPlace(const Request &request,
       [&](const std::string &message) {
         reporter.printError(errorLine(message));
       },
-      [&](const WalkedFile &file) { progress.fileDone(file); });
+      [&](const api::WalkedFile &file) { progress.fileDone(file); });
   progress.clear();
   reporter.print(skippedText(walk.skipped));
   reporter.print(inPlaceSummary(totals, request.dryRun));
@@ -396,7 +395,7 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
 // verify: every file is checked; a line per faulty file, exit status 1 if
 // any was.
 ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
-  OperandWalk walk = walkOperands(request.files);
+  api::FileWalk walk = api::walkFiles(request.files);
   ProgressLine progress(walk, !request.quiet);
   const bool failed = describeEachInput<std::string>(
       walk, request.jobs,
@@ -407,7 +406,7 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
       [&](const std::string &message) {
         reporter.printError(errorLine(message));
       },
-      [&](const WalkedFile &file) { progress.fileDone(file); });
+      [&](const api::WalkedFile &file) { progress.fileDone(file); });
   progress.clear();
   reporter.print(skippedText(walk.skipped));
   return reporter.finish(failed ? 1 : 0);

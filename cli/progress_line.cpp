@@ -34,15 +34,15 @@ void writeAll(int fd, const std::string &text) {
 
 } // namespace
 
-ProgressLine::ProgressLine(const OperandWalk &walk, bool wanted, int fd)
+ProgressLine::ProgressLine(const api::FileWalk &walk, bool wanted, int fd)
     : fd_(fd), enabled_(wanted && ::isatty(fd) == 1),
       totalFiles_(walk.files.size()), start_(std::chrono::steady_clock::now()),
       lastDrawn_(start_) {
-  for (const WalkedFile &file : walk.files)
+  for (const api::WalkedFile &file : walk.files)
     totalBytes_ += file.size;
 }
 
-void ProgressLine::fileDone(const WalkedFile &file) {
+void ProgressLine::fileDone(const api::WalkedFile &file) {
   ++files_;
   bytes_ += file.size;
   if (!enabled_)

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "toolkit/file_walk.h"
+#include <offbundle/offbundle.h>
 
 namespace offbundle {
 
@@ -16,12 +16,12 @@ class ProgressLine {
 public:
   // `fd` is where the line goes; it is drawn only if that is a terminal
   // and `wanted`.
-  ProgressLine(const OperandWalk &walk, bool wanted, int fd = 2);
+  ProgressLine(const api::FileWalk &walk, bool wanted, int fd = 2);
   ~ProgressLine() { clear(); }
   ProgressLine(const ProgressLine &) = delete;
   ProgressLine &operator=(const ProgressLine &) = delete;
 
-  void fileDone(const WalkedFile &file);
+  void fileDone(const api::WalkedFile &file);
   // Erases the line, if one was drawn.
   void clear();
 

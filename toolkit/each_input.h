@@ -1,4 +1,4 @@
-// The files of a walk (toolkit/file_walk.h) opened through the public API
+// The files of a walk (api::walkFiles) opened through the public API
 // and described, on several threads, with what becomes of each handed over
 // in walk order: list, sizes and verify print the same whatever the number
 // of threads.
@@ -12,12 +12,11 @@
 
 #include "support/error.h"
 #include "support/ordered_parallel.h"
-#include "toolkit/file_walk.h"
 
 namespace offbundle {
 
 // Told of each file done, in walk order (the CLI's progress line).
-using FileDone = std::function<void(const WalkedFile &file)>;
+using FileDone = std::function<void(const api::WalkedFile &file)>;
 
 // Opens each file of `walk` on up to `jobs` threads and makes
 // describe(path, input), a Result<Part>, of it. In walk order, emit(path,
@@ -25,7 +24,7 @@ using FileDone = std::function<void(const WalkedFile &file)>;
 // be read, opened or described; the others go on. A file found in a folder
 // that holds no bundle is counted as skipped instead. Whether any failed.
 template <typename Part, typename Describe, typename Emit, typename Fail>
-bool describeEachInput(OperandWalk &walk, unsigned jobs, Describe describe,
+bool describeEachInput(api::FileWalk &walk, unsigned jobs, Describe describe,
                        Emit emit, Fail fail, const FileDone &done = {}) {
   struct Outcome {
     std::optional<Part> part;
@@ -36,7 +35,7 @@ bool describeEachInput(OperandWalk &walk, unsigned jobs, Describe describe,
   runInOrder<Outcome>(
       walk.files.size(), jobs,
       [&](size_t index) {
-        const WalkedFile &file = walk.files[index];
+        const api::WalkedFile &file = walk.files[index];
         Outcome outcome;
         if (!file.failure.empty()) {
           outcome.failure = file.failure;
@@ -55,7 +54,7 @@ bool describeEachInput(OperandWalk &walk, unsigned jobs, Describe describe,
         return outcome;
       },
       [&](size_t index, Outcome outcome) {
-        const WalkedFile &file = walk.files[index];
+        const api::WalkedFile &file = walk.files[index];
         if (outcome.skipped)
           ++walk.skipped.noGpuCode;
         else if (outcome.part)

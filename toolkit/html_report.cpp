@@ -95,7 +95,7 @@ constexpr std::string_view kScript = R"(<script>
 </script>)";
 
 std::string totalsSection(const std::vector<FileSizes> &files,
-                          const SizeSummary &total, const OperandWalk &walk) {
+                          const SizeSummary &total, const api::FileWalk &walk) {
   const uint64_t gpu = gpuBytes(total);
   std::string html =
       "<h1>GPU code in " + counted(files.size(), "file", "files") + "</h1>\n";
@@ -218,7 +218,7 @@ std::string filesSection(const std::vector<FileSizes> &files,
 
 Status writeSizesHtml(const std::string &path,
                       const std::vector<FileSizes> &files,
-                      const OperandWalk &walk) {
+                      const api::FileWalk &walk) {
   OutputTransaction transaction;
   auto output = transaction.create(path);
   if (!output)
@@ -229,7 +229,7 @@ Status writeSizesHtml(const std::string &path,
 }
 
 std::string sizesHtml(const std::vector<FileSizes> &files,
-                      const OperandWalk &walk) {
+                      const api::FileWalk &walk) {
   const SizeSummary total = combineSizes(files);
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
          "charset=\"utf-8\">\n<title>offbundle sizes</title>\n" +

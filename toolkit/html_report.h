@@ -18,21 +18,22 @@
 // sorted by their values.
 #pragma once
 
+#include <offbundle/offbundle.h>
+
 #include <string>
 #include <vector>
 
 #include "support/error.h"
-#include "toolkit/file_walk.h"
 #include "toolkit/reports.h"
 
 namespace offbundle {
 
 std::string sizesHtml(const std::vector<FileSizes> &files,
-                      const OperandWalk &walk);
+                      const api::FileWalk &walk);
 
 // The page written to `path`, which appears only once it is complete.
 Status writeSizesHtml(const std::string &path,
                       const std::vector<FileSizes> &files,
-                      const OperandWalk &walk);
+                      const api::FileWalk &walk);
 
 } // namespace offbundle

@@ -16,7 +16,7 @@ namespace {
 
 using Identity = std::pair<uint64_t, uint64_t>; // device, inode
 
-Identity identityOf(const WalkedFile &file) {
+Identity identityOf(const api::WalkedFile &file) {
   return {file.device, file.inode};
 }
 
@@ -29,9 +29,9 @@ bool holdsNoBundle(const std::string &path) {
 
 // The other names, among the files walked, of each file with several.
 std::map<Identity, std::vector<std::string>>
-namesByIdentity(const OperandWalk &walk) {
+namesByIdentity(const api::FileWalk &walk) {
   std::map<Identity, std::vector<std::string>> names;
-  for (const WalkedFile &file : walk.files)
+  for (const api::WalkedFile &file : walk.files)
     if (file.failure.empty() && file.links > 1)
       names[identityOf(file)].push_back(file.path);
   return names;
@@ -62,7 +62,8 @@ FileResult skipped() {
 
 // One file planned, and rewritten in place unless nothing changes or this
 // is a dry run; `otherNames` are its other hard links among the files.
-FileResult rewriteOne(const WalkedFile &file, const InPlaceRequest &request,
+FileResult rewriteOne(const api::WalkedFile &file,
+                      const InPlaceRequest &request,
                       const std::vector<std::string> &otherNames) {
   if (!file.failure.empty())
     return failed(file.failure);
@@ -113,13 +114,14 @@ FileResult rewriteOne(const WalkedFile &file, const InPlaceRequest &request,
 
 // The files to rewrite, each with its other names: a file with several
 // names among those walked is rewritten once, by its first.
-std::vector<std::pair<const WalkedFile *, std::vector<std::string>>>
-filesToRewrite(const OperandWalk &walk) {
+std::vector<std::pair<const api::WalkedFile *, std::vector<std::string>>>
+filesToRewrite(const api::FileWalk &walk) {
   const std::map<Identity, std::vector<std::string>> names =
       namesByIdentity(walk);
   std::set<Identity> seen;
-  std::vector<std::pair<const WalkedFile *, std::vector<std::string>>> files;
-  for (const WalkedFile &file : walk.files) {
+  std::vector<std::pair<const api::WalkedFile *, std::vector<std::string>>>
+      files;
+  for (const api::WalkedFile &file : walk.files) {
     std::vector<std::string> otherNames;
     if (file.failure.empty() && file.links > 1) {
       if (!seen.insert(identityOf(file)).second)
@@ -135,7 +137,7 @@ filesToRewrite(const OperandWalk &walk) {
 
 } // namespace
 
-InPlaceTotals rewriteInPlace(OperandWalk &walk, const InPlaceRequest &request,
+InPlaceTotals rewriteInPlace(api::FileWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &print,
                              const std::function<void(std::string)> &fail,
                              const FileDone &done) {

@@ -1,17 +1,17 @@
 // prune, compress and decompress --in-place: every file the operands name
-// (toolkit/file_walk.h) rewritten where it is, through the public API's
+// (api::walkFiles) rewritten where it is, through the public API's
 // Rewrite::writeInPlace.
 //
 // Each file is planned first. One whose plan changes nothing (already
 // pruned to the targets kept, already compressed or uncompressed) is left
 // alone: same inode, same mtime; so is one holding none of the targets
 // prune keeps (pruning it would leave no GPU code at all). One found in a
-// folder that holds no GPU code is skipped and counted. Otherwise the file is replaced atomically,
-// keeping its owner, group, permissions and extended attributes; its other
-// hard links are pointed at the new file when they are among the files
-// walked, and a file with a link outside them is refused (rewriting it
-// would split its names into two files). A damaged or unreadable file gets
-// its error line and stays as it was; the others go on. Temporaries a
+// folder that holds no GPU code is skipped and counted. Otherwise the file is
+// replaced atomically, keeping its owner, group, permissions and extended
+// attributes; its other hard links are pointed at the new file when they are
+// among the files walked, and a file with a link outside them is refused
+// (rewriting it would split its names into two files). A damaged or unreadable
+// file gets its error line and stays as it was; the others go on. Temporaries a
 // killed run left in the folders walked are removed first.
 //
 // With --dry-run nothing is written: each file's line gives the sizes the
@@ -25,7 +25,6 @@
 #include <offbundle/offbundle.h>
 
 #include "toolkit/each_input.h"
-#include "toolkit/file_walk.h"
 
 namespace offbundle {
 
@@ -47,7 +46,7 @@ struct InPlaceTotals {
 // Rewrites the files of `walk`, `request.jobs` at a time; in walk order,
 // `print` takes each file's line, `fail` each error message (without
 // "offbundle: error: "), and `done` each file done.
-InPlaceTotals rewriteInPlace(OperandWalk &walk, const InPlaceRequest &request,
+InPlaceTotals rewriteInPlace(api::FileWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &print,
                              const std::function<void(std::string)> &fail,
                              const FileDone &done = {});

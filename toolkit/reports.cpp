@@ -121,7 +121,7 @@ void filesJson(JsonWriter &json, const std::vector<Part> &files,
 }
 
 // A report followed, after a blank line, by what a folder walk skipped.
-std::string withSkipped(std::string text, const OperandWalk &walk) {
+std::string withSkipped(std::string text, const api::FileWalk &walk) {
   const std::string skipped = skippedText(walk.skipped);
   if (skipped.empty())
     return text;
@@ -129,7 +129,7 @@ std::string withSkipped(std::string text, const OperandWalk &walk) {
 }
 
 // "skipped": what a folder walk skipped, when a folder was walked.
-void skippedJson(JsonWriter &json, const OperandWalk &walk) {
+void skippedJson(JsonWriter &json, const api::FileWalk &walk) {
   if (!walk.walkedFolder)
     return;
   json.key("skipped");
@@ -167,6 +167,24 @@ rankedByGpuBytes(const std::vector<FileSizes> &files) {
   return ranked;
 }
 
+std::string skippedText(const api::SkippedFiles &skipped) {
+  std::vector<std::string> parts;
+  if (skipped.noGpuCode != 0)
+    parts.push_back(counted(skipped.noGpuCode, "file", "files") +
+                    " holding no GPU code");
+  if (skipped.symlinks != 0)
+    parts.push_back(counted(skipped.symlinks, "symlink", "symlinks") +
+                    " (not followed)");
+  if (skipped.special != 0)
+    parts.push_back(counted(skipped.special, "special file", "special files"));
+  if (parts.empty())
+    return "";
+  std::string text = "skipped";
+  for (size_t i = 0; i < parts.size(); ++i)
+    text += (i == 0 ? " " : ", ") + parts[i];
+  return text + "\n";
+}
+
 std::string counted(uint64_t count, const std::string &singular,
                     const std::string &plural) {
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
@@ -189,7 +207,7 @@ std::string rewriteSummary(const std::string &output, api::RewriteKind kind,
 }
 
 std::string listText(const std::vector<FileEntries> &files,
-                     const OperandWalk &walk) {
+                     const api::FileWalk &walk) {
   std::string text;
   for (const auto &[file, entries] : files) {
     if (files.size() > 1 || walk.walkedFolder)
@@ -200,7 +218,7 @@ std::string listText(const std::vector<FileEntries> &files,
 }
 
 std::string listJson(const std::vector<FileEntries> &files,
-                     const OperandWalk &walk) {
+                     const api::FileWalk &walk) {
   JsonWriter json;
   json.beginObject();
   filesJson(json, files, entriesJson);
@@ -228,7 +246,7 @@ std::string folderSizesText(const std::vector<FileSizes> &files) {
 }
 
 std::string sizesText(const std::vector<FileSizes> &files,
-                      const OperandWalk &walk) {
+                      const api::FileWalk &walk) {
   if (walk.walkedFolder)
     return withSkipped(files.empty() ? "" : folderSizesText(files), walk);
   std::string text;
@@ -238,7 +256,7 @@ std::string sizesText(const std::vector<FileSizes> &files,
 }
 
 std::string sizesJson(const std::vector<FileSizes> &files,
-                      const OperandWalk &walk) {
+                      const api::FileWalk &walk) {
   JsonWriter json;
   json.beginObject();
   filesJson(json, files, summaryJson);

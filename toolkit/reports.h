@@ -17,11 +17,12 @@
 //          removed, or why nothing changed
 #pragma once
 
+#include <offbundle/offbundle.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "toolkit/file_walk.h"
 #include "toolkit/inventory.h"
 
 namespace offbundle {
@@ -42,13 +43,13 @@ struct FileSizes {
 // GPU bytes (their bundles' sizes), largest first, instead of a table per
 // file.
 std::string listText(const std::vector<FileEntries> &files,
-                     const OperandWalk &walk);
+                     const api::FileWalk &walk);
 std::string listJson(const std::vector<FileEntries> &files,
-                     const OperandWalk &walk);
+                     const api::FileWalk &walk);
 std::string sizesText(const std::vector<FileSizes> &files,
-                      const OperandWalk &walk);
+                      const api::FileWalk &walk);
 std::string sizesJson(const std::vector<FileSizes> &files,
-                      const OperandWalk &walk);
+                      const api::FileWalk &walk);
 
 // Several files' sizes as one: targets of the same name add up.
 SizeSummary combineSizes(const std::vector<FileSizes> &files);
@@ -63,6 +64,11 @@ uint64_t gpuBytes(const SizeSummary &summary);
 // The files by their GPU bytes, largest first (in walk order among equals).
 std::vector<const FileSizes *>
 rankedByGpuBytes(const std::vector<FileSizes> &files);
+
+// "skipped N files holding no GPU code, M symlinks (not followed), K
+// special files" with only the counts that are not zero, and a newline; ""
+// when nothing was skipped.
+std::string skippedText(const api::SkippedFiles &skipped);
 
 // part / whole as "12.3%", or "-" when whole is 0.
 std::string percent(uint64_t part, uint64_t whole);

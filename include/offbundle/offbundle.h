@@ -181,6 +181,47 @@ inline constexpr size_t kOffloadProbeBytes = 4096;
 // is worth trying.
 bool mayHoldOffloadCode(std::string_view leadingBytes);
 
+// The files a list of paths names, as offbundle's commands take them. A
+// file stands for itself, and a symlink named in the list is followed. A
+// folder is walked recursively, each folder's entries in name order, and
+// the symlinks inside it are never followed: a link to a library elsewhere
+// does not bring that library in. Of the files found in folders, those
+// whose first bytes rule out GPU code (mayHoldOffloadCode) are skipped and
+// counted, as are symlinks and special files (FIFOs, sockets, devices),
+// which are never opened; offbundle's own temporaries
+// (".NAME.offbundle-XXXXXX") are set apart. Nothing is opened for writing.
+// A folder or file that cannot be read is one failure in its place, and
+// the walk goes on.
+struct WalkedFile {
+  std::string path;
+  bool inFolder = false; // found by walking a folder in the list
+  std::string failure;   // why it could not be read ("" when it could)
+  // The file's identity, its number of names (hard links) and its size;
+  // 0 when it could not be read.
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t links = 0;
+  uint64_t size = 0;
+};
+
+struct SkippedFiles {
+  uint64_t noGpuCode = 0; // files in folders that hold no GPU code
+  uint64_t symlinks = 0;  // symlinks in folders, not followed
+  uint64_t special = 0;   // FIFOs, sockets and devices in folders
+};
+
+struct FileWalk {
+  // In the order of the list; within a folder, in name order.
+  std::vector<WalkedFile> files;
+  SkippedFiles skipped;
+  bool walkedFolder = false; // some path in the list was a folder
+  // offbundle's temporaries found in folders, neither listed in `files`
+  // nor counted.
+  std::vector<std::string> temporaries;
+};
+
+FileWalk walkFiles(const std::vector<std::string> &paths);
+
 // What `clang-offload-bundler -type=<type> -list -input=<path>` prints, one
 // ID per line, in the same order.
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,

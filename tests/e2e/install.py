@@ -13,7 +13,9 @@ On a fresh prefix:
      its prune_targets (the API's Rewrite) writes, for the sample bundle,
      the bytes and the line the installed `offbundle prune` writes, fails
      as it does on the fat object (which it does not rewrite), and refuses
-     a target an input lacks, writing nothing;
+     a target an input lacks, writing nothing; its scan_tree (the API's
+     walkFiles) finds in a folder of those inputs, a text file and a symlink
+     the files and bundles the installed `offbundle verify` finds;
   3. the same examples build with `pkg-config --cflags --libs offbundle`
      alone, and do the same;
   4. `cpack -G DEB` makes a .deb that depends on libc6 only, installs under
@@ -30,6 +32,7 @@ Usage: install.py --source DIR --build DIR --reference-bin FOLDER
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -200,6 +203,34 @@ class Suite(Tally):
                        refused.stderr.count("\n") == 1 and
                        not os.path.exists(output), refused.stderr)
 
+    def scans_as_offbundle(self, label, program, inputs):
+        """The scanning example against the installed offbundle verify, on
+        a folder holding the inputs, a text file and a symlink: the same
+        files with the same number of bundles, the same skipped count."""
+        folder = os.path.join(self.work, "scanned")
+        if not os.path.isdir(folder):
+            os.makedirs(os.path.join(folder, "sub"))
+            for index, path in enumerate(inputs):
+                shutil.copyfile(path, os.path.join(folder, "sub" if index
+                                                   else "", os.path.basename(
+                                                       path)))
+            with open(os.path.join(folder, "notes.txt"), "w") as notes:
+                notes.write("no GPU code\n")
+            os.symlink(os.path.basename(inputs[0]),
+                       os.path.join(folder, "link"))
+        installed = run([os.path.join(self.prefix, "bin", "offbundle"),
+                         "verify", folder])
+        expected = [re.sub(r": ok, (\d+ bundles?) .*", r": \1", line)
+                    for line in installed.stdout.splitlines()
+                    if ": ok, " in line]
+        ours = run([program, folder])
+        lines = ours.stdout.splitlines()
+        self.check(f"{label}: scans a folder as offbundle verify walks it",
+                   ours.returncode == 0 and lines[:-1] == expected and
+                   len(expected) == len(inputs) and
+                   lines[-1] == "skipped 1 files holding no GPU code",
+                   f"{ours.stdout!r} {ours.stderr!r} vs {installed.stdout!r}")
+
     def example_with_cmake(self, inputs):
         build = os.path.join(self.work, "examples-cmake")
         self.must("configuring examples/ with find_package(offbundle)", run(
@@ -210,6 +241,8 @@ class Suite(Tally):
                            os.path.join(build, "list_entries"), inputs)
         self.prunes_as_offbundle("example (CMake package)",
                                  os.path.join(build, "prune_targets"), inputs)
+        self.scans_as_offbundle("example (CMake package)",
+                                os.path.join(build, "scan_tree"), inputs)
 
     def example_with_pkg_config(self, inputs):
         env = dict(os.environ,
@@ -230,6 +263,12 @@ class Suite(Tally):
              os.path.join(self.source, "examples", "prune_targets.cpp"),
              "-o", pruner] + flags.stdout.split()))
         self.prunes_as_offbundle("example (pkg-config)", pruner, inputs)
+        scanner = os.path.join(self.work, "scan_tree_pc")
+        self.must("building the scanning example with pkg-config's flags", run(
+            ["g++", "-std=c++17",
+             os.path.join(self.source, "examples", "scan_tree.cpp"),
+             "-o", scanner] + flags.stdout.split()))
+        self.scans_as_offbundle("example (pkg-config)", scanner, inputs)
 
     def debian_package(self):
         packages = os.path.join(self.work, "packages")

@@ -512,5 +512,44 @@ TEST_F(PublicApi, FirstBytesRuleOutFilesWithoutGpuCode) {
     EXPECT_FALSE(mayHoldOffloadCode(other)) << other;
 }
 
+// A folder walked as offbundle walks it: in name order, symlinks inside not
+// followed, files without GPU code counted, temporaries set apart; a
+// symlink named in the list is followed.
+TEST_F(PublicApi, WalksFoldersAsTheToolDoes) {
+  const fs::path root = folder_ / "tree";
+  fs::create_directories(root / "lib" / "deeper");
+  const fs::path library = dataDirectory("linked") / "unit-plain.so";
+  fs::copy_file(library, root / "lib" / "b.so");
+  fs::copy_file(library, root / "lib" / "deeper" / "a.so");
+  fs::copy_file(library, root / "lib" / ".b.so.offbundle-AbC123");
+  { std::ofstream(root / "notes.txt") << "no GPU code here\n"; }
+  fs::create_symlink("b.so", root / "lib" / "c.so");
+  fs::create_symlink(root / "lib" / "b.so", folder_ / "named.so");
+
+  FileWalk walk = walkFiles({root.string(), path("named.so")});
+  std::vector<std::string> paths;
+  for (const WalkedFile &file : walk.files) {
+    EXPECT_TRUE(file.failure.empty()) << file.path << ": " << file.failure;
+    paths.push_back(file.path);
+  }
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       (root / "lib" / "b.so").string(),
+                       (root / "lib" / "deeper" / "a.so").string(),
+                       path("named.so")}));
+  EXPECT_TRUE(walk.walkedFolder);
+  EXPECT_TRUE(walk.files[0].inFolder);
+  EXPECT_FALSE(walk.files[2].inFolder);
+  EXPECT_EQ(walk.files[0].size, fs::file_size(library));
+  EXPECT_EQ(walk.skipped.noGpuCode, 1u);
+  EXPECT_EQ(walk.skipped.symlinks, 1u);
+  EXPECT_EQ(walk.temporaries,
+            (std::vector<std::string>{
+                (root / "lib" / ".b.so.offbundle-AbC123").string()}));
+
+  FileWalk missing = walkFiles({path("missing")});
+  ASSERT_EQ(missing.files.size(), 1u); // opening it says what is wrong
+  EXPECT_FALSE(missing.walkedFolder);
+}
+
 } // namespace
 } // namespace offbundle::api

@@ -1,6 +1,7 @@
-// Operands to files (see file_walk.h): folders walked without following
-// symlinks, files in them sorted out by their first bytes.
-#include "toolkit/file_walk.h"
+// walkFiles() of the public API (include/offbundle/offbundle.h): folders
+// walked without following symlinks, files in them sorted out by their
+// first bytes.
+#include <offbundle/offbundle.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,13 +13,10 @@
 #include <system_error>
 #include <unistd.h>
 
-#include <offbundle/offbundle.h>
-
 #include "support/error.h"
 #include "support/replaced_files.h"
-#include "toolkit/reports.h"
 
-namespace offbundle {
+namespace offbundle::api {
 namespace {
 
 namespace fs = std::filesystem;
@@ -37,9 +35,9 @@ void noteIdentity(const struct stat &info, WalkedFile &file) {
 
 // Whether a regular file found in a folder may hold GPU code, from its
 // first bytes, with its identity noted in `file`; "" or why it could not
-// be read. The file is opened without
-// following a symlink (one may have replaced it since the folder was read)
-// and without blocking (nor may a FIFO).
+// be read. The file is opened without following a symlink (one may have
+// replaced it since the folder was read) and without blocking (nor may a
+// FIFO).
 std::string probe(const std::string &path, bool &mayHoldCode,
                   WalkedFile &file) {
   const int fd =
@@ -49,7 +47,7 @@ std::string probe(const std::string &path, bool &mayHoldCode,
   struct stat info;
   if (::fstat(fd, &info) == 0)
     noteIdentity(info, file);
-  std::string bytes(api::kOffloadProbeBytes, '\0');
+  std::string bytes(kOffloadProbeBytes, '\0');
   size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t count = ::read(fd, bytes.data() + got, bytes.size() - got);
@@ -66,7 +64,7 @@ std::string probe(const std::string &path, bool &mayHoldCode,
   }
   ::close(fd);
   bytes.resize(got);
-  mayHoldCode = api::mayHoldOffloadCode(bytes);
+  mayHoldCode = mayHoldOffloadCode(bytes);
   return "";
 }
 
@@ -93,7 +91,7 @@ std::string readFolder(const std::string &path, OpenFolder &opened) {
 
 // Sorts one entry of a folder into `walk`; a folder is returned, to walk
 // next, in `subfolder`.
-void sortEntry(const std::string &path, OperandWalk &walk,
+void sortEntry(const std::string &path, FileWalk &walk,
                std::optional<OpenFolder> &subfolder) {
   std::error_code error;
   const fs::file_status status = fs::symlink_status(path, error);
@@ -126,7 +124,7 @@ void sortEntry(const std::string &path, OperandWalk &walk,
 // sorted names: each entry in turn, a folder's contents as it is reached.
 // Open folders wait on a stack rather than in recursion, so that no depth
 // of nesting can exhaust the call stack.
-void walkFolder(const std::string &root, OperandWalk &walk) {
+void walkFolder(const std::string &root, FileWalk &walk) {
   std::vector<OpenFolder> open(1);
   if (std::string failure = readFolder(root, open.back()); !failure.empty()) {
     walk.files.push_back({root, true, std::move(failure)});
@@ -149,9 +147,9 @@ void walkFolder(const std::string &root, OperandWalk &walk) {
 
 } // namespace
 
-OperandWalk walkOperands(const std::vector<std::string> &operands) {
-  OperandWalk walk;
-  for (const std::string &operand : operands) {
+FileWalk walkFiles(const std::vector<std::string> &paths) {
+  FileWalk walk;
+  for (const std::string &operand : paths) {
     std::error_code error;
     if (fs::is_directory(operand, error)) {
       walk.walkedFolder = true;
@@ -168,22 +166,4 @@ OperandWalk walkOperands(const std::vector<std::string> &operands) {
   return walk;
 }
 
-std::string skippedText(const SkippedFiles &skipped) {
-  std::vector<std::string> parts;
-  if (skipped.noGpuCode != 0)
-    parts.push_back(counted(skipped.noGpuCode, "file", "files") +
-                    " holding no GPU code");
-  if (skipped.symlinks != 0)
-    parts.push_back(counted(skipped.symlinks, "symlink", "symlinks") +
-                    " (not followed)");
-  if (skipped.special != 0)
-    parts.push_back(counted(skipped.special, "special file", "special files"));
-  if (parts.empty())
-    return "";
-  std::string text = "skipped";
-  for (size_t i = 0; i < parts.size(); ++i)
-    text += (i == 0 ? " " : ", ") + parts[i];
-  return text + "\n";
-}
-
-} // namespace offbundle
+} // namespace offbundle::api
