@@ -80,8 +80,15 @@ public:
       }
       if (errno != ENOENT)
         return fileError(prefix, errnoMessage(errno));
-      if (::mkdir(prefix.c_str(), 0777) != 0)
+      if (::mkdir(prefix.c_str(), 0777) != 0) {
+        // Made meanwhile by another run (extract works on several files
+        // at once): a folder is as good as one made here, but not ours to
+        // remove.
+        if (errno == EEXIST && ::stat(prefix.c_str(), &info) == 0 &&
+            S_ISDIR(info.st_mode))
+          continue;
         return fileError(prefix, errnoMessage(errno));
+      }
       created_.push_back(prefix);
     }
     return Status::success();

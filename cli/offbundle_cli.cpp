@@ -49,8 +49,8 @@ constexpr CommandSpec kCommands[] = {
      "every bundle entry: its code object URI, ID and size", true},
     {"sizes", "FILE|FOLDER...",
      "per target: entries, payload bytes and room in the file", true},
-    {"extract", "FILE", "write entries, decompressed, into a folder, by target",
-     false},
+    {"extract", "FILE|FOLDER...",
+     "write entries, decompressed, into a folder, by target", false},
     {"prune",
      "--keep TARGET[,TARGET...] (FILE -o OUT | --in-place FILE|FOLDER...)",
      "copy keeping the host entries and those of the targets kept", false},
@@ -100,11 +100,11 @@ po::options_description commandOptions(const CommandSpec &command) {
   options.add_options()("help,h", "print this help");
   if (command.takesJson)
     options.add_options()("json", "print JSON instead of text");
+  options.add_options()(
+      "jobs,j", po::value<unsigned>(),
+      "work on this many files at once (default: the number of cores)");
   if (command.name != "extract")
-    options.add_options()(
-        "jobs,j", po::value<unsigned>(),
-        "work on this many files at once (default: the number of cores)")(
-        "quiet,q", "no progress line on a terminal");
+    options.add_options()("quiet,q", "no progress line on a terminal");
   if (command.name == "sizes")
     options.add_options()("html", po::value<std::string>(),
                           "also write the report as one self-contained HTML "
@@ -305,9 +305,25 @@ ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
 // extract: the entries of one file, all or those of the targets given, into
 // a folder, all or nothing; prints each file written.
 ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
-  if (request.files.size() != 1)
-    return reporter.fail("extract takes one file (see 'offbundle extract "
-                         "--help')");
+  std::error_code error;
+  if (request.files.size() != 1 ||
+      std::filesystem::is_directory(request.files.front(), error)) {
+    const api::FileWalk walk = api::walkFiles(request.files);
+    const TreeExtraction done = extractTree(
+        walk, request.output, request.targets, request.jobs,
+        [&](const std::string &lines) { reporter.print(lines); },
+        [&](const std::string &message) {
+          reporter.printError(errorLine(message));
+        });
+    api::SkippedFiles skipped = walk.skipped;
+    skipped.noGpuCode += done.noGpuCode;
+    reporter.print(skippedText(skipped));
+    if (done.withoutTargets != 0)
+      reporter.print("skipped " +
+                     counted(done.withoutTargets, "file", "files") +
+                     " holding none of the targets\n");
+    return reporter.finish(done.failed ? 1 : 0);
+  }
   const std::string &path = request.files.front();
   auto written = extractFile({path, request.output, request.targets});
   if (!written)

@@ -1,11 +1,13 @@
 // offbundle extract over the API's extract() (see extraction.h).
 #include "toolkit/extraction.h"
 
+#include <set>
 #include <unordered_set>
 
 #include <offbundle/offbundle.h>
 
 #include "rewrite/target_selection.h"
+#include "support/ordered_parallel.h"
 #include "toolkit/inventory.h"
 
 namespace offbundle {
@@ -56,6 +58,81 @@ Result<std::string> extractFile(const ExtractionRequest &request) {
   for (const std::string &path : *written)
     lines += path + "\n";
   return lines;
+}
+
+std::string extractionFolderFor(const std::string &output,
+                                const std::string &file) {
+  std::string folder = output;
+  size_t start = 0;
+  while (start <= file.size()) {
+    size_t end = file.find('/', start);
+    if (end == std::string::npos)
+      end = file.size();
+    const std::string part = file.substr(start, end - start);
+    if (!part.empty() && part != ".")
+      folder += "/" + (part == ".." ? std::string("__") : part);
+    start = end + 1;
+  }
+  return folder;
+}
+
+TreeExtraction extractTree(const api::FileWalk &walk, const std::string &output,
+                           const std::vector<std::string> &targets,
+                           unsigned jobs,
+                           const std::function<void(std::string)> &print,
+                           const std::function<void(std::string)> &fail) {
+  struct Extracted {
+    std::string lines;
+    std::string error;
+    bool withoutTargets = false;
+    bool noGpuCode = false;
+  };
+  // A file named twice is extracted once: its folder is the same.
+  std::vector<const api::WalkedFile *> files;
+  std::set<std::string> folders;
+  for (const api::WalkedFile &file : walk.files)
+    if (folders.insert(extractionFolderFor(output, file.path)).second)
+      files.push_back(&file);
+  TreeExtraction done;
+  runInOrder<Extracted>(
+      files.size(), jobs,
+      [&](size_t index) {
+        const api::WalkedFile &file = *files[index];
+        Extracted extracted;
+        if (!file.failure.empty()) {
+          extracted.error = file.failure;
+          return extracted;
+        }
+        api::Expected<std::vector<std::string>> written = api::extract(
+            {file.path, extractionFolderFor(output, file.path), targets});
+        if (!written && file.inFolder && holdsNoBundle(file.path))
+          extracted.noGpuCode = true;
+        else if (!written)
+          extracted.error = written.error().message;
+        else if (written->empty() && file.inFolder)
+          (holdsNoBundle(file.path) ? extracted.noGpuCode
+                                    : extracted.withoutTargets) = true;
+        else if (written->empty())
+          extracted.error = noEntryError(file.path, targets).message;
+        for (const std::string &path :
+             written ? *written : std::vector<std::string>())
+          extracted.lines += path + "\n";
+        return extracted;
+      },
+      [&](size_t, Extracted extracted) {
+        if (!extracted.error.empty()) {
+          fail(extracted.error);
+          done.failed = true;
+        } else if (extracted.withoutTargets) {
+          ++done.withoutTargets;
+        } else if (extracted.noGpuCode) {
+          ++done.noGpuCode;
+        } else {
+          ++done.filesExtracted;
+          print(extracted.lines);
+        }
+      });
+  return done;
 }
 
 } // namespace offbundle

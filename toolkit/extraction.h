@@ -2,10 +2,19 @@
 // targets named, written decompressed into a folder (the API's extract():
 // all or nothing, one file per entry), and the message for a file that
 // holds no entry of the targets asked for.
+//
+// Over several files or folders, each file's entries go to a folder of its
+// own under the output folder, named by the file's path made relative
+// (extractionFolderFor). A file found in a folder that holds no entry of
+// the targets (or no GPU code) is skipped and counted.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <offbundle/offbundle.h>
 
 #include "support/error.h"
 
@@ -28,5 +37,26 @@ Result<std::string> extractFile(const ExtractionRequest &request);
 // commas.
 Error noEntryError(const std::string &file,
                    const std::vector<std::string> &asked);
+
+// `output`/`file`, the path made relative: "/" at its start and "."
+// components dropped, ".." spelled "__" ("/opt/rocm/lib/x.so" goes to
+// OUTPUT/opt/rocm/lib/x.so/).
+std::string extractionFolderFor(const std::string &output,
+                                const std::string &file);
+
+struct TreeExtraction {
+  uint64_t filesExtracted = 0;
+  uint64_t withoutTargets = 0; // files in folders holding none of them
+  uint64_t noGpuCode = 0;      // files in folders holding no bundle
+  bool failed = false;
+};
+
+// extract over the files of `walk`, `jobs` at a time; in walk order,
+// `print` takes each file's lines, `fail` each error message.
+TreeExtraction extractTree(const api::FileWalk &walk, const std::string &output,
+                           const std::vector<std::string> &targets,
+                           unsigned jobs,
+                           const std::function<void(std::string)> &print,
+                           const std::function<void(std::string)> &fail);
 
 } // namespace offbundle

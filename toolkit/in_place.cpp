@@ -9,6 +9,7 @@
 #include "support/ordered_parallel.h"
 #include "support/replaced_files.h"
 #include "toolkit/extraction.h"
+#include "toolkit/inventory.h"
 #include "toolkit/reports.h"
 
 namespace offbundle {
@@ -18,13 +19,6 @@ using Identity = std::pair<uint64_t, uint64_t>; // device, inode
 
 Identity identityOf(const api::WalkedFile &file) {
   return {file.device, file.inode};
-}
-
-// Whether a file that could not be planned simply holds no bundle: then,
-// found in a folder, it is skipped like any file without GPU code.
-bool holdsNoBundle(const std::string &path) {
-  api::Expected<api::Input> input = api::Input::open(path);
-  return input && input->bundles().empty();
 }
 
 // The other names, among the files walked, of each file with several.

@@ -109,4 +109,9 @@ SizeSummary summarizeSizes(const api::Input &input, uint64_t fileSize) {
   return summary;
 }
 
+bool holdsNoBundle(const std::string &path) {
+  api::Expected<api::Input> input = api::Input::open(path);
+  return input && input->bundles().empty();
+}
+
 } // namespace offbundle

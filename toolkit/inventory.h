@@ -71,6 +71,11 @@ std::vector<InventoryEntry> listEntries(const api::Input &input);
 // The entries of `input` per target, and the bundle totals.
 SizeSummary summarizeSizes(const api::Input &input, uint64_t fileSize);
 
+// Whether the file at `path` opens and holds no bundle: a file a command
+// could not work on that, found in a folder, is skipped like any file
+// without GPU code.
+bool holdsNoBundle(const std::string &path);
+
 // The target an entry counts under (see the comment on top).
 std::string targetOf(const api::Entry &entry);
 

@@ -1,4 +1,4 @@
-"""offbundle list, sizes and verify over folders.
+"""offbundle list, sizes, verify and extract over folders.
 
 A tree is built in the test from the checked-in samples (tests/data): a
 HIP shared library and a non-PIE program, a compressed bundle, a plain
@@ -24,6 +24,8 @@ folder outside the tree). Checked:
 - --html writes one page that fetches nothing; headless Chromium shows its
   totals, chart, savings and files table, sorts the table on #sort=, and
   renders it;
+- extract puts each file's entries in a folder named by its path, the
+  bytes extracting it alone gives;
 - the tree is left exactly as it was (names, sizes, inodes, mtimes).
 """
 
@@ -90,6 +92,11 @@ def ranked_files(stdout):
             break
         ranking.append(line.split(None, 3)[3])
     return ranking
+
+
+def read(path):
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def stderr_on_terminal(offbundle, args):
@@ -271,6 +278,28 @@ def main():
         quiet = stderr_on_terminal(suite.offbundle, ["sizes", "-q", root])
         suite.check("files, " not in quiet and "error:" in quiet,
                     f"--quiet: no progress line: {quiet!r}")
+
+        # extract over a folder: each file's entries in a folder of its
+        # own, named by its path, the same bytes as extracting it alone.
+        out = os.path.join(work, "extracted")
+        done = suite.run(["extract", "-o", out, root])
+        written = done.stdout.splitlines()[:-1]
+        suite.check(done.returncode == 1 and damaged in done.stderr and
+                    all(os.path.isfile(path) for path in written),
+                    f"extract over a folder: {done.stderr}")
+        for path in gpu:
+            alone = os.path.join(work, "alone")
+            shutil.rmtree(alone, ignore_errors=True)
+            single = suite.run(["extract", "-o", alone, path])
+            folder = os.path.join(out, path.lstrip("/"))
+            mine = sorted(line for line in written
+                          if os.path.dirname(line) == folder)
+            names = sorted(os.path.basename(line) for line in mine)
+            suite.check(single.returncode == 0 and names == sorted(
+                os.listdir(alone)) and all(
+                read(os.path.join(folder, name)) ==
+                read(os.path.join(alone, name)) for name in names),
+                f"extract over a folder: {path} as alone: {names}")
 
         # A symlink named on the command line is followed; files named
         # explicitly are each attempted, and one holding no GPU code is

@@ -717,8 +717,7 @@ class Suite:
                   sorted(os.path.join(folder, name) for name in expected),
                   "printed paths")
         for arguments in (["-t", "gfx90a:xnack-"], ["-t", "gfx1100"],
-                          ["-t", "gfx90a:"], ["-t", "hip-bad"],
-                          ["-t", "gfx906", path]):
+                          ["-t", "gfx90a:"], ["-t", "hip-bad"]):
             folder = os.path.join(self.tools.folder, "toolkit-never")
             done = self.offbundle(["extract", path, "-o", folder] + arguments)
             check(done.returncode == 1 and not done.stdout and
