@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <optional>
@@ -45,9 +46,14 @@ std::string probe(const std::string &path, bool &mayHoldCode,
   if (fd < 0)
     return readFailure(path, errno);
   struct stat info;
-  if (::fstat(fd, &info) == 0)
+  size_t wanted = kOffloadProbeBytes;
+  if (::fstat(fd, &info) == 0) {
     noteIdentity(info, file);
-  std::string bytes(kOffloadProbeBytes, '\0');
+    // A file shorter than that is read in one call, not two.
+    if (info.st_size >= 0)
+      wanted = std::min(wanted, static_cast<size_t>(info.st_size));
+  }
+  std::string bytes(wanted, '\0');
   size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t count = ::read(fd, bytes.data() + got, bytes.size() - got);
@@ -68,44 +74,88 @@ std::string probe(const std::string &path, bool &mayHoldCode,
   return "";
 }
 
-// A folder being walked: its entries' names, sorted, and the next one.
+// What a folder's entry is, as readdir tells it (DT_UNKNOWN where the file
+// system does not, and then lstat does).
+enum class EntryKind { File, Folder, Symlink, Special, Unknown };
+
+EntryKind kindOf(unsigned char type) {
+  switch (type) {
+  case DT_REG:
+    return EntryKind::File;
+  case DT_DIR:
+    return EntryKind::Folder;
+  case DT_LNK:
+    return EntryKind::Symlink;
+  case DT_UNKNOWN:
+    return EntryKind::Unknown;
+  default:
+    return EntryKind::Special;
+  }
+}
+
+// A folder being walked: its entries, sorted by name, and the next one.
 struct OpenFolder {
   std::string path;
-  std::vector<std::string> names;
+  std::vector<std::pair<std::string, EntryKind>> entries;
   size_t next = 0;
 };
 
-// Reads a folder's entry names into `opened`, sorted; the failure or "".
+// Reads a folder's entries into `opened`, sorted; the failure or "".
 std::string readFolder(const std::string &path, OpenFolder &opened) {
   opened.path = path;
-  std::error_code error;
-  fs::directory_iterator entries(path, error);
-  for (; !error && entries != fs::directory_iterator();
-       entries.increment(error))
-    opened.names.push_back(entries->path().filename().string());
-  if (error)
-    return readFailure(path, error.value());
-  std::sort(opened.names.begin(), opened.names.end());
+  DIR *folder = ::opendir(path.c_str());
+  if (folder == nullptr)
+    return readFailure(path, errno);
+  for (;;) {
+    errno = 0;
+    const struct dirent *entry = ::readdir(folder);
+    if (entry == nullptr)
+      break;
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..")
+      opened.entries.emplace_back(std::string(name), kindOf(entry->d_type));
+  }
+  const int error = errno;
+  ::closedir(folder);
+  if (error != 0)
+    return readFailure(path, error);
+  std::sort(opened.entries.begin(), opened.entries.end());
   return "";
+}
+
+// What `kind` is when readdir could not tell.
+EntryKind kindAt(const std::string &path, EntryKind kind, int &error) {
+  error = 0;
+  if (kind != EntryKind::Unknown)
+    return kind;
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0) {
+    error = errno;
+    return EntryKind::Unknown;
+  }
+  return S_ISREG(info.st_mode)   ? EntryKind::File
+         : S_ISDIR(info.st_mode) ? EntryKind::Folder
+         : S_ISLNK(info.st_mode) ? EntryKind::Symlink
+                                 : EntryKind::Special;
 }
 
 // Sorts one entry of a folder into `walk`; a folder is returned, to walk
 // next, in `subfolder`.
-void sortEntry(const std::string &path, FileWalk &walk,
+void sortEntry(const std::string &path, EntryKind listed, FileWalk &walk,
                std::optional<OpenFolder> &subfolder) {
-  std::error_code error;
-  const fs::file_status status = fs::symlink_status(path, error);
-  if (error) {
-    walk.files.push_back({path, true, readFailure(path, error.value())});
-  } else if (fs::is_symlink(status)) {
+  int error = 0;
+  const EntryKind kind = kindAt(path, listed, error);
+  if (error != 0) {
+    walk.files.push_back({path, true, readFailure(path, error)});
+  } else if (kind == EntryKind::Symlink) {
     ++walk.skipped.symlinks;
-  } else if (fs::is_directory(status)) {
+  } else if (kind == EntryKind::Folder) {
     OpenFolder opened;
     if (std::string failure = readFolder(path, opened); !failure.empty())
       walk.files.push_back({path, true, std::move(failure)});
     else
       subfolder = std::move(opened);
-  } else if (!fs::is_regular_file(status)) {
+  } else if (kind == EntryKind::Special) {
     ++walk.skipped.special;
   } else if (isTemporaryName(baseNameOf(path))) {
     walk.temporaries.push_back(path);
@@ -132,14 +182,15 @@ void walkFolder(const std::string &root, FileWalk &walk) {
   }
   while (!open.empty()) {
     OpenFolder &folder = open.back();
-    if (folder.next == folder.names.size()) {
+    if (folder.next == folder.entries.size()) {
       open.pop_back();
       continue;
     }
+    const auto &[name, kind] = folder.entries[folder.next++];
     const std::string path =
-        (fs::path(folder.path) / folder.names[folder.next++]).string();
+        folder.path + (folder.path.back() == '/' ? "" : "/") + name;
     std::optional<OpenFolder> subfolder;
-    sortEntry(path, walk, subfolder);
+    sortEntry(path, kind, walk, subfolder);
     if (subfolder)
       open.push_back(std::move(*subfolder));
   }

@@ -543,10 +543,12 @@ fi
 # The offbundle tool on a real ROCm library.
 
 tk_prune_ms="" tk_prune_rss="" tk_lib_md5_ms="" tk_lib_cp_ms="" tk_lib_unzstd_ms=""
-# name -> "ours ms, floor ms, ours peak MiB, limit ratio" for 16 and 17.
+# name -> "ours ms, floor ms, ours peak MiB, limit ratio, limit MiB" for 16
+# to 19.
 declare -A tk_lib
 if selected tk_sizes || selected tk_list || selected tk_prune ||
-  selected tk_lib_compress || selected tk_lib_decompress; then
+  selected tk_lib_compress || selected tk_lib_decompress ||
+  selected tk_tree_sizes || selected tk_tree_prune; then
   offbundle=$(dirname "$ours")/offbundle
   deb=$(find "$repo_root/build/tests/rocm_packages" -name 'librocsparse0_*.deb' 2>/dev/null | head -1)
   if [[ -z $deb ]] && (apt-get download librocsparse0 >/dev/null 2>&1); then
@@ -700,7 +702,7 @@ done
 if [[ -n $tk_prune_ms ]]; then
   printf '%-10s %12s   (offbundle alone) %22s\n' tk_prune "$tk_prune_ms" "$tk_prune_rss"
 fi
-if ((${#tk_lib[@]})); then
+if [[ -n ${tk_lib[*]:-} ]]; then
   echo
   printf '%-26s %10s %10s %7s %9s\n' "whole library" "ours ms" "floor ms" ratio "ours MiB"
   for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune; do
