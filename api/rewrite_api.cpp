@@ -32,6 +32,7 @@ Result<RewriteRequest> toRequest(const RewriteOptions &options) {
   request.compressionLevel = options.compressionLevel;
   request.verifyHash = options.verifyHash;
   request.archiveSym64Threshold = options.archiveSym64Threshold;
+  request.threads = options.threads;
   if (request.kind != offbundle::RewriteKind::Prune)
     return request;
   if (options.keep.empty())

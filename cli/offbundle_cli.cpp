@@ -102,7 +102,8 @@ po::options_description commandOptions(const CommandSpec &command) {
     options.add_options()("json", "print JSON instead of text");
   options.add_options()(
       "jobs,j", po::value<unsigned>(),
-      "work on this many files at once (default: the number of cores)");
+      "work on this many files (and bundles of a file) at once (default: the "
+      "number of cores)");
   if (command.name != "extract")
     options.add_options()("quiet,q", "no progress line on a terminal");
   if (command.name == "sizes")
@@ -354,6 +355,7 @@ Result<api::RewriteOptions> rewriteOptionsFor(const Request &request) {
                  : command == "compress" ? api::RewriteKind::Compress
                                          : api::RewriteKind::Decompress;
   options.compressionLevel = request.level;
+  options.threads = request.jobs;
   options.verifyHash = request.verifyHash;
   // What LLVM's archive writer reads (a test hook), for rewritten archives.
   options.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();

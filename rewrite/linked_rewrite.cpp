@@ -105,7 +105,7 @@ private:
 // bytes do not depend on how the work is shared.
 Result<std::vector<OutputPlan>>
 compressConcurrently(const std::vector<std::string_view> &bundles, int level,
-                     const InputPages &pages) {
+                     unsigned threadLimit, const InputPages &pages) {
   std::vector<size_t> order(bundles.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -118,7 +118,7 @@ compressConcurrently(const std::vector<std::string_view> &bundles, int level,
     done.emplace_back(OutputPlan());
   std::atomic<size_t> next{0};
   const unsigned workers = std::clamp<unsigned>(
-      std::thread::hardware_concurrency(), 1,
+      threadLimit != 0 ? threadLimit : std::thread::hardware_concurrency(), 1,
       static_cast<unsigned>(std::max<size_t>(bundles.size(), 1)));
   auto work = [&] {
     ZstdCompressionContext context;
@@ -179,8 +179,9 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
         compressedIndex[i] = plain.size();
         plain.push_back((*bundles)[i].bytes);
       }
-    auto done = compressConcurrently(plain, rewriter.request().compressionLevel,
-                                     rewriter.pages());
+    auto done =
+        compressConcurrently(plain, rewriter.request().compressionLevel,
+                             rewriter.request().threads, rewriter.pages());
     if (!done)
       return fileError(file, done.error().message);
     compressed = std::move(*done);

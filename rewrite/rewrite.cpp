@@ -43,6 +43,7 @@ Result<RewriteResult> rewriteFile(const std::string &file,
   if (!rewritten)
     return rewritten.takeError();
   result.plan = std::move(*rewritten);
+  result.plan.setThreads(request.threads);
   return result;
 }
 

@@ -69,6 +69,7 @@ struct RewriteRequest {
   // Archives: where they switch to the 64-bit symbol table
   // (ArchiveWriteOptions; the command line reads SYM64_THRESHOLD).
   uint64_t archiveSym64Threshold = kDefaultSym64Threshold;
+  unsigned threads = 0; // bundles at once; 0: one per core
 };
 
 struct RewriteResult {

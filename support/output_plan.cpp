@@ -99,7 +99,9 @@ public:
       at += piece.length;
     }
     const size_t count = plan.producers_.size();
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned cores =
+        plan.threads_ != 0 ? plan.threads_
+                           : std::max(1u, std::thread::hardware_concurrency());
     if (count < 2 || cores < 2)
       return; // made by the writer as it reaches them
     order_.resize(count);

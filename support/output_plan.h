@@ -61,6 +61,10 @@ public:
   // Everything `other` holds, after what this plan holds.
   void append(OutputPlan &&other);
 
+  // How many produced pieces are made at once when the plan is written; 0
+  // (the default): one per core.
+  void setThreads(unsigned threads) { threads_ = threads; }
+
   uint64_t size() const { return size_; }
   const std::vector<Piece> &pieces() const { return pieces_; }
 
@@ -83,6 +87,7 @@ private:
   friend class ProducedAhead;
   std::vector<ProducedPiece> producers_;
   uint64_t size_ = 0;
+  unsigned threads_ = 0;
 };
 
 } // namespace offbundle

@@ -292,6 +292,9 @@ struct RewriteOptions {
   // Where rewritten archives switch to the 64-bit symbol table, as LLVM's
   // archive writer does (its SYM64_THRESHOLD).
   uint64_t archiveSym64Threshold = uint64_t{1} << 32;
+  // How many bundles are compressed or decompressed at once; 0: one per
+  // core.
+  unsigned threads = 0;
 };
 
 // What the output will hold, known once the rewrite is planned.
