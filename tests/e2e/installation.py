@@ -6,7 +6,7 @@ The tree is built in the test, as a package would install it:
             a -no-pie one, one from --offload-compress objects), run against
             the stand-in HIP runtime (tests/e2e/stand_in_runtime.py);
   lib/      Debian's librocsparse0 as dpkg-deb unpacks it (the 1.25 GiB
-            library and its symlink chain; fetched with apt-get download
+            library, made read-only, and its symlink chain; fetched with apt-get download
             into --cache, never installed), a clang 22 HIP shared library
             with a second hard link and an extended attribute, an archive
             of fat objects, a damaged library, symlinks (relative, chained,
@@ -123,9 +123,12 @@ def build_tree(tree, built, deb):
     for found in glob.glob(os.path.join(package, "usr/lib/*/librocsparse*")):
         os.replace(found, os.path.join(root, "lib", os.path.basename(found)))
     shutil.rmtree(package)
-    tree.libraries += [path for path in glob.glob(
+    rocsparse = [path for path in glob.glob(
         os.path.join(root, "lib", "librocsparse.so.*.*"))
         if not os.path.islink(path)]
+    for path in rocsparse:  # a read-only library
+        os.chmod(path, 0o444)
+    tree.libraries += rocsparse
     readonly = os.path.join(root, "share", "kernels.hipfb")
     copy_sample("compression/small.bundle", readonly)
     os.chmod(readonly, 0o444)
