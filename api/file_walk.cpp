@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "support/error.h"
+#include "support/file_io.h"
 #include "support/replaced_files.h"
 
 namespace offbundle::api {
@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 // Why `path` could not be read, as the other commands say it.
 std::string readFailure(const std::string &path, int error) {
-  return fileError(path, std::strerror(error)).message;
+  return fileError(path, errnoMessage(error)).message;
 }
 
 void noteIdentity(const struct stat &info, WalkedFile &file) {

@@ -229,17 +229,6 @@ Result<Request> parseRequest(const CommandSpec &command,
   return request;
 }
 
-uint64_t fileSizeOf(const std::string &path) {
-  std::error_code error;
-  const uintmax_t size = std::filesystem::file_size(path, error);
-  return error ? 0 : static_cast<uint64_t>(size);
-}
-
-// "offbundle: error: <message>", control characters escaped.
-std::string errorLine(const std::string &message) {
-  return std::string(kProgram) + ": error: " + escapeControlCharacters(message);
-}
-
 // list and sizes: each file's part of the report, made on `request.jobs`
 // threads; the report comes once every file was tried, and when nothing
 // could be reported and something failed, there is none.
@@ -249,18 +238,17 @@ std::vector<Part> describeFiles(const Request &request, api::FileWalk &walk,
                                 bool &failed) {
   std::vector<Part> parts;
   ProgressLine progress(walk, !request.quiet);
-  using Made = decltype(describe(std::string(), std::declval<api::Input>()));
+  using Made =
+      decltype(describe(api::WalkedFile(), std::declval<api::Input>()));
   failed = describeEachInput<Made>(
       walk, request.jobs,
-      [&](const std::string &path, const api::Input &input) {
-        return Result<Made>(describe(path, input));
+      [&](const api::WalkedFile &file, const api::Input &input) {
+        return Result<Made>(describe(file, input));
       },
       [&](const std::string &path, Made made) {
         parts.push_back({path, std::move(made)});
       },
-      [&](const std::string &message) {
-        reporter.printError(errorLine(message));
-      },
+      [&](const std::string &message) { reporter.error(message); },
       [&](const api::WalkedFile &file) { progress.fileDone(file); });
   return parts;
 }
@@ -270,7 +258,7 @@ ToolOutcome runList(const Request &request, ToolReporter &reporter) {
   bool failed = false;
   const std::vector<FileEntries> listed = describeFiles<FileEntries>(
       request, walk, reporter,
-      [](const std::string &, const api::Input &input) {
+      [](const api::WalkedFile &, const api::Input &input) {
         return listEntries(input);
       },
       failed);
@@ -286,8 +274,8 @@ ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
   bool failed = false;
   const std::vector<FileSizes> summaries = describeFiles<FileSizes>(
       request, walk, reporter,
-      [](const std::string &path, const api::Input &input) {
-        return summarizeSizes(input, fileSizeOf(path));
+      [](const api::WalkedFile &file, const api::Input &input) {
+        return summarizeSizes(input, file.size);
       },
       failed);
   if (summaries.empty() && failed)
@@ -297,7 +285,7 @@ ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
   if (!request.html.empty())
     if (Status written = writeSizesHtml(request.html, summaries, walk);
         !written.ok()) {
-      reporter.printError(errorLine(written.error().message));
+      reporter.error(written.error().message);
       failed = true;
     }
   return reporter.finish(failed ? 1 : 0);
@@ -313,16 +301,8 @@ ToolOutcome runExtract(const Request &request, ToolReporter &reporter) {
     const TreeExtraction done = extractTree(
         walk, request.output, request.targets, request.jobs,
         [&](const std::string &lines) { reporter.print(lines); },
-        [&](const std::string &message) {
-          reporter.printError(errorLine(message));
-        });
-    api::SkippedFiles skipped = walk.skipped;
-    skipped.noGpuCode += done.noGpuCode;
-    reporter.print(skippedText(skipped));
-    if (done.withoutTargets != 0)
-      reporter.print("skipped " +
-                     counted(done.withoutTargets, "file", "files") +
-                     " holding none of the targets\n");
+        [&](const std::string &message) { reporter.error(message); });
+    reporter.print(treeExtractionSkippedText(walk, done));
     return reporter.finish(done.failed ? 1 : 0);
   }
   const std::string &path = request.files.front();
@@ -375,9 +355,7 @@ ToolOutcome runInPlace(const Request &request,
   const InPlaceTotals totals = rewriteInPlace(
       walk, {options, request.dryRun, request.jobs},
       [&](const std::string &line) { reporter.print(line); },
-      [&](const std::string &message) {
-        reporter.printError(errorLine(message));
-      },
+      [&](const std::string &message) { reporter.error(message); },
       [&](const api::WalkedFile &file) { progress.fileDone(file); });
   progress.clear();
   reporter.print(skippedText(walk.skipped));
@@ -417,13 +395,11 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   ProgressLine progress(walk, !request.quiet);
   const bool failed = describeEachInput<std::string>(
       walk, request.jobs,
-      [](const std::string &, const api::Input &input) {
+      [](const api::WalkedFile &, const api::Input &input) {
         return verifyInput(input);
       },
       [&](const std::string &, std::string line) { reporter.print(line); },
-      [&](const std::string &message) {
-        reporter.printError(errorLine(message));
-      },
+      [&](const std::string &message) { reporter.error(message); },
       [&](const api::WalkedFile &file) { progress.fileDone(file); });
   progress.clear();
   reporter.print(skippedText(walk.skipped));

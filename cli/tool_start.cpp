@@ -80,10 +80,14 @@ int runToolMain(int argc, char **argv,
 }
 
 ToolOutcome ToolReporter::fail(const std::string &message) {
-  outcome_.standardError +=
-      argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
+  error(message);
   outcome_.exitCode = 1;
   return outcome_;
+}
+
+void ToolReporter::error(const std::string &message) {
+  outcome_.standardError +=
+      argv0_ + ": error: " + escapeControlCharacters(message) + "\n";
 }
 
 void ToolReporter::warn(const std::string &message) {

@@ -49,6 +49,9 @@ public:
 
   // "<argv0>: error: <message>" and exit status 1.
   ToolOutcome fail(const std::string &message);
+  // "<argv0>: error: <message>", the run going on (the caller decides the
+  // exit status).
+  void error(const std::string &message);
   // "<argv0>: warning: <message>", as given.
   void warn(const std::string &message);
   // One line on standard error, as given.

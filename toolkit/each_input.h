@@ -19,10 +19,11 @@ namespace offbundle {
 using FileDone = std::function<void(const api::WalkedFile &file)>;
 
 // Opens each file of `walk` on up to `jobs` threads and makes
-// describe(path, input), a Result<Part>, of it. In walk order, emit(path,
-// part) takes each part and fail(message) each failure: a file that cannot
-// be read, opened or described; the others go on. A file found in a folder
-// that holds no bundle is counted as skipped instead. Whether any failed.
+// describe(file, input), a Result<Part>, of it (`file` the WalkedFile, its
+// size already known). In walk order, emit(path, part) takes each part and
+// fail(message) each failure: a file that cannot be read, opened or described;
+// the others go on. A file found in a folder that holds no bundle is counted as
+// skipped instead. Whether any failed.
 template <typename Part, typename Describe, typename Emit, typename Fail>
 bool describeEachInput(api::FileWalk &walk, unsigned jobs, Describe describe,
                        Emit emit, Fail fail, const FileDone &done = {}) {
@@ -46,7 +47,7 @@ bool describeEachInput(api::FileWalk &walk, unsigned jobs, Describe describe,
           outcome.failure = input.error().message;
         } else if (file.inFolder && input->bundles().empty()) {
           outcome.skipped = true;
-        } else if (Result<Part> part = describe(file.path, *input); !part) {
+        } else if (Result<Part> part = describe(file, *input); !part) {
           outcome.failure = part.error().message;
         } else {
           outcome.part.emplace(std::move(*part));

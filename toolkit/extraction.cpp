@@ -9,6 +9,7 @@
 #include "rewrite/target_selection.h"
 #include "support/ordered_parallel.h"
 #include "toolkit/inventory.h"
+#include "toolkit/reports.h"
 
 namespace offbundle {
 namespace {
@@ -38,13 +39,28 @@ std::string heldTargets(const std::string &file) {
 
 } // namespace
 
-Error noEntryError(const std::string &file,
-                   const std::vector<std::string> &asked) {
+std::string noEntryReason(const std::string &file,
+                          const std::vector<std::string> &asked) {
   std::string names;
   for (std::string_view text : targetTexts(asked))
     names += (names.empty() ? "" : ", ") + std::string(text);
-  return fileError(file, "holds no entry for " + names +
-                             "; its targets: " + heldTargets(file));
+  return "holds no entry for " + names + "; its targets: " + heldTargets(file);
+}
+
+Error noEntryError(const std::string &file,
+                   const std::vector<std::string> &asked) {
+  return fileError(file, noEntryReason(file, asked));
+}
+
+std::string treeExtractionSkippedText(const api::FileWalk &walk,
+                                      const TreeExtraction &done) {
+  api::SkippedFiles skipped = walk.skipped;
+  skipped.noGpuCode += done.noGpuCode;
+  std::string text = skippedText(skipped);
+  if (done.withoutTargets != 0)
+    text += "skipped " + counted(done.withoutTargets, "file", "files") +
+            " holding none of the targets\n";
+  return text;
 }
 
 Result<std::string> extractFile(const ExtractionRequest &request) {

@@ -37,6 +37,10 @@ Result<std::string> extractFile(const ExtractionRequest &request);
 // commas.
 Error noEntryError(const std::string &file,
                    const std::vector<std::string> &asked);
+// The same without the file's name: "holds no entry for ...; its targets:
+// ...".
+std::string noEntryReason(const std::string &file,
+                          const std::vector<std::string> &asked);
 
 // `output`/`file`, the path made relative: "/" at its start and "."
 // components dropped, ".." spelled "__" ("/opt/rocm/lib/x.so" goes to
@@ -50,6 +54,10 @@ struct TreeExtraction {
   uint64_t noGpuCode = 0;      // files in folders holding no bundle
   bool failed = false;
 };
+
+// What an extraction over `walk` skipped, the lines closing its report.
+std::string treeExtractionSkippedText(const api::FileWalk &walk,
+                                      const TreeExtraction &done);
 
 // extract over the files of `walk`, `jobs` at a time; in walk order,
 // `print` takes each file's lines, `fail` each error message.

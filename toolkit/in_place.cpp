@@ -85,14 +85,10 @@ FileResult rewriteOne(const api::WalkedFile &file,
   if (kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0) {
     // In an installation, code for other GPUs only: left as it is (pruning
     // it would leave no GPU code at all), and said so.
-    const std::string why =
-        noEntryError(file.path, request.options.keep).message;
-    const std::string named = quotedFileName(file.path) + " ";
     result.outcome = FileOutcome::Unchanged;
     result.line = file.path + ": " + std::to_string(report.inputSize) + " -> " +
                   std::to_string(report.inputSize) + " bytes, unchanged: " +
-                  (why.rfind(named, 0) == 0 ? why.substr(named.size()) : why) +
-                  "\n";
+                  noEntryReason(file.path, request.options.keep) + "\n";
     result.bytesAfter = report.inputSize;
     return result;
   }

@@ -509,10 +509,7 @@ def main():
         if shutil.which("dpkg-deb") is None:
             skip_suite("no dpkg-deb to unpack the package with")
         deb = rocm_library.fetch_package(os.path.abspath(args.cache))
-        parent = os.path.dirname(deb)
-        for stale in glob.glob(os.path.join(parent, "tools-*")):
-            shutil.rmtree(stale, ignore_errors=True)
-        work = tempfile.mkdtemp(dir=parent, prefix="tools-")
+        work = rocm_library.work_folder_beside(deb, "tools-")
     else:
         work = tempfile.mkdtemp(prefix="offbundle-distribution-tools-")
     try:

@@ -19,6 +19,8 @@ outside the tree, dangling). Checked:
   and mtime as it was;
 - run as an unprivileged user, a file it could write but not give back to
   its owner stays as it was, with an error line;
+- a file holding none of the targets prune keeps is left as it is, its
+  line giving the reason -o gives as an error;
 - on a file system with no room for the new bytes (a 256 KiB tmpfs,
   filled), one error line, the file as it was, no temporary left;
 - a run killed by SIGKILL while writing leaves the file with its old bytes
@@ -128,6 +130,32 @@ def build_tree(root, outside):
         with open(os.path.join(root, "share", f"doc{i:03}.txt"), "w") as doc:
             doc.write("documentation\n")
     return [app, library, readonly]
+
+
+def check_without_kept_targets(suite, work):
+    """prune in place of a file holding none of the targets kept: left as it
+    is, with the reason -o gives as its error, not counted as failed."""
+    folder = os.path.join(work, "other-gpus")
+    os.makedirs(folder)
+    bundle = os.path.join(folder, "kernels.ccob")
+    copy_sample("compression/small.v3.level3.ccob", bundle)
+    before = snapshot(folder)
+    refused = suite.run(["prune", "-k", "gfx90a", bundle, "-o",
+                         os.path.join(work, "never.ccob")])
+    prefix = f"offbundle: error: '{bundle}': "
+    suite.check(refused.returncode == 1 and refused.stderr.startswith(prefix),
+                f"-o refuses a file without the targets: {refused.stderr}")
+    size = os.path.getsize(bundle)
+    done = suite.run(["prune", "-k", "gfx90a", "--in-place", folder])
+    suite.check(done.returncode == 0 and not done.stderr and
+                done.stdout.splitlines()[0] ==
+                f"{bundle}: {size} -> {size} bytes, unchanged: " +
+                refused.stderr[len(prefix):].rstrip("\n") and
+                done.stdout.splitlines()[-1].startswith(
+                    "0 files rewritten, 1 unchanged, 0 failed; "),
+                f"--in-place leaves it, saying why once: {done.stdout!r}")
+    suite.check(snapshot(folder) == before,
+                "the file without the targets keeps its inode and mtime")
 
 
 def check_full_disk(suite, work):
@@ -263,6 +291,7 @@ def main():
         suite.check(snapshot(foreign) == foreign_before,
                     "the file that cannot keep its owner is left as it was")
 
+        check_without_kept_targets(suite, work)
         check_full_disk(suite, work)
 
         # Killed while writing: the old bytes stay, a temporary is left, and

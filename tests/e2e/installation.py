@@ -38,7 +38,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -210,10 +209,7 @@ def main():
     if os.geteuid() != 0:
         skip_suite("file capabilities need root")
     deb = rocm_library.fetch_package(os.path.abspath(args.cache))
-    parent = os.path.dirname(deb)
-    for stale in glob.glob(os.path.join(parent, "installation-*")):
-        shutil.rmtree(stale, ignore_errors=True)
-    work = tempfile.mkdtemp(dir=parent, prefix="installation-")
+    work = rocm_library.work_folder_beside(deb, "installation-")
     suite = TreeSuite(os.path.abspath(args.offbundle))
     try:
         runtime = stand_in_runtime.build(work)

@@ -90,6 +90,17 @@ def fetch_package(cache):
     return target
 
 
+def work_folder_beside(deb, prefix):
+    """A fresh folder beside the cached package, on the build tree's disk
+    rather than in a /tmp that may be memory (the unpacked library takes
+    1.3 GB), named `prefix` and random letters. Folders of that prefix a run
+    killed by its timeout left are removed first."""
+    parent = os.path.dirname(deb)
+    for stale in glob.glob(os.path.join(parent, prefix + "*")):
+        shutil.rmtree(stale, ignore_errors=True)
+    return tempfile.mkdtemp(dir=parent, prefix=prefix)
+
+
 def section_range(path, wanted):
     """(offset, size) of the ELF64 little-endian section named `wanted`."""
     with open(path, "rb") as elf:
