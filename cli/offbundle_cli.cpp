@@ -371,20 +371,11 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
     return reporter.fail(options.error().message);
   if (request.inPlace)
     return runInPlace(request, *options, reporter);
-  const std::string &path = request.files.front();
-  auto rewrite = api::Rewrite::plan(path, *options);
-  if (!rewrite)
-    return reporter.fail(rewrite.error().message);
-  const api::RewriteReport &report = rewrite->report();
-  if (options->kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
-    return reporter.fail(noEntryError(path, options->keep).message);
-  if (request.dryRun) {
-    reporter.print(rewriteSummary(request.output, options->kind, report));
-    return reporter.finish(0);
-  }
-  if (api::Outcome written = rewrite->write(request.output); !written)
-    return reporter.fail(written.error().message);
-  reporter.print(rewriteSummary(request.output, options->kind, report));
+  auto line = rewriteInto(request.files.front(), request.output, *options,
+                          request.dryRun);
+  if (!line)
+    return reporter.fail(line.error().message);
+  reporter.print(*line);
   return reporter.finish(0);
 }
 

@@ -172,6 +172,22 @@ InPlaceTotals rewriteInPlace(api::FileWalk &walk, const InPlaceRequest &request,
   return totals;
 }
 
+Result<std::string> rewriteInto(const std::string &path,
+                                const std::string &output,
+                                const api::RewriteOptions &options,
+                                bool dryRun) {
+  api::Expected<api::Rewrite> rewrite = api::Rewrite::plan(path, options);
+  if (!rewrite)
+    return makeError(rewrite.error().message);
+  const api::RewriteReport &report = rewrite->report();
+  if (options.kind == api::RewriteKind::Prune && report.deviceEntriesKept == 0)
+    return noEntryError(path, options.keep);
+  if (!dryRun)
+    if (api::Outcome written = rewrite->write(output); !written)
+      return makeError(written.error().message);
+  return rewriteSummary(output, options.kind, report);
+}
+
 std::string inPlaceSummary(const InPlaceTotals &totals, bool dryRun) {
   std::string summary = counted(totals.rewritten, "file", "files") +
                         (dryRun ? " would be rewritten, " : " rewritten, ") +

@@ -1,6 +1,6 @@
-// prune, compress and decompress --in-place: every file the operands name
-// (api::walkFiles) rewritten where it is, through the public API's
-// Rewrite::writeInPlace.
+// prune, compress and decompress: one file into another (-o), and with
+// --in-place every file the operands name (api::walkFiles) rewritten where
+// it is, through the public API's Rewrite::writeInPlace.
 //
 // Each file is planned first. One whose plan changes nothing (already
 // pruned to the targets kept, already compressed or uncompressed) is left
@@ -50,6 +50,14 @@ InPlaceTotals rewriteInPlace(api::FileWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &print,
                              const std::function<void(std::string)> &fail,
                              const FileDone &done = {});
+
+// One file rewritten into `output` (-o), which appears only once complete;
+// the line to print, or the error: a prune that would keep no GPU entry is
+// refused. With `dryRun`, nothing is written.
+Result<std::string> rewriteInto(const std::string &path,
+                                const std::string &output,
+                                const api::RewriteOptions &options,
+                                bool dryRun);
 
 // "N files rewritten, M unchanged, K failed; X -> Y bytes", and what else
 // happened, as the last line of a run.
