@@ -11,6 +11,7 @@
 #include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
+#include "formats/bundle_decoding.h"
 #include "formats/elf/elf_object.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
@@ -34,7 +35,8 @@ decompressMemberEntriesOnly(std::string_view bytes,
   auto spans = splitConcatenatedCompressedBundles(bytes);
   if (!spans || spans->size() != 1)
     return std::optional<PartialBundle>();
-  auto partial = decompressEntriesOnly(spans->front(), requested, config);
+  auto partial = decompressEntriesOnly(
+      spans->front(), WantedTargets{&requested, config.hipOpenmpCompatible});
   if (!partial)
     return makeError(kMemberDecompressionFailed + partial.error().message);
   return partial;
@@ -155,9 +157,9 @@ Result<MemberBundle> memberBundle(const ArchiveMember &member,
       bytes = out.ownedBytes.back();
       bundle.fullSize = (*partial)->fullSize;
     } else {
-      auto decompressed =
-          decompressAsConfigured(bytes, archivePath + "(" + member.name + ")",
-                                 config, kMemberDecompressionFailed, nullptr);
+      auto decompressed = decompressAsRequested(
+          bytes, archivePath + "(" + member.name + ")",
+          config.decompressionRequest(), kMemberDecompressionFailed, nullptr);
       if (!decompressed)
         return decompressed.takeError();
       out.decompressedMembers.push_back(std::move(decompressed->bytes));

@@ -11,6 +11,7 @@
 #include "bundler/code_object_uri.h"
 #include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
+#include "formats/bundle_decoding.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/elf/elf_object.h"
 #include "formats/embedded_offload.h"
@@ -144,8 +145,8 @@ private:
         break;
       }
       case FileMagic::CompressedBundle: {
-        auto decompressed = decompressAsConfigured(
-            element.bytes, displayName(member), config_,
+        auto decompressed = decompressAsRequested(
+            element.bytes, displayName(member), config_.decompressionRequest(),
             failure(member, section,
                     "at offset " + std::to_string(element.offset) +
                         ": Failed to decompress input: ")

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "archive/ar_archive.h"
+#include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
 
 namespace offbundle {
@@ -38,29 +39,6 @@ struct MatchingConfig {
   bool hipOpenmpCompatible = false;
 };
 
-// How compressed bundles are decompressed, as -verify-hash and -verbose
-// decide together.
-enum class DecompressionPolicy {
-  // Neither: a bundle is decompressed only as far as the entries wanted,
-  // and no hash is computed.
-  EntriesOnly,
-  // -verify-hash (the default): whole, the hash checked.
-  Verify,
-  // -verbose -verify-hash=false: whole, the hash computed for LLVM's report.
-  Report,
-  // -verbose: whole, the hash reported and checked.
-  ReportAndVerify,
-};
-
-inline bool checksHash(DecompressionPolicy policy) {
-  return policy == DecompressionPolicy::Verify ||
-         policy == DecompressionPolicy::ReportAndVerify;
-}
-inline bool reportsHash(DecompressionPolicy policy) {
-  return policy == DecompressionPolicy::Report ||
-         policy == DecompressionPolicy::ReportAndVerify;
-}
-
 // Compressed bundles, written and read.
 struct CompressionConfig {
   bool compress = false;
@@ -78,12 +56,16 @@ struct CompressionConfig {
   // -verbose: LLVM's report of each compression and decompression.
   bool verbose = false;
 
+  // What -verify-hash and -verbose choose together.
   DecompressionPolicy decompression() const {
     if (verbose)
       return verifyHash ? DecompressionPolicy::ReportAndVerify
                         : DecompressionPolicy::Report;
     return verifyHash ? DecompressionPolicy::Verify
                       : DecompressionPolicy::EntriesOnly;
+  }
+  DecompressionRequest decompressionRequest() const {
+    return {decompression(), hashCheckHint};
   }
 };
 

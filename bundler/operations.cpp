@@ -6,7 +6,6 @@
 
 #include "bundler/operations.h"
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <set>
@@ -17,9 +16,9 @@
 #include "bundler/operation_support.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
+#include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
 #include "support/file_io.h"
-#include "support/memory_limit.h"
 #include "support/string_map.h"
 #include "targets/offload_target.h"
 
@@ -29,131 +28,6 @@ namespace {
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-// Refuses decompressing more than memory can hold: `size` is the one
-// bundle's uncompressed size, or nothing for several bundles together.
-Error uncompressedSizeLimitError(std::optional<uint64_t> size, uint64_t limit) {
-  return makeError(
-      (size ? "the uncompressed size in the header, " + std::to_string(*size) +
-                  " bytes, exceeds"
-            : std::string("the uncompressed sizes in the headers exceed")) +
-      " the limit of " + std::to_string(limit) + " bytes (" +
-      inMemoryLimitDescription() + ")");
-}
-
-// One bundle an input holds, and, when only its first bytes were
-// decompressed, the size of the whole.
-struct DecodedBundle {
-  std::unique_ptr<InputFile> file;
-  std::optional<uint64_t> fullSize;
-  // A hash check left for later (see decodeInput): the hash the header
-  // stores, and the one still being computed from `file`'s bytes (declared
-  // after `file`, so that it stops reading them first).
-  uint64_t storedHash = 0;
-  std::unique_ptr<BackgroundMd5> pendingHash;
-};
-
-// The bundles an input holds: the input itself, or, for compressed input,
-// each compressed bundle laid end to end in it, decompressed. With
-// `entriesFor` (unbundling binary bundles without hash verification), each
-// is decompressed only as far as the entries those targets may take. With
-// `deferHashCheck`, hashes to verify are still being computed when this
-// returns, and checkDeferredHashes() must judge them before anything made
-// from the bytes is final: the caller's work overlaps the hashing, the
-// slowest part of decompressing. The input must outlive the result, which
-// may view it.
-Result<std::vector<DecodedBundle>>
-decodeInput(const InputFile &input, const BundlerConfig &config,
-            OperationReport &report,
-            const std::vector<OffloadTarget> *entriesFor = nullptr,
-            bool deferHashCheck = false) {
-  std::vector<DecodedBundle> bundles;
-  std::string_view contents = input.contents();
-  // LLVM takes anything shorter than the common header as uncompressed.
-  if (contents.size() < kCompressedBundleCommonHeaderSize ||
-      !hasCompressedBundleMagic(contents)) {
-    if (config.verbose && contents.size() >= kCompressedBundleCommonHeaderSize)
-      report.diagnostics += "Uncompressed bundle.\n";
-    bundles.push_back({InputFile::slice(input, 0, input.size()), {}, 0, {}});
-    return bundles;
-  }
-  const std::string failedPrefix = "Failed to decompress input: ";
-  auto failed = [&](const Error &error) {
-    return makeError(failedPrefix + error.message);
-  };
-  auto spans = splitConcatenatedCompressedBundles(contents);
-  if (!spans)
-    return failed(spans.error());
-  // Every bundle is held decompressed at once. Sizes are checked against
-  // the data as it decompresses, but data can legitimately expand tens of
-  // thousands of times, so a small input may honestly decompress to more
-  // than the machine holds: refuse that before decompressing anything.
-  const uint64_t limit = inMemoryInputLimit();
-  uint64_t total = 0;
-  for (const CompressedBundleSpan &span : *spans) {
-    total += std::min(span.header.uncompressedSize, limit + 1);
-    if (total > limit)
-      return failed(uncompressedSizeLimitError(
-          spans->size() == 1 ? std::optional(span.header.uncompressedSize)
-                             : std::nullopt,
-          limit));
-  }
-  const DecompressionPolicy policy = config.decompression();
-  const bool partial = entriesFor && policy == DecompressionPolicy::EntriesOnly;
-  for (const CompressedBundleSpan &span : *spans) {
-    if (partial) {
-      auto entries = decompressEntriesOnly(span, *entriesFor, config);
-      if (!entries)
-        return failed(entries.error());
-      if (*entries) {
-        bundles.push_back(
-            {InputFile::fromMemory(input.path(), std::move((*entries)->bytes)),
-             (*entries)->fullSize,
-             0,
-             {}});
-        continue;
-      }
-    }
-    if (deferHashCheck && policy == DecompressionPolicy::Verify) {
-      auto decompressed = decompressBundle(span.bytes, HashCheck::Defer);
-      if (!decompressed)
-        return failed(decompressed.error());
-      bundles.push_back(
-          {InputFile::fromMemory(input.path(), std::move(decompressed->bytes)),
-           {},
-           decompressed->header.hash,
-           std::move(decompressed->pendingHash)});
-      continue;
-    }
-    auto decompressed =
-        decompressAsConfigured(span.bytes, input.path(), config, failedPrefix,
-                               config.verbose ? &report.diagnostics : nullptr);
-    if (!decompressed)
-      return decompressed.takeError();
-    bundles.push_back(
-        {InputFile::fromMemory(input.path(), std::move(decompressed->bytes)),
-         {},
-         0,
-         {}});
-  }
-  return bundles;
-}
-
-// Waits for the hash checks decodeInput deferred and judges them, in input
-// order: the first mismatch is the error.
-Status checkDeferredHashes(std::vector<DecodedBundle> &bundles,
-                           const std::string &file,
-                           const std::string &howToSkip) {
-  for (DecodedBundle &bundle : bundles) {
-    if (!bundle.pendingHash)
-      continue;
-    const uint64_t computed = bundle.pendingHash->finish();
-    bundle.pendingHash.reset();
-    if (computed != bundle.storedHash)
-      return hashMismatchError(file, bundle.storedHash, computed, howToSkip);
-  }
-  return Status::success();
 }
 
 // "Can't find bundles for A, B, and C", with the IDs sorted.
@@ -278,14 +152,55 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
 
 namespace {
 
-// One -unbundle of chosen targets, step by step: the requested targets,
-// the walk over every bundle that takes the first compatible entry for
-// each, the outputs of targets nothing matched, then the copies. Outputs
-// are created in a transaction and appear only when every step succeeded.
+// One -unbundle of chosen targets, as an object whose steps run() takes in
+// order: the input opened and its -type checked, the requested targets, the
+// input's bundles decoded, the walk over every bundle that takes the first
+// compatible entry for each target, the outputs of targets nothing matched,
+// the copies, and the hash checks left for last. Each step reads the part of
+// the configuration it needs. Outputs are created in a transaction and
+// appear only when every step succeeded.
 class TargetUnbundling {
 public:
   TargetUnbundling(const BundlerConfig &config, OperationReport &report)
       : config_(config), report_(report) {}
+
+  Status run() {
+    if (Status status = openInput(); !status.ok())
+      return status;
+    if (Status status = readRequestedTargets(); !status.ok())
+      return status;
+    if (Status status = decodeInput(); !status.ok())
+      return status;
+    Status status = walkDecodedBundles();
+    if (status.ok())
+      status = walkEmbeddedBundles();
+    if (status.ok())
+      status = createUnmatchedOutputs();
+    if (status.ok())
+      status = writeOutputs();
+    // Damaged data is reported as such, whichever step tripped over it
+    // first; the outputs appear only once the hashes are known to match.
+    if (Status hashes =
+            decoded_->checkHashes(input_->path(), config_.hashCheckHint);
+        !hashes.ok())
+      return hashes;
+    if (!status.ok())
+      return status;
+    return transaction_.commit();
+  }
+
+private:
+  Status openInput() {
+    auto opened = offbundle::openInput(config_.inputFileNames.front());
+    if (!opened)
+      return opened.takeError();
+    input_ = std::move(*opened);
+    auto choice = containerForType(config_.filesType);
+    if (!choice)
+      return choice.takeError();
+    choice_ = std::move(*choice);
+    return Status::success();
+  }
 
   // The requested targets, in LLVM's StringMap order, each with its output.
   Status readRequestedTargets() {
@@ -298,31 +213,44 @@ public:
     return Status::success();
   }
 
-  const std::vector<OffloadTarget> &requested() const { return requested_; }
+  // Text bundles are scanned whole; binary ones are read from their header.
+  // Hashes are checked once the outputs are written, before they appear.
+  Status decodeInput() {
+    DecodeRequest request;
+    request.decompression = config_.decompressionRequest();
+    if (choice_->format != ContainerFormat::TextBundle)
+      request.entriesFor =
+          WantedTargets{&requested_, config_.hipOpenmpCompatible};
+    request.deferHashCheck = true;
+    request.verboseReport = config_.verbose ? &report_.diagnostics : nullptr;
+    auto decoded = decodeBundles(*input_, request);
+    if (!decoded)
+      return decoded.takeError();
+    decoded_.emplace(std::move(*decoded));
+    return Status::success();
+  }
 
   // Several bundles may lie end to end; each requested target is looked for
   // in one bundle after another.
-  Status walkDecodedBundles(const std::vector<DecodedBundle> &bundles,
-                            const ContainerChoice &choice) {
-    for (const DecodedBundle &decoded : bundles) {
-      const InputFile *bundle = decoded.file.get();
-      const std::optional<uint64_t> &fullSize = decoded.fullSize;
-      if (fullSize) {
+  Status walkDecodedBundles() {
+    for (const DecodedBundle &decoded : decoded_->bundles()) {
+      const InputFile &bundle = *decoded.file;
+      if (decoded.fullSize) {
         // Partly decompressed: the prefix holds every entry the walk may
         // take.
-        auto reader =
-            BinaryBundleReader::openHeader(bundle->contents(), *fullSize);
+        auto reader = BinaryBundleReader::openHeader(bundle.contents(),
+                                                     *decoded.fullSize);
         if (!reader)
-          return fileError(bundle->path(), reader.error().message);
-        if (Status status = walk(*bundle, **reader); !status.ok())
+          return fileError(bundle.path(), reader.error().message);
+        if (Status status = walk(bundle, **reader); !status.ok())
           return status;
         continue;
       }
-      auto reader = openReader(choice, bundle->contents(), bundle->path(),
+      auto reader = openReader(*choice_, bundle.contents(), bundle.path(),
                                config_, report_.diagnostics);
       if (!reader)
         return reader.takeError();
-      if (Status status = walk(*bundle, **reader); !status.ok())
+      if (Status status = walk(bundle, **reader); !status.ok())
         return status;
     }
     return Status::success();
@@ -334,12 +262,12 @@ public:
   // unbundled as if the sections were the input. With
   // -allow-missing-bundles LLVM succeeds (the whole file is the host
   // output), and so does this tool, in the same way.
-  Status walkEmbeddedBundles(const InputFile &input) {
+  Status walkEmbeddedBundles() {
     if (entriesSeen_ != 0 || config_.allowMissingBundles ||
-        !holdsEmbeddedBundles(input.contents()))
+        !holdsEmbeddedBundles(input_->contents()))
       return Status::success();
     auto discovery =
-        discoverBundles(input, config_, DiscoveryMode::Lenient, report_);
+        discoverBundles(*input_, config_, DiscoveryMode::Lenient, report_);
     if (!discovery)
       return discovery.takeError();
     embedded_ = std::move(*discovery);
@@ -358,7 +286,7 @@ public:
   // otherwise empty outputs, or, when nothing matched at all, the input
   // taken to be a plain host file (after decompression, when it was
   // compressed).
-  Status createUnmatchedOutputs(const std::vector<DecodedBundle> &bundles) {
+  Status createUnmatchedOutputs() {
     std::vector<std::pair<std::string_view, size_t>> remaining;
     for (const auto &[key, targetIndex] : worklist_.entries())
       remaining.emplace_back(key, *targetIndex);
@@ -377,7 +305,7 @@ public:
         if (!output)
           return output.takeError();
         if (requested_[targetIndex].hasHostKind())
-          for (const auto &bundle : bundles)
+          for (const DecodedBundle &bundle : decoded_->bundles())
             copies_.push_back(
                 {bundle.file.get(), {*output, 0, bundle.file->size()}});
       }
@@ -399,10 +327,10 @@ public:
   // Copies from each bundle run together; one output may take pieces from
   // several bundles only in the host case above, where they run in order.
   // Host objects rewritten out of fat objects come last. The outputs appear
-  // only at commit().
-  Status writeOutputs(const std::vector<DecodedBundle> &bundles) {
+  // only at commit.
+  Status writeOutputs() {
     std::vector<const InputFile *> sources;
-    for (const auto &bundle : bundles)
+    for (const DecodedBundle &bundle : decoded_->bundles())
       sources.push_back(bundle.file.get());
     for (const DiscoveredBundle &bundle : embedded_.bundles)
       sources.push_back(bundle.data.get());
@@ -420,10 +348,6 @@ public:
     return Status::success();
   }
 
-  // Puts every output in place.
-  Status commit() { return transaction_.commit(); }
-
-private:
   // Takes, from one bundle, the first compatible entry for each target still
   // wanted; payloads are only noted here and copied later, all at once, so
   // that outputs can be filled in parallel.
@@ -470,8 +394,12 @@ private:
 
   const BundlerConfig &config_;
   OperationReport &report_;
+  std::unique_ptr<InputFile> input_;
+  std::optional<ContainerChoice> choice_;
   LlvmOrderedStringMap<size_t> worklist_;
   std::vector<OffloadTarget> requested_;
+  // Declared after input_, which they may view.
+  std::optional<DecodedBundles> decoded_;
   OutputTransaction transaction_;
   std::vector<std::pair<const InputFile *, PendingCopy>> copies_;
   std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
@@ -484,121 +412,7 @@ private:
 } // namespace
 
 Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
-  auto opened = openInput(config.inputFileNames.front());
-  if (!opened)
-    return opened.takeError();
-  const InputFile &input = **opened;
-  auto choice = containerForType(config.filesType);
-  if (!choice)
-    return choice.takeError();
-
-  TargetUnbundling unbundling(config, report);
-  if (Status status = unbundling.readRequestedTargets(); !status.ok())
-    return status;
-  // Text bundles are scanned whole; binary ones are read from their header.
-  // Hashes are checked once the outputs are written, before they appear.
-  auto decoded = decodeInput(input, config, report,
-                             choice->format == ContainerFormat::TextBundle
-                                 ? nullptr
-                                 : &unbundling.requested(),
-                             /*deferHashCheck=*/true);
-  if (!decoded)
-    return decoded.takeError();
-  std::vector<DecodedBundle> &bundles = *decoded;
-  // Damaged data is reported as such, whichever step trips over it first.
-  auto damagedOr = [&](Status status) {
-    Status hashes =
-        checkDeferredHashes(bundles, input.path(), config.hashCheckHint);
-    return hashes.ok() ? status : hashes;
-  };
-  if (Status status = unbundling.walkDecodedBundles(bundles, *choice);
-      !status.ok())
-    return damagedOr(std::move(status));
-  if (Status status = unbundling.walkEmbeddedBundles(input); !status.ok())
-    return damagedOr(std::move(status));
-  if (Status status = unbundling.createUnmatchedOutputs(bundles); !status.ok())
-    return damagedOr(std::move(status));
-  if (Status status = unbundling.writeOutputs(bundles); !status.ok())
-    return damagedOr(std::move(status));
-  if (Status status =
-          checkDeferredHashes(bundles, input.path(), config.hashCheckHint);
-      !status.ok())
-    return status;
-  return unbundling.commit();
-}
-
-// Lists a compressed binary bundle from its header alone: decompresses only
-// as far as the header of the bundle inside, growing the prefix until the
-// header fits. Returns false (and lists nothing) when that does not apply.
-Result<bool> listCompressedHeaders(const InputFile &input,
-                                   OperationReport &report) {
-  std::string_view contents = input.contents();
-  if (contents.size() < kCompressedBundleCommonHeaderSize ||
-      !hasCompressedBundleMagic(contents))
-    return false;
-  auto spans = splitConcatenatedCompressedBundles(contents);
-  if (!spans)
-    return makeError("Failed to decompress input: " + spans.error().message);
-  std::string listing;
-  const uint64_t limit = inMemoryInputLimit();
-  auto failed = [](const Error &error) {
-    return makeError("Failed to decompress input: " + error.message);
-  };
-  for (const CompressedBundleSpan &span : *spans) {
-    auto reader = CompressedPrefixReader::open(span.bytes);
-    if (!reader)
-      return failed(reader.error());
-    constexpr uint64_t kFirstPrefix = 1 << 16;
-    for (uint64_t wanted = kFirstPrefix;; wanted *= 4) {
-      // Once the prefix would be the whole bundle, decompress it whole,
-      // which also checks its size and hash.
-      const bool whole = wanted >= span.header.uncompressedSize;
-      if (std::min(wanted, span.header.uncompressedSize) > limit)
-        return failed(
-            uncompressedSizeLimitError(span.header.uncompressedSize, limit));
-      ByteBuffer wholeBundle;
-      std::string_view prefix;
-      if (whole) {
-        // Listing reads headers only: it never checks the hash (nor does
-        // LLVM's), however small the bundle.
-        auto decompressed = decompressBundle(span.bytes, HashCheck::Skip);
-        if (!decompressed)
-          return failed(decompressed.error());
-        wholeBundle = std::move(decompressed->bytes);
-        prefix = wholeBundle.view();
-      } else {
-        auto partial = (*reader)->prefix(wanted);
-        if (!partial)
-          return failed(partial.error());
-        prefix = *partial;
-        // The stream ended before the size the header claims.
-        if (prefix.size() < wanted)
-          return makeError("Failed to decompress input: Decompressed size " +
-                           std::to_string(prefix.size()) +
-                           " does not match the size in the header, " +
-                           std::to_string(span.header.uncompressedSize));
-      }
-      // A fat object inside is read whole, by the ordinary path.
-      if (looksLikeObjectFile(prefix))
-        return false;
-      std::optional<uint64_t> headerSize = binaryBundleHeaderSize(prefix);
-      if (!headerSize && !whole)
-        continue;
-      // A header that claims more than the bundle holds is refused by the
-      // reader, as for an uncompressed bundle.
-      auto bundleReader =
-          BinaryBundleReader::openHeader(prefix, span.header.uncompressedSize);
-      if (!bundleReader)
-        return fileError(input.path(), bundleReader.error().message);
-      for (std::string_view id : (*bundleReader)->entryIds()) {
-        listing += id;
-        listing += '\n';
-      }
-      break;
-    }
-  }
-  report.standardOutput += listing;
-  return true;
+  return TargetUnbundling(config, report).run();
 }
 
 namespace {
@@ -628,23 +442,28 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   // -verbose needs the whole bundle decompressed, for its hash report.
   if (listChoice && listChoice->format != ContainerFormat::TextBundle &&
       !reportsHash(config.decompression())) {
-    auto listed = listCompressedHeaders(input, report);
+    auto listed = compressedBundleEntryIds(input);
     if (!listed)
       return listed.takeError();
-    if (*listed)
+    if (*listed) {
+      report.standardOutput += **listed;
       return Status::success();
+    }
   }
   // Listing never checks the hash, as gzip -l does not; -verbose reports it.
   BundlerConfig listing = config;
   listing.verifyHash = false;
-  auto decoded = decodeInput(input, listing, report);
+  DecodeRequest request;
+  request.decompression = listing.decompressionRequest();
+  request.verboseReport = config.verbose ? &report.diagnostics : nullptr;
+  auto decoded = decodeBundles(input, request);
   if (!decoded)
     return decoded.takeError();
   auto choice = containerForType(config.filesType);
   if (!choice)
     return choice.takeError();
   size_t printed = 0;
-  for (const DecodedBundle &each : *decoded) {
+  for (const DecodedBundle &each : decoded->bundles()) {
     const InputFile *bundle = each.file.get();
     auto reader = openReader(*choice, bundle->contents(), bundle->path(),
                              config, report.diagnostics);

@@ -1,6 +1,7 @@
 // Text and binary bundle containers: how readers walk them, what they refuse,
-// and what writers produce.
+// and what writers produce; and how an input's bundles are decoded.
 #include "formats/binary_bundle.h"
+#include "formats/bundle_decoding.h"
 #include "formats/container_format.h"
 #include "formats/file_magic.h"
 #include "formats/text_bundle.h"
@@ -494,6 +495,139 @@ TEST(ContainerRegistry, TypeValuesChooseTheirContainer) {
   auto unknown = containerForType("exe");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "'exe': invalid file type specified");
+}
+
+} // namespace
+} // namespace offbundle
+
+namespace offbundle {
+namespace {
+
+// A binary bundle of a small host entry and two 1 MiB device entries, the
+// gfx906 one first in the file.
+std::string threeEntryBundle() {
+  auto host = InputFile::fromMemory("host", std::string("host"));
+  auto gfx906 = InputFile::fromMemory("gfx906", std::string(1 << 20, '6'));
+  auto gfx90a = InputFile::fromMemory("gfx90a", std::string(1 << 20, 'a'));
+  OutputTransaction transaction;
+  OutputFile &bundle = *transaction.createInMemory();
+  EXPECT_TRUE(
+      writeBinaryBundle(bundle,
+                        {{"host-x86_64-unknown-linux-gnu-", host.get()},
+                         {"hip-amdgcn-amd-amdhsa--gfx906", gfx906.get()},
+                         {"hip-amdgcn-amd-amdhsa--gfx90a", gfx90a.get()}},
+                        4096)
+          .ok());
+  return std::string(bundle.memoryContents());
+}
+
+std::string compressed(const std::string &bundle) {
+  Result<std::string> bytes = compressBundle(bundle, {});
+  EXPECT_TRUE(bytes.ok());
+  return bytes.ok() ? *bytes : std::string();
+}
+
+TEST(BundleDecoding, EntriesOnlyStopsAfterTheWantedEntries) {
+  const std::string bundle = threeEntryBundle();
+  auto input = InputFile::fromMemory("in", compressed(bundle));
+  const std::vector<OffloadTarget> wanted = {
+      OffloadTarget::parse("hip-amdgcn-amd-amdhsa--gfx906")};
+  DecodeRequest request;
+  request.decompression.policy = DecompressionPolicy::EntriesOnly;
+  request.entriesFor = WantedTargets{&wanted, false};
+  auto decoded = decodeBundles(*input, request);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  ASSERT_EQ(decoded->bundles().size(), 1u);
+  const DecodedBundle &only = decoded->bundles().front();
+  ASSERT_EQ(only.fullSize, std::optional<uint64_t>(bundle.size()));
+  const std::string_view prefix = only.file->contents();
+  EXPECT_LT(prefix.size(), bundle.size() - (1 << 20) + 4096);
+  EXPECT_EQ(prefix, std::string_view(bundle).substr(0, prefix.size()));
+  EXPECT_NE(prefix.find(std::string(1 << 20, '6')), std::string_view::npos);
+
+  // Verifying the hash needs the whole bundle, whatever is wanted.
+  request.decompression.policy = DecompressionPolicy::Verify;
+  auto whole = decodeBundles(*input, request);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_FALSE(whole->bundles().front().fullSize);
+  EXPECT_EQ(whole->bundles().front().file->contents(), bundle);
+}
+
+TEST(BundleDecoding, ConcatenatedBundlesComeBackInOrder) {
+  const std::string first = threeEntryBundle();
+  const std::string second = "plain text that is no bundle";
+  auto input =
+      InputFile::fromMemory("in", compressed(first) + compressed(second));
+  auto decoded = decodeBundles(*input, DecodeRequest{});
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  ASSERT_EQ(decoded->bundles().size(), 2u);
+  EXPECT_EQ(decoded->bundles()[0].file->contents(), first);
+  EXPECT_EQ(decoded->bundles()[1].file->contents(), second);
+}
+
+TEST(BundleDecoding, DeferredHashMismatchIsFoundByCheckHashes) {
+  std::string bytes = compressed(threeEntryBundle());
+  auto header = parseCompressedBundleHeader(bytes);
+  ASSERT_TRUE(header.ok());
+  // The hash is the header's last field.
+  bytes[header->headerSize - 8] ^= 1;
+  auto input = InputFile::fromMemory("damaged.bundle", std::move(bytes));
+
+  DecodeRequest now;
+  now.decompression.hashCheckHint = "use -no-check";
+  auto refused = decodeBundles(*input, now);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("damaged.bundle"), std::string::npos);
+
+  DecodeRequest later;
+  later.deferHashCheck = true;
+  later.decompression.hashCheckHint = "use -no-check";
+  auto decoded = decodeBundles(*input, later);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  Status checked = decoded->checkHashes("damaged.bundle", "use -no-check");
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.error().message, refused.error().message);
+
+  // Without verification the damaged hash goes unnoticed.
+  DecodeRequest unchecked;
+  unchecked.decompression.policy = DecompressionPolicy::EntriesOnly;
+  auto plain = decodeBundles(*input, unchecked);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->checkHashes("damaged.bundle", "").ok());
+}
+
+TEST(BundleDecoding, UncompressedInputIsItsOwnBundle) {
+  auto input = InputFile::fromMemory("in", threeEntryBundle());
+  std::string verbose;
+  DecodeRequest request;
+  request.verboseReport = &verbose;
+  auto decoded = decodeBundles(*input, request);
+  ASSERT_TRUE(decoded.ok());
+  ASSERT_EQ(decoded->bundles().size(), 1u);
+  EXPECT_EQ(decoded->bundles().front().file->contents(), input->contents());
+  EXPECT_EQ(verbose, "Uncompressed bundle.\n");
+}
+
+TEST(BundleDecoding, EntryIdsComeFromTheHeaderAlone) {
+  const std::string bundle = threeEntryBundle();
+  auto reader = BinaryBundleReader::open(bundle);
+  ASSERT_TRUE(reader.ok());
+  std::string expected;
+  for (std::string_view id : (*reader)->entryIds())
+    expected += std::string(id) + "\n";
+  ASSERT_NE(expected.find("gfx90a"), std::string::npos);
+
+  auto input =
+      InputFile::fromMemory("in", compressed(bundle) + compressed(bundle));
+  auto ids = compressedBundleEntryIds(*input);
+  ASSERT_TRUE(ids.ok());
+  ASSERT_TRUE(*ids);
+  EXPECT_EQ(**ids, expected + expected);
+
+  auto plain = InputFile::fromMemory("in", bundle);
+  auto none = compressedBundleEntryIds(*plain);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(*none);
 }
 
 } // namespace
