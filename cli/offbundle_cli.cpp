@@ -115,9 +115,9 @@ po::options_description commandOptions(const CommandSpec &command) {
         "target,t", po::value<std::vector<std::string>>()->composing(),
         "only the entries of this target (repeatable, or comma-separated): "
         "host, an entry ID, or a processor with optional features (gfx90a "
-        "selects every variant, gfx90a:xnack+ those it can run)")(
-        "output,o", po::value<std::string>()->default_value("."),
-        "the folder to write into (created when missing)");
+        "selects every variant, gfx90a:xnack+ those it can run; amdgpu9.0a "
+        "is gfx90a)")("output,o", po::value<std::string>()->default_value("."),
+                      "the folder to write into (created when missing)");
   const bool rewrites = command.name == "prune" || command.name == "compress" ||
                         command.name == "decompress";
   if (command.name == "prune")

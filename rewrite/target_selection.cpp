@@ -1,8 +1,16 @@
 // offbundle's --target values and the entries they select (see
 // target_selection.h for the three forms). A '-' before the first ':' makes an
-// entry ID; anything else other than "host" is read as a processor.
+// entry ID; anything else other than "host" is read as a processor. Targets
+// and entries spelled as LLVM after version 22 spells them ("amdgpu9.0a",
+// "amdgcn-amd-amdhsa-unknown") are read in LLVM 22's spelling
+// (targets/amdgpu_spellings.h), so that each spelling selects the same
+// entries.
 
 #include "rewrite/target_selection.h"
+
+#include <algorithm>
+
+#include "targets/amdgpu_spellings.h"
 
 namespace offbundle {
 
@@ -16,21 +24,28 @@ Result<TargetSelector> TargetSelector::parse(std::string_view text) {
   // Features end in '+' or '-' after a ':'; a '-' before any ':' makes an
   // entry ID.
   if (text.substr(0, text.find(':')).find('-') != std::string_view::npos) {
-    if (!isWellFormedBundleId(text))
+    const std::string spelled = llvm22EntryId(text);
+    if (!isWellFormedBundleId(spelled))
       return makeError("'" + std::string(text) +
                        "' is no target: an entry ID has the form "
                        "<kind>-<arch>-<vendor>-<os>-<environment>[-<target "
                        "id>]");
     selector.form_ = Form::EntryId;
-    selector.entryId_ = OffloadTarget::parse(text);
+    selector.entryId_ = OffloadTarget::parse(spelled);
     if (!selector.entryId_.isOffloadKindValid() ||
         !selector.entryId_.isTripleValid())
       return makeError("'" + std::string(text) +
                        "' is no target: unknown offload kind or triple");
     return selector;
   }
+  // "amdgpu9.0a:xnack+" is "gfx90a:xnack+".
+  const size_t colon = std::min(text.find(':'), text.size());
+  std::string targetId(text);
+  if (std::optional<std::string> named =
+          processorOfAmdgpuArch(text.substr(0, colon)))
+    targetId = *named + std::string(text.substr(colon));
   std::optional<std::string_view> processor =
-      parseTargetIdFormat(text, &selector.features_);
+      parseTargetIdFormat(targetId, &selector.features_);
   if (!processor || processor->empty() || text.back() == ':' ||
       text.find("::") != std::string_view::npos)
     return makeError("'" + std::string(text) +
@@ -42,7 +57,8 @@ Result<TargetSelector> TargetSelector::parse(std::string_view text) {
 }
 
 bool TargetSelector::selects(std::string_view entryId) const {
-  std::optional<OffloadTarget> entry = OffloadTarget::parseStored(entryId);
+  std::optional<OffloadTarget> entry =
+      OffloadTarget::parseStored(llvm22EntryId(entryId));
   if (!entry)
     return false;
   switch (form_) {

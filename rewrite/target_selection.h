@@ -13,7 +13,11 @@
 //                                 entry that leaves a feature unspecified
 //                                 agrees with either setting, so a bare
 //                                 processor ("gfx90a") selects every
-//                                 feature variant of it
+//                                 feature variant of it; LLVM main's
+//                                 name for it ("amdgpu9.0a") is the same
+//
+// Entry IDs, given or stored, in the spellings of LLVM after version 22
+// select as their LLVM 22 spelling (targets/amdgpu_spellings.h).
 #pragma once
 
 #include <string>

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "support/string_split.h"
+#include "targets/amdgpu_spellings.h"
 #include "targets/offload_target.h"
 
 namespace offbundle {
@@ -30,6 +31,10 @@ std::string processorPartOf(std::string_view id) {
 std::string targetOf(const api::Entry &entry) {
   if (!entry.target)
     return entry.id;
+  // A spelling of LLVM after version 22 counts as LLVM 22's: its ID without
+  // the offload kind.
+  if (const std::string spelled = llvm22EntryId(entry.id); spelled != entry.id)
+    return spelled.substr(spelled.find('-') + 1);
   if (!entry.target->targetId.empty())
     return entry.target->triple + "-" + entry.target->targetId;
   // An unknown processor still tells its entries from the others.

@@ -6,8 +6,10 @@
 // A target is an entry ID without its offload kind: the triple, and the
 // target ID when there is one ("amdgcn-amd-amdhsa--gfx90a:xnack-";
 // "x86_64-unknown-linux-gnu" for host code). The kinds that wrote the same
-// code (hip, hipv4, openmp) share one target. IDs the bundler cannot parse
-// are a target of their own, as stored.
+// code (hip, hipv4, openmp) share one target, and so do the spellings of
+// LLVM after version 22 ("amdgpu9.0a-amd-amdhsa-unknown-gfx90a" is
+// "amdgcn-amd-amdhsa--gfx90a", see targets/amdgpu_spellings.h). IDs the
+// bundler cannot parse are a target of their own, as stored.
 //
 // The room a target takes ("file bytes") is the sum of its payloads in
 // plain bundles and, in compressed bundles, the bundle's size in the file

@@ -1,13 +1,17 @@
-// Bundle entry IDs: parsing, the spelling written into bundles, and the
-// compatibility rules used when unbundling. Expected spellings are the ones
+// Bundle entry IDs: parsing, the spelling written into bundles, the
+// compatibility rules used when unbundling, and the AMDGPU spellings of LLVM
+// after version 22 read in LLVM 22's. Expected spellings are the ones
 // LLVM 22's bundler writes (see tests/differential/corpus.txt for the same
 // cases run against it).
+#include "targets/amdgpu_spellings.h"
+#include "targets/offload_arch.h"
 #include "targets/offload_target.h"
 
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 
 namespace offbundle {
@@ -233,6 +237,94 @@ INSTANTIATE_TEST_SUITE_P(
                       "host-x86_64-pc-linux-gnu", false, false},
         Compatibility{"host-x86_64-unknown-linux-gnu-",
                       "host-x86_64-unknown-linux-gnu", false, true}));
+
+} // namespace
+} // namespace offbundle
+
+namespace offbundle {
+namespace {
+
+// Processors LLVM main names by a sub-architecture that LLVM 22's processor
+// table (targets/offload_arch.cpp, as llc-22 -mcpu=help lists it) does not
+// hold yet.
+const std::set<std::string> kProcessorsAfterLlvm22 = {
+    "gfx1154", "gfx1170", "gfx1171", "gfx1172", "gfx1310"};
+
+TEST(AmdgpuSpellings, EverySubArchOfAProcessorNamesAKnownProcessor) {
+  // Every major, minor and stepping LLVM main's table can hold, written as
+  // "amdgpu<major>.<minor><stepping>": the ones that name a processor name
+  // the processor "gfx<major><minor><stepping>", which LLVM 22 knows unless
+  // it came later.
+  const std::string steppings = "0123456789abcdef";
+  size_t named = 0;
+  for (int major = 6; major <= 13; ++major)
+    for (char minor : steppings)
+      for (char stepping : steppings) {
+        const std::string digits = {minor, stepping};
+        const std::string arch =
+            "amdgpu" + std::to_string(major) + "." + digits;
+        std::optional<std::string> processor = processorOfAmdgpuArch(arch);
+        if (!processor)
+          continue;
+        ++named;
+        EXPECT_EQ(*processor, "gfx" + std::to_string(major) + digits);
+        EXPECT_TRUE(isKnownOffloadArch(*processor) ||
+                    kProcessorsAfterLlvm22.count(*processor))
+            << arch << " names " << *processor;
+      }
+  // LLVM main's parseSubArch: 52 sub-architectures name a processor.
+  EXPECT_EQ(named, 52u);
+  EXPECT_EQ(processorOfAmdgpuArch("amdgpu9.0a"), "gfx90a");
+  EXPECT_EQ(processorOfAmdgpuArch("amdgpu9.50"), "gfx950");
+  EXPECT_EQ(processorOfAmdgpuArch("amdgpu10.30"), "gfx1030");
+}
+
+TEST(AmdgpuSpellings, FamiliesAndOtherNamesNameNoProcessor) {
+  for (const char *arch :
+       {"amdgpu", "amdgpu9", "amdgpu9.4", "amdgpu9.5", "amdgpu10", "amdgpu10.1",
+        "amdgpu10.3", "amdgpu11", "amdgpu11.7", "amdgpu12", "amdgpu12.5",
+        "amdgpu13", "amdgpu9.0b", "amdgpu9.00x", "amdgcn", "gfx90a", "r600",
+        ""})
+    EXPECT_FALSE(processorOfAmdgpuArch(arch)) << arch;
+  EXPECT_TRUE(isAmdgpuArchName("amdgcn"));
+  EXPECT_TRUE(isAmdgpuArchName("amdgpu"));
+  EXPECT_TRUE(isAmdgpuArchName("amdgpu12.5"));
+  EXPECT_FALSE(isAmdgpuArchName("r600"));
+  EXPECT_FALSE(isAmdgpuArchName("nvptx64"));
+}
+
+TEST(AmdgpuSpellings, EntryIdsReadInLlvm22Spelling) {
+  struct Case {
+    const char *id;
+    const char *llvm22;
+  };
+  for (const Case &c : std::initializer_list<Case>{
+           {"hip-amdgcn-amd-amdhsa-unknown-gfx90a",
+            "hip-amdgcn-amd-amdhsa--gfx90a"},
+           {"hip-amdgpu9.0a-amd-amdhsa-unknown-gfx90a:xnack+",
+            "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"},
+           {"hip-amdgpu9.06-amd-amdhsa-unknown",
+            "hip-amdgcn-amd-amdhsa--gfx906"},
+           {"hip-amdgpu9.06-amd-amdhsa", "hip-amdgcn-amd-amdhsa--gfx906"},
+           {"openmp-amdgpu-amd-amdhsa--gfx1100",
+            "openmp-amdgcn-amd-amdhsa--gfx1100"},
+           {"hip-amdgpu10.3-amd-amdhsa-", "hip-amdgcn-amd-amdhsa-"},
+           // The target ID wins over the sub-architecture's processor.
+           {"hip-amdgpu9.00-amd-amdhsa--gfx906",
+            "hip-amdgcn-amd-amdhsa--gfx906"},
+           {"hip-amdgpu9.00-amd-amdhsa-unknown-gfx10-3-generic",
+            "hip-amdgcn-amd-amdhsa--gfx10-3-generic"},
+           // Already LLVM 22's, or not AMDGPU: as given.
+           {"hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx906"},
+           {"hip-amdgcn-amd-amdhsa-gnu-gfx906",
+            "hip-amdgcn-amd-amdhsa-gnu-gfx906"},
+           {"host-x86_64-unknown-linux-gnu", "host-x86_64-unknown-linux-gnu"},
+           {"openmp-nvptx64-nvidia-cuda-unknown-sm_80",
+            "openmp-nvptx64-nvidia-cuda-unknown-sm_80"},
+           {"hip-amdgpu9.0a", "hip-amdgpu9.0a"},
+           {"", ""}})
+    EXPECT_EQ(llvm22EntryId(c.id), c.llvm22) << c.id;
+}
 
 } // namespace
 } // namespace offbundle
