@@ -1,7 +1,7 @@
-// Bundle discovery (see bundle_discovery.h): one walk from the file to its ELF
-// sections and archive members, noting where each bundle's bytes lie in the
-// input. Compressed bundles and compressed offload binaries are decompressed
-// on the way, so their entries have no file offsets.
+// Bundle discovery (see bundle_discovery.h): one walk from the file to its ELF,
+// COFF and PE sections and archive members, noting where each bundle's bytes
+// lie in the input. Compressed bundles and compressed offload binaries are
+// decompressed on the way, so their entries have no file offsets.
 
 #include "bundler/bundle_discovery.h"
 
@@ -12,6 +12,7 @@
 #include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_decoding.h"
+#include "formats/coff_object.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/elf/elf_object.h"
 #include "formats/embedded_offload.h"
@@ -180,13 +181,34 @@ private:
     }
     if (hasBundleSections(*elf))
       addWhole(place, bytes, member, ContainerFormat::FatObject);
-    for (const OffloadDataSection &section : findOffloadDataSections(*elf))
+    return addSections(place, findOffloadDataSections(*elf), member);
+  }
+
+  // The elements of each section holding offload data.
+  Status addSections(const Place &place,
+                     const std::vector<OffloadDataSection> &sections,
+                     const std::string &member) {
+    for (const OffloadDataSection &section : sections)
       if (Status status =
               addElements(place.at(section.fileOffset), section.bytes, member,
                           std::string(section.name));
           !status.ok())
         return status;
     return Status::success();
+  }
+
+  // A COFF object's or PE image's .hip_fatbin and .llvm.offloading sections
+  // (.hip_fat and .llvm.of in images).
+  Status discoverCoff(const Place &place, std::string_view bytes,
+                      const std::string &member, bool image) {
+    auto sections =
+        image ? readPeImageSections(bytes) : readCoffSections(bytes);
+    if (!sections) {
+      if (mode_ == DiscoveryMode::Lenient)
+        return Status::success();
+      return failure(member, "", sections.error().message);
+    }
+    return addSections(place, findOffloadDataSections(*sections), member);
   }
 
   Status discoverArchive(const Place &place, std::string_view bytes) {
@@ -225,6 +247,9 @@ private:
       return addElements(place, bytes, member, "");
     if (isElf(bytes))
       return discoverElf(place, bytes, member);
+    if (const FileMagic magic = identifyFile(bytes);
+        magic == FileMagic::Coff || magic == FileMagic::PeImage)
+      return discoverCoff(place, bytes, member, magic == FileMagic::PeImage);
     if (allowArchive && isArchive(bytes))
       return discoverArchive(place, bytes);
     if (!textComment_.empty()) {
@@ -250,7 +275,8 @@ bool holdsEmbeddedBundles(std::string_view bytes) {
   if (isElf(bytes))
     return true;
   const FileMagic magic = identifyFile(bytes);
-  return isArchive(magic) || magic == FileMagic::OffloadBinary;
+  return isArchive(magic) || magic == FileMagic::OffloadBinary ||
+         magic == FileMagic::Coff || magic == FileMagic::PeImage;
 }
 
 Result<Discovery> discoverBundles(const InputFile &input,

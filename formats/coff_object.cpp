@@ -1,5 +1,6 @@
-// COFF sections by name (see coff_object.h for the layout). Long names
-// ("/<decimal>") are looked up in the string table after the symbols.
+// COFF sections by name, in objects and PE images (see coff_object.h for the
+// layouts). Long names ("/<decimal>") are looked up in the string table after
+// the symbols.
 
 #include "formats/coff_object.h"
 
@@ -12,20 +13,34 @@ constexpr uint64_t kFileHeaderSize = 20;
 constexpr uint64_t kSectionHeaderSize = 40;
 constexpr uint64_t kSymbolSize = 18;
 
-Error malformed(const std::string &what) {
-  return makeError("malformed COFF object: " + what);
+constexpr uint64_t kPeOffsetField = 0x3c;
+constexpr uint64_t kPeSignatureSize = 4;
+
+// What is read differs between objects and images only in where the file
+// header starts and how much of a section's raw data is its contents.
+struct CoffLayout {
+  uint64_t fileHeader = 0;
+  bool image = false;
+  std::string_view kind; // for messages
+};
+
+Error malformed(const CoffLayout &layout, const std::string &what) {
+  return makeError("malformed " + std::string(layout.kind) + ": " + what);
 }
 
-} // namespace
-
-Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
-  if (bytes.size() < kFileHeaderSize)
+Result<std::vector<CoffSection>> readSections(std::string_view bytes,
+                                              const CoffLayout &layout) {
+  auto malformed = [&](const std::string &what) {
+    return offbundle::malformed(layout, what);
+  };
+  const uint64_t at = layout.fileHeader;
+  if (at > bytes.size() || bytes.size() - at < kFileHeaderSize)
     return malformed("the file header is truncated");
-  const uint64_t sectionCount = loadLittleEndian(bytes, 2, 2);
-  const uint64_t symbolTable = loadLittleEndian(bytes, 8, 4);
-  const uint64_t symbolCount = loadLittleEndian(bytes, 12, 4);
-  const uint64_t optionalHeaderSize = loadLittleEndian(bytes, 16, 2);
-  const uint64_t sectionTable = kFileHeaderSize + optionalHeaderSize;
+  const uint64_t sectionCount = loadLittleEndian(bytes, at + 2, 2);
+  const uint64_t symbolTable = loadLittleEndian(bytes, at + 8, 4);
+  const uint64_t symbolCount = loadLittleEndian(bytes, at + 12, 4);
+  const uint64_t optionalHeaderSize = loadLittleEndian(bytes, at + 16, 2);
+  const uint64_t sectionTable = at + kFileHeaderSize + optionalHeaderSize;
   if (sectionTable > bytes.size() ||
       sectionCount > (bytes.size() - sectionTable) / kSectionHeaderSize)
     return malformed("the section table runs past the end of the file");
@@ -69,18 +84,41 @@ Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
     } else {
       section.name = std::string(rawName);
     }
-    const uint64_t rawSize = loadLittleEndian(bytes, header + 16, 4);
+    const uint64_t virtualSize = loadLittleEndian(bytes, header + 8, 4);
+    uint64_t rawSize = loadLittleEndian(bytes, header + 16, 4);
     const uint64_t rawOffset = loadLittleEndian(bytes, header + 20, 4);
     // Uninitialized data has no bytes in the file.
     if (rawOffset != 0) {
       if (rawOffset > bytes.size() || rawSize > bytes.size() - rawOffset)
         return malformed("section '" + section.name +
                          "' runs past the end of the file");
+      // An image's raw data is padded to the file alignment.
+      if (layout.image && virtualSize != 0 && virtualSize < rawSize)
+        rawSize = virtualSize;
       section.contents = bytes.substr(rawOffset, rawSize);
+      section.fileOffset = rawOffset;
     }
     sections.push_back(std::move(section));
   }
   return sections;
+}
+
+} // namespace
+
+Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes) {
+  return readSections(bytes, {0, false, "COFF object"});
+}
+
+Result<std::vector<CoffSection>> readPeImageSections(std::string_view bytes) {
+  const CoffLayout layout{0, true, "PE image"};
+  if (bytes.size() < kPeOffsetField + 4)
+    return malformed(layout, "the DOS header is truncated");
+  const uint64_t signature = loadLittleEndian(bytes, kPeOffsetField, 4);
+  if (signature > bytes.size() ||
+      bytes.substr(signature, kPeSignatureSize) !=
+          std::string_view("PE\0\0", kPeSignatureSize))
+    return malformed(layout, "no PE signature where the DOS header points");
+  return readSections(bytes, {signature + kPeSignatureSize, true, "PE image"});
 }
 
 } // namespace offbundle

@@ -13,6 +13,12 @@
 //   string table            after the symbols (18 bytes each): its size
 //                           (u32, counting itself), then the names
 //
+// PE images (DLLs and EXEs) put the same file header after a DOS stub: the
+// stub's u32 at 0x3c is the offset of "PE\0\0", which the file header
+// follows. Their section names have at most 8 characters (lld-link cuts
+// longer ones: .hip_fatbin becomes .hip_fat), and a section's raw data is
+// padded to the file alignment, so only its virtual size is its contents.
+//
 // Every offset and size is checked against the file.
 #pragma once
 
@@ -27,10 +33,14 @@ namespace offbundle {
 
 struct CoffSection {
   std::string name;
-  std::string_view contents; // a view into the object's bytes
+  std::string_view contents; // a view into the file's bytes
+  uint64_t fileOffset = 0;   // where the contents start in the file
 };
 
-// The sections, in the order of the section table.
+// The sections of a COFF object, in the order of the section table.
 Result<std::vector<CoffSection>> readCoffSections(std::string_view bytes);
+
+// The sections of a PE image, in the order of the section table.
+Result<std::vector<CoffSection>> readPeImageSections(std::string_view bytes);
 
 } // namespace offbundle

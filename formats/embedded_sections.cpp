@@ -1,4 +1,5 @@
-// The .hip_fatbin and .llvm.offloading sections of an ELF file, and their
+// The .hip_fatbin and .llvm.offloading sections of an ELF file, a COFF
+// object or a PE image, and their
 // contents split into bundles and offload binaries (see the header for how
 // each element's extent is found).
 
@@ -22,6 +23,22 @@ std::vector<OffloadDataSection> findOffloadDataSections(const ElfObject &elf) {
     if (!section.hasContents())
       continue;
     found.push_back({section.name, section.offset, elf.contents(section)});
+  }
+  return found;
+}
+
+std::vector<OffloadDataSection>
+findOffloadDataSections(const std::vector<CoffSection> &sections) {
+  std::vector<OffloadDataSection> found;
+  for (const CoffSection &section : sections) {
+    const std::string_view name = section.name;
+    const bool carriesCode = name == kHipFatbinSection ||
+                             name == kLlvmOffloadingSection ||
+                             name == peImageSectionName(kHipFatbinSection) ||
+                             name == peImageSectionName(kLlvmOffloadingSection);
+    if (!carriesCode || section.contents.empty())
+      continue;
+    found.push_back({section.name, section.fileOffset, section.contents});
   }
   return found;
 }

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/coff_object.h"
 #include "formats/elf/elf_object.h"
 #include "formats/file_magic.h"
 #include "support/error.h"
@@ -37,6 +38,12 @@ struct OffloadDataSection {
 // The .hip_fatbin and .llvm.offloading sections of an ELF file that occupy
 // bytes of the file.
 std::vector<OffloadDataSection> findOffloadDataSections(const ElfObject &elf);
+
+// The same sections of a COFF object or PE image (readCoffSections,
+// readPeImageSections), under their full names or, in images, cut to 8
+// characters.
+std::vector<OffloadDataSection>
+findOffloadDataSections(const std::vector<CoffSection> &sections);
 
 // One element of a run of offload data.
 struct OffloadDataElement {

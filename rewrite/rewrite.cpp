@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "archive/ar_archive.h"
+#include "formats/file_magic.h"
 #include "rewrite/bundle_rewriter.h"
 #include "support/replaced_files.h"
 
@@ -34,8 +35,17 @@ Result<RewriteResult> rewriteFile(const std::string &file,
   RewriteResult result;
   BundleRewriter rewriter(bytes, request, result, pages);
   Result<OutputPlan> rewritten = OutputPlan();
+  const FileMagic magic = identifyFile(bytes);
   if (isElf(bytes))
     rewritten = rewriteElf(file, bytes, rewriter);
+  else if (magic == FileMagic::Coff || magic == FileMagic::PeImage)
+    // Windows files are read (list, sizes, extract, verify) but not yet
+    // laid out again.
+    return fileError(
+        file,
+        std::string(magic == FileMagic::Coff ? "a COFF object" : "a PE image") +
+            " cannot be rewritten yet; list, sizes, "
+            "extract and verify read it");
   else if (isArchive(bytes))
     rewritten = rewriting::rewriteArchive(file, bytes, rewriter, request);
   else

@@ -22,6 +22,7 @@ A suite imports this module by putting tests/ on its path first:
     from suite_support import skip_suite
 """
 
+import argparse
 import os
 import sys
 
@@ -38,6 +39,22 @@ def skip_suite(reason):
         sys.exit(1)
     print(f"skipped: {reason}", flush=True)
     sys.exit(SKIP_STATUS)
+
+
+def tool_arguments(description, reference_tools=()):
+    """The command line of a suite that runs offbundle, this project's
+    clang-offload-bundler (--ours) and LLVM 22's tools (--reference-bin):
+    the parsed arguments, once every tool named is there (the suite is
+    skipped otherwise)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--offbundle", required=True)
+    parser.add_argument("--ours", required=True)
+    parser.add_argument("--reference-bin", required=True)
+    args = parser.parse_args()
+    require_executables(args.offbundle, args.ours,
+                        *(os.path.join(args.reference_bin, name)
+                          for name in reference_tools))
+    return args
 
 
 def require_executables(*paths):

@@ -21,7 +21,6 @@ control). Checked:
   (the README's differences table).
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -31,7 +30,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import Tally, finish, require_executables  # noqa: E402
+from suite_support import Tally, finish, tool_arguments  # noqa: E402
 from bundle_bytes import binary_bundle, ccob  # noqa: E402
 
 HOST = b"host-x86_64-unknown-linux-gnu-"
@@ -194,13 +193,8 @@ def check_bundler(suite, work):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--offbundle", required=True)
-    parser.add_argument("--ours", required=True)
-    parser.add_argument("--reference-bin", required=True)
-    args = parser.parse_args()
+    args = tool_arguments(__doc__.splitlines()[0], ("clang-offload-bundler",))
     reference = os.path.join(args.reference_bin, "clang-offload-bundler")
-    require_executables(args.offbundle, args.ours, reference)
     suite = Suite(args.offbundle, args.ours, reference)
     work = tempfile.mkdtemp(prefix="offbundle-spellings-")
     try:

@@ -1,0 +1,225 @@
+"""GPU code in Windows binaries: COFF objects, DLLs and EXEs.
+
+clang 22 compiles HIP for x86_64-pc-windows-msvc into COFF objects whose
+.hip_fatbin section holds the bundle (plain, or compressed with
+--offload-compress); lld-link links them into a DLL (/dll /noentry
+/force:unresolved, no Windows SDK needed) and an EXE, where the section is
+named .hip_fat. The reference for what each file holds is LLVM 22 itself:
+llvm-objcopy dumps the section, and LLVM 22's clang-offload-bundler lists
+and unbundles the dump. Checked, for every file:
+
+- offbundle list prints the entry IDs LLVM 22 lists, and for a plain bundle
+  each code object URI points at the bytes LLVM 22 unbundles;
+- offbundle extract writes exactly the bytes LLVM 22 unbundles;
+- offbundle sizes counts every entry and its bytes; verify says ok;
+- this project's clang-offload-bundler -list and -unbundle read the section
+  as they read an ELF file's (LLVM 22 finds nothing there: the README's
+  differences table);
+- prune, compress and decompress refuse the file with one error line and
+  write nothing; a truncated DLL is one error line and exit 1.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import (Tally, finish, skip_suite,  # noqa: E402
+                           tool_arguments)
+
+TARGET = "--target=x86_64-pc-windows-msvc"
+HIP = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2",
+       "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"]
+SOURCE = """\
+struct dim3 { unsigned x, y, z; };
+extern "C" int hipLaunchKernel(const void *, dim3, dim3, void **,
+                               unsigned long long, void *);
+__attribute__((global)) void scale(float *p, float f) { p[0] *= f; }
+__attribute__((global)) void add_one(int *p) { p[0] += 1; }
+"""
+MAIN = "int main(void) { return 0; }\n"
+
+
+class Suite(Tally):
+    def __init__(self, args, work):
+        super().__init__()
+        self.bin = args.reference_bin
+        self.offbundle = os.path.abspath(args.offbundle)
+        self.ours = os.path.abspath(args.ours)
+        self.work = work
+
+    def tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def expect(self, ok, label, detail=""):
+        self.check(label, bool(ok), detail)
+
+    def run(self, command, check=True):
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=300, cwd=self.work)
+        if check and done.returncode != 0:
+            skip_suite(f"{' '.join(command)} failed: {done.stderr.strip()}")
+        return done
+
+    def build(self):
+        """The objects, DLLs and the EXE; skips the suite when clang or
+        lld-link cannot make them."""
+        with open(os.path.join(self.work, "k.hip"), "w") as handle:
+            handle.write(SOURCE)
+        with open(os.path.join(self.work, "m.c"), "w") as handle:
+            handle.write(MAIN)
+        clang = self.tool("clang")
+        link = self.tool("lld-link")
+        files = {}
+        for name, extra in (("plain", []), ("compressed",
+                                             ["--offload-compress"])):
+            obj = f"{name}.obj"
+            self.run([clang, TARGET] + HIP + extra + ["-c", "k.hip", "-o",
+                                                     obj])
+            dll = f"{name}.dll"
+            self.run([link, "/dll", "/noentry", "/force:unresolved", obj,
+                      f"/out:{dll}"])
+            files[obj] = ".hip_fatbin"
+            files[dll] = ".hip_fat"
+        self.run([clang, TARGET, "-O2", "-c", "m.c", "-o", "m.obj"])
+        self.run([link, "/entry:main", "/subsystem:console",
+                  "/force:unresolved", "plain.obj", "m.obj", "/out:app.exe"])
+        files["app.exe"] = ".hip_fat"
+        return files
+
+    def reference(self, name, section):
+        """LLVM 22's view: {entry ID: payload bytes} of the dumped
+        section."""
+        dump = os.path.join(self.work, name + ".section")
+        self.run([self.tool("llvm-objcopy"), f"--dump-section={section}={dump}",
+                  name])
+        listed = self.run([self.tool("clang-offload-bundler"), "-list",
+                           "-type=o", "-input=" + dump])
+        entries = {}
+        for entry_id in listed.stdout.split():
+            out = os.path.join(self.work, "ref.out")
+            self.run([self.tool("clang-offload-bundler"), "-unbundle",
+                      "-type=o", "-input=" + dump, "-targets=" + entry_id,
+                      "-output=" + out])
+            with open(out, "rb") as handle:
+                entries[entry_id] = handle.read()
+        return entries
+
+
+def read_range(path, uri):
+    """The bytes a file:// code object URI names."""
+    fragment = urllib.parse.urlparse(uri).fragment
+    fields = dict(part.split("=") for part in fragment.split("&"))
+    with open(path, "rb") as handle:
+        handle.seek(int(fields["offset"]))
+        return handle.read(int(fields["size"]))
+
+
+def check_file(suite, name, section):
+    expected = suite.reference(name, section)
+    suite.expect(len(expected) == 3, f"{name}: LLVM 22 unbundles 3 entries "
+                 "from the dumped section", str(sorted(expected)))
+    path = os.path.join(suite.work, name)
+
+    listing = suite.run([suite.offbundle, "list", "--json", path], False)
+    suite.expect(listing.returncode == 0, f"{name}: list exits 0",
+                 listing.stderr)
+    entries = (json.loads(listing.stdout)["files"][0]["entries"]
+               if listing.returncode == 0 else [])
+    suite.expect(sorted(e["id"] for e in entries) == sorted(expected),
+                 f"{name}: list gives LLVM 22's entry IDs",
+                 str([e["id"] for e in entries]))
+    if "compressed" not in name:
+        for entry in entries:
+            suite.expect(read_range(path, entry["uri"]) ==
+                         expected.get(entry["id"]),
+                         f"{name}: {entry['id']}'s URI points at its bytes",
+                         entry["uri"])
+
+    out = os.path.join(suite.work, "extracted")
+    shutil.rmtree(out, ignore_errors=True)
+    done = suite.run([suite.offbundle, "extract", path, "-o", out], False)
+    suite.expect(done.returncode == 0, f"{name}: extract exits 0", done.stderr)
+    got = {}
+    for written in done.stdout.split():
+        with open(written, "rb") as handle:
+            got[os.path.basename(written)] = handle.read()
+    # Files are named as -output-dir names them: ':' becomes '_'.
+    suite.expect(got == {k.replace(":", "_"): v for k, v in expected.items()},
+                 f"{name}: extract writes LLVM 22's bytes for every entry",
+                 str(sorted(got)))
+
+    done = suite.run([suite.offbundle, "sizes", "--json", path], False)
+    targets = (json.loads(done.stdout)["files"][0]["targets"]
+               if done.returncode == 0 else [])
+    suite.expect(sum(t["entries"] for t in targets) == 3 and
+                 sum(t["bytes"] for t in targets) ==
+                 sum(len(b) for b in expected.values()),
+                 f"{name}: sizes counts every entry and its bytes",
+                 str(targets))
+
+    done = suite.run([suite.offbundle, "verify", path], False)
+    suite.expect(done.returncode == 0 and ": ok, 1 bundle" in done.stdout,
+                 f"{name}: verify says ok", done.stdout + done.stderr)
+
+    done = suite.run([suite.ours, "-list", "-type=o", "-input=" + path], False)
+    suite.expect(sorted(done.stdout.split()) == sorted(expected),
+                 f"{name}: clang-offload-bundler -list reads the section",
+                 done.stdout + done.stderr)
+    target = "hipv4-amdgcn-amd-amdhsa--gfx906"
+    out = os.path.join(suite.work, "ours.out")
+    done = suite.run([suite.ours, "-unbundle", "-type=o", "-input=" + path,
+                      "-targets=" + target, "-output=" + out], False)
+    ok = done.returncode == 0 and os.path.exists(out)
+    if ok:
+        with open(out, "rb") as handle:
+            ok = handle.read() == expected[target]
+    suite.expect(ok, f"{name}: clang-offload-bundler -unbundle gives LLVM "
+                 "22's bytes of the dump", done.stderr)
+
+    for command in (["prune", "-k", "gfx906"], ["compress"], ["decompress"]):
+        written = os.path.join(suite.work, "rewritten")
+        done = suite.run([suite.offbundle, command[0], path] + command[1:] +
+                         ["-o", written], False)
+        lines = done.stderr.splitlines()
+        suite.expect(done.returncode == 1 and len(lines) == 1 and
+                     "cannot be rewritten yet" in lines[0] and
+                     not os.path.exists(written),
+                     f"{name}: {command[0]} refuses it, writing nothing",
+                     done.stderr)
+
+
+def main():
+    args = tool_arguments(__doc__.splitlines()[0],
+                          ("clang", "lld-link", "llvm-objcopy",
+                           "clang-offload-bundler"))
+    work = tempfile.mkdtemp(prefix="offbundle-windows-")
+    suite = Suite(args, work)
+    try:
+        files = suite.build()
+        for name, section in files.items():
+            check_file(suite, name, section)
+
+        # A DLL cut short inside its section table.
+        with open(os.path.join(work, "plain.dll"), "rb") as handle:
+            data = handle.read()
+        cut = os.path.join(work, "cut.dll")
+        with open(cut, "wb") as handle:
+            handle.write(data[:700])
+        done = suite.run([suite.offbundle, "verify", cut], False)
+        lines = done.stderr.splitlines()
+        suite.expect(done.returncode == 1 and len(lines) == 1 and
+                     "malformed PE image" in lines[0],
+                     "a truncated DLL: one error line, exit 1", done.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return finish(suite.passed, suite.failed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
