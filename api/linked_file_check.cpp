@@ -1,50 +1,110 @@
 // The checks of a linked HIP file (see linked_file_check.h): each wrapper's
 // magic and pointer, against the bundle starts found in .hip_fatbin, then
-// the layout rules of formats/elf/linked_layout.h.
+// the layout rules of formats/elf/linked_layout.h; in a PE image, against
+// .hip_fat, and each pointer's base relocation.
 #include "api/linked_file_check.h"
 
 #include <set>
 
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_layout.h"
+#include "formats/pe_hip_wrappers.h"
 #include "support/hex.h"
 #include "support/offload_sections.h"
 
 namespace offbundle::api {
+namespace {
+
+// Where the bundles found in the file's own `section` start, as addresses:
+// the section starts at `fileOffset` in the file and at `address`.
+std::set<uint64_t> bundleStartsIn(const std::vector<Bundle> &bundles,
+                                  std::string_view section, uint64_t fileOffset,
+                                  uint64_t address) {
+  std::set<uint64_t> starts;
+  for (const Bundle &bundle : bundles)
+    if (bundle.section == section && bundle.member.empty() &&
+        bundle.fileOffset && *bundle.fileOffset >= fileOffset)
+      starts.insert(address + (*bundle.fileOffset - fileOffset));
+  return starts;
+}
+
+// How one wrapper is named in messages.
+std::string wrapperName(const std::string &file, size_t index,
+                        const HipWrapper &wrapper) {
+  return quotedFileName(file) + ": HIP fat binary wrapper " +
+         std::to_string(index) + " (at " + hexNumber(wrapper.address) + ")";
+}
+
+// The same judgement for ELF and PE: the magic, then the pointer inside
+// the fat binary section [start, end) and at one of `bundleStarts`.
+offbundle::Status checkWrapper(const std::string &which,
+                               const HipWrapper &wrapper,
+                               std::string_view section, uint64_t start,
+                               uint64_t end,
+                               const std::set<uint64_t> &bundleStarts) {
+  if (wrapper.magic != kHipWrapperMagic)
+    return makeError(which + " has magic " + hexNumber(wrapper.magic) +
+                     ", not HIPF");
+  if (wrapper.binary < start || wrapper.binary >= end)
+    return makeError(which + " points to " + hexNumber(wrapper.binary) +
+                     ", outside " + std::string(section) + " [" +
+                     hexNumber(start) + ", " + hexNumber(end) + ")");
+  if (bundleStarts.count(wrapper.binary) == 0)
+    return makeError(which + " points to " + hexNumber(wrapper.binary) +
+                     ", which is no bundle's start in " + std::string(section));
+  return offbundle::Status::success();
+}
+
+offbundle::Status checkPeImage(const std::string &file,
+                               const PeHipWrappers &wrappers,
+                               const std::vector<Bundle> &bundles) {
+  const std::string_view section = peImageSectionName(kHipFatbinSection);
+  const std::set<uint64_t> bundleStarts = bundleStartsIn(
+      bundles, section, wrappers.fatbinOffset, wrappers.fatbinStart);
+  for (size_t index = 0; index < wrappers.wrappers.size(); ++index) {
+    const HipWrapper &wrapper = wrappers.wrappers[index];
+    const std::string which = wrapperName(file, index, wrapper);
+    if (Status judged =
+            checkWrapper(which, wrapper, section, wrappers.fatbinStart,
+                         wrappers.fatbinEnd, bundleStarts);
+        !judged.ok())
+      return judged;
+    // Loaded elsewhere than ImageBase, a pointer without its fix-up would
+    // point into the void.
+    const uint64_t pointer =
+        wrapper.address - wrappers.imageBase + kHipWrapperBinaryOffset;
+    if (wrappers.relocatable && wrappers.relocated.count(pointer) == 0)
+      return makeError(which + " has no base relocation for its pointer (at " +
+                       hexNumber(wrappers.imageBase + pointer) + ")");
+  }
+  return offbundle::Status::success();
+}
+
+} // namespace
 
 offbundle::Status checkLinkedHipFile(const std::string &file,
                                      std::string_view bytes,
                                      const std::vector<Bundle> &bundles) {
+  auto image = readPeHipWrappers(bytes);
+  if (!image)
+    return fileError(file, image.error().message);
+  if (*image)
+    return checkPeImage(file, **image, bundles);
   auto found = readHipWrappers(bytes);
   if (!found)
     return fileError(file, found.error().message);
   if (!*found)
     return offbundle::Status::success();
   const HipWrappers &wrappers = **found;
-  // Where the bundles found in .hip_fatbin start, as addresses.
-  std::set<uint64_t> bundleStarts;
-  for (const Bundle &bundle : bundles)
-    if (bundle.section == kHipFatbinSection && bundle.member.empty() &&
-        bundle.fileOffset && *bundle.fileOffset >= wrappers.fatbinOffset)
-      bundleStarts.insert(wrappers.fatbinStart +
-                          (*bundle.fileOffset - wrappers.fatbinOffset));
+  const std::set<uint64_t> bundleStarts = bundleStartsIn(
+      bundles, kHipFatbinSection, wrappers.fatbinOffset, wrappers.fatbinStart);
   for (size_t index = 0; index < wrappers.wrappers.size(); ++index) {
     const HipWrapper &wrapper = wrappers.wrappers[index];
-    const std::string which =
-        quotedFileName(file) + ": HIP fat binary wrapper " +
-        std::to_string(index) + " (at " + hexNumber(wrapper.address) + ")";
-    if (wrapper.magic != kHipWrapperMagic)
-      return makeError(which + " has magic " + hexNumber(wrapper.magic) +
-                       ", not HIPF");
-    if (wrapper.binary < wrappers.fatbinStart ||
-        wrapper.binary >= wrappers.fatbinEnd)
-      return makeError(which + " points to " + hexNumber(wrapper.binary) +
-                       ", outside .hip_fatbin [" +
-                       hexNumber(wrappers.fatbinStart) + ", " +
-                       hexNumber(wrappers.fatbinEnd) + ")");
-    if (bundleStarts.count(wrapper.binary) == 0)
-      return makeError(which + " points to " + hexNumber(wrapper.binary) +
-                       ", which is no bundle's start in .hip_fatbin");
+    if (Status judged = checkWrapper(wrapperName(file, index, wrapper), wrapper,
+                                     kHipFatbinSection, wrappers.fatbinStart,
+                                     wrappers.fatbinEnd, bundleStarts);
+        !judged.ok())
+      return judged;
   }
   if (Status layout = checkLinkedLayout(bytes); !layout.ok())
     return fileError(file, layout.error().message);

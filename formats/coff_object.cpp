@@ -85,6 +85,7 @@ Result<std::vector<CoffSection>> readSections(std::string_view bytes,
       section.name = std::string(rawName);
     }
     const uint64_t virtualSize = loadLittleEndian(bytes, header + 8, 4);
+    section.virtualAddress = loadLittleEndian(bytes, header + 12, 4);
     uint64_t rawSize = loadLittleEndian(bytes, header + 16, 4);
     const uint64_t rawOffset = loadLittleEndian(bytes, header + 20, 4);
     // Uninitialized data has no bytes in the file.

@@ -33,8 +33,9 @@ namespace offbundle {
 
 struct CoffSection {
   std::string name;
-  std::string_view contents; // a view into the file's bytes
-  uint64_t fileOffset = 0;   // where the contents start in the file
+  std::string_view contents;   // a view into the file's bytes
+  uint64_t fileOffset = 0;     // where the contents start in the file
+  uint64_t virtualAddress = 0; // images: the section's address (an RVA)
 };
 
 // The sections of a COFF object, in the order of the section table.

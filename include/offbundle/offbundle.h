@@ -11,7 +11,7 @@
 //     compression header;
 //   - Input::payload reads an entry's bytes, decompressed;
 //   - Input::checkLinkedFile checks what the HIP runtime follows in an
-//     executable or shared library (offbundle verify);
+//     executable or shared library, DLL or EXE (offbundle verify);
 //   - bundle() writes a set of entries into any container type, and
 //     unbundle() takes out what each target can use, by the compatibility
 //     rules of clang-offload-bundler, both on files, exactly as the tool;
@@ -160,7 +160,9 @@ public:
   // runtime and the tools run on linked files rely on: every HIP fat binary
   // wrapper (.hipFatBinSegment) has the magic "HIPF" and points at the
   // start of a bundle in .hip_fatbin, and the program headers lie where
-  // loaders and strip expect them. The first fault found is the Error.
+  // loaders and strip expect them; in a DLL or EXE, every wrapper
+  // (.hipFatB) points at the start of a bundle in .hip_fat and a base
+  // relocation fixes its pointer up. The first fault found is the Error.
   // Other files pass.
   Outcome checkLinkedFile() const;
 

@@ -16,12 +16,17 @@ and unbundles the dump. Checked, for every file:
   as they read an ELF file's (LLVM 22 finds nothing there: the README's
   differences table);
 - prune, compress and decompress refuse the file with one error line and
-  write nothing; a truncated DLL is one error line and exit 1.
+  write nothing; a truncated DLL is one error line and exit 1;
+- verify follows the DLL's and EXE's HIP fat binary wrapper (.hipFatB) to a
+  bundle start in .hip_fat, and finds copies damaged four ways: the
+  wrapper's magic, its pointer moved off the bundle's start or out of
+  .hip_fat, and the base relocation of the pointer removed.
 """
 
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -109,6 +114,74 @@ class Suite(Tally):
             with open(out, "rb") as handle:
                 entries[entry_id] = handle.read()
         return entries
+
+
+def pe_sections(data):
+    """{name: (file offset, RVA)} of a PE image's sections, and its
+    ImageBase (PE32+)."""
+    header = struct.unpack_from("<I", data, 0x3c)[0] + 4
+    count = struct.unpack_from("<H", data, header + 2)[0]
+    optional_size = struct.unpack_from("<H", data, header + 16)[0]
+    image_base = struct.unpack_from("<Q", data, header + 20 + 24)[0]
+    table = header + 20 + optional_size
+    sections = {}
+    for index in range(count):
+        entry = table + 40 * index
+        name = data[entry:entry + 8].rstrip(b"\0").decode()
+        rva, _, raw_offset = struct.unpack_from("<III", data, entry + 12)
+        sections[name] = (raw_offset, rva)
+    return sections, image_base
+
+
+def damaged_wrappers(data):
+    """(what, damaged copy, the words its error line must hold) for each
+    way a wrapper can be broken."""
+    sections, image_base = pe_sections(data)
+    wrapper, wrapper_rva = sections[".hipFatB"]
+    pointer = struct.unpack_from("<Q", data, wrapper + 8)[0]
+    copies = []
+
+    bad = bytearray(data)
+    bad[wrapper] ^= 1
+    copies.append(("magic", bad, "not HIPF"))
+    bad = bytearray(data)
+    struct.pack_into("<Q", bad, wrapper + 8, pointer + 8)
+    copies.append(("pointer off the start", bad,
+                   "no bundle's start in .hip_fat"))
+    bad = bytearray(data)
+    struct.pack_into("<Q", bad, wrapper + 8, image_base + 0x10)
+    copies.append(("pointer outside", bad, "outside .hip_fat"))
+
+    # The base relocation of the pointer, turned into padding (ABSOLUTE).
+    bad = bytearray(data)
+    relocs, _ = sections[".reloc"]
+    at, target = relocs, wrapper_rva + 8
+    while True:
+        page, size = struct.unpack_from("<II", bad, at)
+        if size < 8:
+            break
+        for entry in range(at + 8, at + size, 2):
+            value = struct.unpack_from("<H", bad, entry)[0]
+            if value >> 12 == 10 and page + (value & 0xfff) == target:
+                struct.pack_into("<H", bad, entry, value & 0xfff)
+        at += size
+    copies.append(("base relocation", bad, "has no base relocation"))
+    return copies
+
+
+def check_wrappers(suite, name):
+    with open(os.path.join(suite.work, name), "rb") as handle:
+        data = handle.read()
+    for what, bad, words in damaged_wrappers(data):
+        path = os.path.join(suite.work, "damaged-" + name)
+        with open(path, "wb") as handle:
+            handle.write(bad)
+        done = suite.run([suite.offbundle, "verify", path], False)
+        lines = done.stderr.splitlines()
+        suite.expect(done.returncode == 1 and len(lines) == 1 and
+                     words in lines[0] and "wrapper 0" in lines[0],
+                     f"{name}, wrapper {what}: verify gives one error line",
+                     done.stdout + done.stderr)
 
 
 def read_range(path, uri):
@@ -204,6 +277,8 @@ def main():
         files = suite.build()
         for name, section in files.items():
             check_file(suite, name, section)
+        for name in ("plain.dll", "compressed.dll", "app.exe"):
+            check_wrappers(suite, name)
 
         # A DLL cut short inside its section table.
         with open(os.path.join(work, "plain.dll"), "rb") as handle:

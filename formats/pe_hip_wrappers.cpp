@@ -1,0 +1,141 @@
+// The HIP fat binary wrappers of a PE image (see pe_hip_wrappers.h): the
+// wrappers in .hipFatB, .hip_fat's addresses, and the base relocations that
+// fix their pointers up.
+
+#include "formats/pe_hip_wrappers.h"
+
+#include "formats/coff_object.h"
+#include "formats/file_magic.h"
+#include "support/byte_order.h"
+#include "support/offload_sections.h"
+
+namespace offbundle {
+namespace {
+
+constexpr uint64_t kPeOffsetField = 0x3c;
+constexpr uint64_t kFileHeaderSize = 20;
+constexpr uint64_t kPe32PlusMagic = 0x20b;
+constexpr uint64_t kBaseRelocationDirectory = 5;
+constexpr uint64_t kRelocationBlockHeader = 8;
+constexpr unsigned kRelocationDir64 = 10;
+
+Error malformed(const std::string &what) {
+  return makeError("malformed PE image: " + what);
+}
+
+const CoffSection *findSection(const std::vector<CoffSection> &sections,
+                               std::string_view name) {
+  for (const CoffSection &section : sections)
+    if (section.name == name)
+      return &section;
+  return nullptr;
+}
+
+// The bytes at `rva`, `size` long, from the section holding them.
+std::optional<std::string_view>
+bytesAt(const std::vector<CoffSection> &sections, uint64_t rva, uint64_t size) {
+  for (const CoffSection &section : sections) {
+    if (rva < section.virtualAddress)
+      continue;
+    const uint64_t offset = rva - section.virtualAddress;
+    if (offset <= section.contents.size() &&
+        size <= section.contents.size() - offset)
+      return section.contents.substr(offset, size);
+  }
+  return std::nullopt;
+}
+
+// The RVAs the base relocation table fixes up with 64-bit values.
+Result<std::set<uint64_t>>
+dir64Relocations(const std::vector<CoffSection> &sections, uint64_t rva,
+                 uint64_t size) {
+  std::set<uint64_t> relocated;
+  std::optional<std::string_view> table = bytesAt(sections, rva, size);
+  if (!table)
+    return malformed("the base relocation table lies outside the sections");
+  uint64_t at = 0;
+  while (table->size() - at >= kRelocationBlockHeader) {
+    const uint64_t page = loadLittleEndian(*table, at, 4);
+    const uint64_t blockSize = loadLittleEndian(*table, at + 4, 4);
+    if (blockSize < kRelocationBlockHeader || blockSize > table->size() - at)
+      return malformed("base relocation block at offset " + std::to_string(at) +
+                       " has size " + std::to_string(blockSize));
+    for (uint64_t entry = at + kRelocationBlockHeader;
+         entry + 2 <= at + blockSize; entry += 2) {
+      const uint64_t value = loadLittleEndian(*table, entry, 2);
+      if ((value >> 12) == kRelocationDir64)
+        relocated.insert(page + (value & 0xfff));
+    }
+    at += blockSize;
+  }
+  return relocated;
+}
+
+} // namespace
+
+Result<std::optional<PeHipWrappers>> readPeHipWrappers(std::string_view bytes) {
+  if (identifyFile(bytes) != FileMagic::PeImage)
+    return std::optional<PeHipWrappers>();
+  auto sections = readPeImageSections(bytes);
+  if (!sections)
+    return sections.takeError();
+  const CoffSection *segment =
+      findSection(*sections, peImageSectionName(kHipWrapperSection));
+  const CoffSection *fatbin =
+      findSection(*sections, peImageSectionName(kHipFatbinSection));
+  if (!segment || !fatbin)
+    return std::optional<PeHipWrappers>();
+  if (segment->contents.size() % kHipWrapperSize != 0)
+    return malformed(".hipFatB holds " +
+                     std::to_string(segment->contents.size()) +
+                     " bytes, not a whole number of wrappers");
+
+  // The optional header: ImageBase and the base relocation directory.
+  const uint64_t fileHeader = loadLittleEndian(bytes, kPeOffsetField, 4) + 4;
+  const uint64_t optional = fileHeader + kFileHeaderSize;
+  const uint64_t optionalSize = loadLittleEndian(bytes, fileHeader + 16, 2);
+  if (optional > bytes.size() || optionalSize > bytes.size() - optional ||
+      optionalSize < 2)
+    return malformed("the optional header runs past the end of the file");
+  const std::string_view header = bytes.substr(optional, optionalSize);
+  const bool plus = loadLittleEndian(header, 0, 2) == kPe32PlusMagic;
+  const uint64_t baseField = plus ? 24 : 28;
+  const uint64_t directories = plus ? 112 : 96;
+  const uint64_t countField = plus ? 108 : 92;
+  if (header.size() < directories)
+    return malformed("the optional header is truncated");
+  PeHipWrappers found;
+  found.imageBase = loadLittleEndian(header, baseField, plus ? 8 : 4);
+  const uint64_t directoryCount = loadLittleEndian(header, countField, 4);
+  const uint64_t relocationEntry = directories + kBaseRelocationDirectory * 8;
+  if (directoryCount > kBaseRelocationDirectory &&
+      header.size() >= relocationEntry + 8) {
+    const uint64_t rva = loadLittleEndian(header, relocationEntry, 4);
+    const uint64_t size = loadLittleEndian(header, relocationEntry + 4, 4);
+    if (size != 0) {
+      auto relocated = dir64Relocations(*sections, rva, size);
+      if (!relocated)
+        return relocated.takeError();
+      found.relocatable = true;
+      found.relocated = std::move(*relocated);
+    }
+  }
+
+  found.fatbinStart = found.imageBase + fatbin->virtualAddress;
+  found.fatbinEnd = found.fatbinStart + fatbin->contents.size();
+  found.fatbinOffset = fatbin->fileOffset;
+  for (uint64_t at = 0; at < segment->contents.size(); at += kHipWrapperSize) {
+    HipWrapper wrapper;
+    wrapper.address = found.imageBase + segment->virtualAddress + at;
+    wrapper.magic =
+        static_cast<uint32_t>(loadLittleEndian(segment->contents, at, 4));
+    wrapper.version = static_cast<uint32_t>(
+        loadLittleEndian(segment->contents, at + kHipWrapperVersionOffset, 4));
+    wrapper.binary =
+        loadLittleEndian(segment->contents, at + kHipWrapperBinaryOffset, 8);
+    found.wrappers.push_back(wrapper);
+  }
+  return std::optional(std::move(found));
+}
+
+} // namespace offbundle
