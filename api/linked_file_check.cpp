@@ -55,9 +55,9 @@ offbundle::Status checkWrapper(const std::string &which,
   return offbundle::Status::success();
 }
 
-offbundle::Status checkPeImage(const std::string &file,
-                               const PeHipWrappers &wrappers,
+offbundle::Status checkPeImage(const std::string &file, const PeHipImage &image,
                                const std::vector<Bundle> &bundles) {
+  const HipWrappers &wrappers = image.hip;
   const std::string_view section = peImageSectionName(kHipFatbinSection);
   const std::set<uint64_t> bundleStarts = bundleStartsIn(
       bundles, section, wrappers.fatbinOffset, wrappers.fatbinStart);
@@ -72,10 +72,10 @@ offbundle::Status checkPeImage(const std::string &file,
     // Loaded elsewhere than ImageBase, a pointer without its fix-up would
     // point into the void.
     const uint64_t pointer =
-        wrapper.address - wrappers.imageBase + kHipWrapperBinaryOffset;
-    if (wrappers.relocatable && wrappers.relocated.count(pointer) == 0)
+        wrapper.address - image.imageBase + kHipWrapperBinaryOffset;
+    if (image.relocatable && image.relocated.count(pointer) == 0)
       return makeError(which + " has no base relocation for its pointer (at " +
-                       hexNumber(wrappers.imageBase + pointer) + ")");
+                       hexNumber(image.imageBase + pointer) + ")");
   }
   return offbundle::Status::success();
 }

@@ -86,7 +86,12 @@ Result<std::vector<CoffSection>> readSections(std::string_view bytes,
     }
     const uint64_t virtualSize = loadLittleEndian(bytes, header + 8, 4);
     section.virtualAddress = loadLittleEndian(bytes, header + 12, 4);
+    section.virtualSize = virtualSize;
+    section.headerOffset = header;
+    section.characteristics =
+        static_cast<uint32_t>(loadLittleEndian(bytes, header + 36, 4));
     uint64_t rawSize = loadLittleEndian(bytes, header + 16, 4);
+    section.rawSize = rawSize;
     const uint64_t rawOffset = loadLittleEndian(bytes, header + 20, 4);
     // Uninitialized data has no bytes in the file.
     if (rawOffset != 0) {

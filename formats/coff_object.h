@@ -36,6 +36,10 @@ struct CoffSection {
   std::string_view contents;   // a view into the file's bytes
   uint64_t fileOffset = 0;     // where the contents start in the file
   uint64_t virtualAddress = 0; // images: the section's address (an RVA)
+  uint64_t virtualSize = 0;
+  uint64_t rawSize = 0;      // SizeOfRawData as stored
+  uint64_t headerOffset = 0; // where the section's header is in the file
+  uint32_t characteristics = 0;
 };
 
 // The sections of a COFF object, in the order of the section table.

@@ -15,7 +15,11 @@ namespace {
 constexpr uint64_t kPeOffsetField = 0x3c;
 constexpr uint64_t kFileHeaderSize = 20;
 constexpr uint64_t kPe32PlusMagic = 0x20b;
+constexpr uint64_t kCertificateDirectory = 4;
 constexpr uint64_t kBaseRelocationDirectory = 5;
+constexpr uint64_t kDebugDirectory = 6;
+constexpr uint64_t kDebugEntrySize = 28;
+constexpr uint64_t kDebugDataPointer = 24;
 constexpr uint64_t kRelocationBlockHeader = 8;
 constexpr unsigned kRelocationDir64 = 10;
 
@@ -23,12 +27,12 @@ Error malformed(const std::string &what) {
   return makeError("malformed PE image: " + what);
 }
 
-const CoffSection *findSection(const std::vector<CoffSection> &sections,
-                               std::string_view name) {
-  for (const CoffSection &section : sections)
-    if (section.name == name)
-      return &section;
-  return nullptr;
+std::optional<size_t> findSection(const std::vector<CoffSection> &sections,
+                                  std::string_view name) {
+  for (size_t index = 0; index < sections.size(); ++index)
+    if (sections[index].name == name)
+      return index;
+  return std::nullopt;
 }
 
 // The bytes at `rva`, `size` long, from the section holding them.
@@ -73,24 +77,32 @@ dir64Relocations(const std::vector<CoffSection> &sections, uint64_t rva,
 
 } // namespace
 
-Result<std::optional<PeHipWrappers>> readPeHipWrappers(std::string_view bytes) {
+Result<std::optional<PeHipImage>> readPeHipWrappers(std::string_view bytes) {
   if (identifyFile(bytes) != FileMagic::PeImage)
-    return std::optional<PeHipWrappers>();
+    return std::optional<PeHipImage>();
   auto sections = readPeImageSections(bytes);
   if (!sections)
     return sections.takeError();
-  const CoffSection *segment =
-      findSection(*sections, peImageSectionName(kHipWrapperSection));
-  const CoffSection *fatbin =
-      findSection(*sections, peImageSectionName(kHipFatbinSection));
-  if (!segment || !fatbin)
-    return std::optional<PeHipWrappers>();
-  if (segment->contents.size() % kHipWrapperSize != 0)
+  std::optional<PeHipImage> image(std::in_place);
+  PeLayout &layout = image->layout;
+  layout.sections = std::move(*sections);
+  const std::optional<size_t> segmentIndex =
+      findSection(layout.sections, peImageSectionName(kHipWrapperSection));
+  const std::optional<size_t> fatbinIndex =
+      findSection(layout.sections, peImageSectionName(kHipFatbinSection));
+  if (!segmentIndex || !fatbinIndex)
+    return std::optional<PeHipImage>();
+  layout.segment = *segmentIndex;
+  layout.fatbin = *fatbinIndex;
+  const CoffSection &segment = layout.sections[layout.segment];
+  const CoffSection &fatbin = layout.sections[layout.fatbin];
+  if (segment.contents.size() % kHipWrapperSize != 0)
     return malformed(".hipFatB holds " +
-                     std::to_string(segment->contents.size()) +
+                     std::to_string(segment.contents.size()) +
                      " bytes, not a whole number of wrappers");
 
-  // The optional header: ImageBase and the base relocation directory.
+  // The file header and the optional header: ImageBase, the alignment, the
+  // fields a rewrite changes, and the data directories.
   const uint64_t fileHeader = loadLittleEndian(bytes, kPeOffsetField, 4) + 4;
   const uint64_t optional = fileHeader + kFileHeaderSize;
   const uint64_t optionalSize = loadLittleEndian(bytes, fileHeader + 16, 2);
@@ -99,43 +111,62 @@ Result<std::optional<PeHipWrappers>> readPeHipWrappers(std::string_view bytes) {
     return malformed("the optional header runs past the end of the file");
   const std::string_view header = bytes.substr(optional, optionalSize);
   const bool plus = loadLittleEndian(header, 0, 2) == kPe32PlusMagic;
-  const uint64_t baseField = plus ? 24 : 28;
   const uint64_t directories = plus ? 112 : 96;
   const uint64_t countField = plus ? 108 : 92;
   if (header.size() < directories)
     return malformed("the optional header is truncated");
-  PeHipWrappers found;
-  found.imageBase = loadLittleEndian(header, baseField, plus ? 8 : 4);
+  image->imageBase = loadLittleEndian(header, plus ? 24 : 28, plus ? 8 : 4);
+  layout.fileAlignment = loadLittleEndian(header, 36, 4);
+  layout.initializedDataField = optional + 8;
+  layout.checksumField = optional + 64;
+  layout.checksum = static_cast<uint32_t>(loadLittleEndian(header, 64, 4));
+  layout.symbolTableField = fileHeader + 8;
+  layout.symbolTable = loadLittleEndian(bytes, fileHeader + 8, 4);
   const uint64_t directoryCount = loadLittleEndian(header, countField, 4);
-  const uint64_t relocationEntry = directories + kBaseRelocationDirectory * 8;
-  if (directoryCount > kBaseRelocationDirectory &&
-      header.size() >= relocationEntry + 8) {
-    const uint64_t rva = loadLittleEndian(header, relocationEntry, 4);
-    const uint64_t size = loadLittleEndian(header, relocationEntry + 4, 4);
-    if (size != 0) {
-      auto relocated = dir64Relocations(*sections, rva, size);
-      if (!relocated)
-        return relocated.takeError();
-      found.relocatable = true;
-      found.relocated = std::move(*relocated);
-    }
+  auto directory = [&](uint64_t index) -> std::pair<uint64_t, uint64_t> {
+    const uint64_t entry = directories + index * 8;
+    if (directoryCount <= index || header.size() < entry + 8)
+      return {0, 0};
+    return {loadLittleEndian(header, entry, 4),
+            loadLittleEndian(header, entry + 4, 4)};
+  };
+  layout.certificateTableSize = directory(kCertificateDirectory).second;
+  if (const auto [rva, size] = directory(kBaseRelocationDirectory); size != 0) {
+    auto relocated = dir64Relocations(layout.sections, rva, size);
+    if (!relocated)
+      return relocated.takeError();
+    image->relocatable = true;
+    image->relocated = std::move(*relocated);
+  }
+  if (const auto [rva, size] = directory(kDebugDirectory); size != 0) {
+    std::optional<std::string_view> entries =
+        bytesAt(layout.sections, rva, size);
+    if (!entries)
+      return malformed("the debug directory lies outside the sections");
+    const uint64_t at = static_cast<uint64_t>(entries->data() - bytes.data());
+    for (uint64_t entry = 0; entry + kDebugEntrySize <= size;
+         entry += kDebugEntrySize)
+      layout.debugDataFields.emplace_back(
+          at + entry + kDebugDataPointer,
+          loadLittleEndian(*entries, entry + kDebugDataPointer, 4));
   }
 
-  found.fatbinStart = found.imageBase + fatbin->virtualAddress;
-  found.fatbinEnd = found.fatbinStart + fatbin->contents.size();
-  found.fatbinOffset = fatbin->fileOffset;
-  for (uint64_t at = 0; at < segment->contents.size(); at += kHipWrapperSize) {
+  HipWrappers &hip = image->hip;
+  hip.fatbinStart = image->imageBase + fatbin.virtualAddress;
+  hip.fatbinEnd = hip.fatbinStart + fatbin.contents.size();
+  hip.fatbinOffset = fatbin.fileOffset;
+  for (uint64_t at = 0; at < segment.contents.size(); at += kHipWrapperSize) {
     HipWrapper wrapper;
-    wrapper.address = found.imageBase + segment->virtualAddress + at;
+    wrapper.address = image->imageBase + segment.virtualAddress + at;
     wrapper.magic =
-        static_cast<uint32_t>(loadLittleEndian(segment->contents, at, 4));
+        static_cast<uint32_t>(loadLittleEndian(segment.contents, at, 4));
     wrapper.version = static_cast<uint32_t>(
-        loadLittleEndian(segment->contents, at + kHipWrapperVersionOffset, 4));
+        loadLittleEndian(segment.contents, at + kHipWrapperVersionOffset, 4));
     wrapper.binary =
-        loadLittleEndian(segment->contents, at + kHipWrapperBinaryOffset, 8);
-    found.wrappers.push_back(wrapper);
+        loadLittleEndian(segment.contents, at + kHipWrapperBinaryOffset, 8);
+    hip.wrappers.push_back(wrapper);
   }
-  return std::optional(std::move(found));
+  return image;
 }
 
 } // namespace offbundle

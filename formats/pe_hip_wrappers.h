@@ -24,33 +24,50 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "formats/coff_object.h"
 #include "formats/elf/hip_wrappers.h"
 #include "support/error.h"
 
 namespace offbundle {
 
-struct PeHipWrappers {
-  // .hip_fat's virtual addresses, [fatbinStart, fatbinEnd), and where it
-  // starts in the file.
-  uint64_t fatbinStart = 0;
-  uint64_t fatbinEnd = 0;
-  uint64_t fatbinOffset = 0;
-  // Each wrapper: `address` its virtual address, `binary` its pointer as
-  // stored (ImageBase-relative addresses, as the loader fixes them up).
-  std::vector<HipWrapper> wrappers;
+// The fields of a PE image a rewrite of .hip_fat changes, by where they are
+// in the file.
+struct PeLayout {
+  uint64_t fileAlignment = 0;
+  uint64_t initializedDataField = 0; // SizeOfInitializedData (u32)
+  uint64_t checksumField = 0;        // CheckSum (u32)
+  uint32_t checksum = 0;
+  uint64_t symbolTableField = 0; // PointerToSymbolTable (u32)
+  uint64_t symbolTable = 0;
+  // The certificate table (signatures) and the debug directory entries'
+  // PointerToRawData fields (file offsets) with their values.
+  uint64_t certificateTableSize = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> debugDataFields;
+  std::vector<CoffSection> sections;
+  size_t fatbin = 0;  // .hip_fat's index in `sections`
+  size_t segment = 0; // .hipFatB's index in `sections`
+};
+
+struct PeHipImage {
+  // .hip_fat's virtual addresses and file offset, and each wrapper:
+  // `address` its virtual address, `binary` its pointer as stored
+  // (ImageBase-relative addresses, as the loader fixes them up).
+  HipWrappers hip;
   // Whether the image can be moved (it has base relocations), and the RVAs
   // they name with a 64-bit fix-up.
   bool relocatable = false;
   std::set<uint64_t> relocated;
   uint64_t imageBase = 0;
+  PeLayout layout;
 };
 
 // The wrappers of a PE image. Nothing when `bytes` are not a PE image or
 // it has no .hipFatB or no .hip_fat. An Error when the headers, sections or
 // base relocations it reads lie outside the file, or .hipFatB is not a
 // whole number of wrappers.
-Result<std::optional<PeHipWrappers>> readPeHipWrappers(std::string_view bytes);
+Result<std::optional<PeHipImage>> readPeHipWrappers(std::string_view bytes);
 
 } // namespace offbundle

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
 #include "formats/elf/elf_object.h"
+#include "formats/elf/hip_wrappers.h"
+#include "formats/elf/linked_section_resize.h"
 #include "rewrite/rewrite.h"
 #include "support/file_io.h"
 #include "support/output_plan.h"
@@ -256,6 +259,21 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
                                   BundleRewriter &rewriter,
                                   const RewriteRequest &request);
 
+// The bundles the HIP fat binary wrappers point at in a linked file's fat
+// binary section (`sectionName`, for messages), rewritten (plain ones
+// compressed on every core) and laid out anew one after the other, each at
+// the alignment it had: the section's new contents, and where each old
+// bundle start goes. Nothing when no bundle changes.
+struct FatbinRewrite {
+  OutputPlan contents;
+  std::vector<AddressMove> moves; // sorted by `from`
+};
+Result<std::optional<FatbinRewrite>> rewriteFatbin(const std::string &file,
+                                                   std::string_view bytes,
+                                                   const HipWrappers &wrappers,
+                                                   std::string_view sectionName,
+                                                   BundleRewriter &rewriter);
+
 // An executable or shared library whose .hip_fatbin bundles are rewritten,
 // laid out anew one after the other (each at the alignment it had), the
 // wrappers repointed and the file shrunk (see
@@ -263,5 +281,11 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
 Result<OutputPlan> rewriteLinked(const std::string &file,
                                  const ElfObject &object,
                                  BundleRewriter &rewriter);
+
+// A PE image (DLL or EXE) whose .hip_fat bundles are rewritten, laid out
+// anew, the wrappers repointed, and the file shrunk (see pe_rewrite.cpp).
+Result<OutputPlan> rewritePeImage(const std::string &file,
+                                  std::string_view bytes,
+                                  BundleRewriter &rewriter);
 
 } // namespace offbundle::rewriting

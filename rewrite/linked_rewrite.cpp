@@ -154,17 +154,11 @@ compressConcurrently(const std::vector<std::string_view> &bundles, int level,
 
 } // namespace
 
-Result<OutputPlan> rewriteLinked(const std::string &file,
-                                 const ElfObject &object,
-                                 BundleRewriter &rewriter) {
-  const std::string_view bytes = object.bytes();
-  auto found = readHipWrappers(object);
-  if (!found)
-    return fileError(file, found.error().message);
-  if (!*found || (*found)->wrappers.empty())
-    return fileError(file, "no HIP fat binary wrappers (.hipFatBinSegment) "
-                           "point into .hip_fatbin: no GPU code to rewrite");
-  const HipWrappers &wrappers = **found;
+Result<std::optional<FatbinRewrite>> rewriteFatbin(const std::string &file,
+                                                   std::string_view bytes,
+                                                   const HipWrappers &wrappers,
+                                                   std::string_view sectionName,
+                                                   BundleRewriter &rewriter) {
   auto bundles = linkedBundles(file, bytes, wrappers);
   if (!bundles)
     return bundles.takeError();
@@ -189,9 +183,8 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     rewriter.result().bundles += plain.size();
   }
 
-  OutputPlan contents;
-  LinkedSectionResize resize;
-  resize.sectionName = kHipFatbinSection;
+  FatbinRewrite rewrite;
+  OutputPlan &contents = rewrite.contents;
   // Whatever precedes the first bundle stays where it is.
   const uint64_t first = bundles->front().address;
   contents.addInput(wrappers.fatbinOffset, first - wrappers.fatbinStart);
@@ -201,26 +194,48 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
     const uint64_t at = wrappers.fatbinStart + contents.size();
     const uint64_t padding = (alignment - at % alignment) % alignment;
     contents.addZeros(padding);
-    resize.moves.push_back(
+    rewrite.moves.push_back(
         {bundle.address, at + padding - wrappers.fatbinStart});
     if (compressedIndex[i] != SIZE_MAX) {
       contents.append(std::move(compressed[compressedIndex[i]]));
       continue;
     }
-    auto rewritten = rewriter.rewrite(
-        bundle.bytes, file + ":.hip_fatbin@" + std::to_string(bundle.address));
+    auto rewritten = rewriter.rewrite(bundle.bytes,
+                                      file + ":" + std::string(sectionName) +
+                                          "@" + std::to_string(bundle.address));
     if (!rewritten)
       return rewritten.takeError();
     contents.append(std::move(*rewritten));
   }
-  if (!rewriter.result().changed) {
-    OutputPlan whole;
-    whole.addInput(0, bytes.size());
-    return whole;
-  }
+  if (!rewriter.result().changed)
+    return std::optional<FatbinRewrite>();
+  return std::optional(std::move(rewrite));
+}
+
+Result<OutputPlan> rewriteLinked(const std::string &file,
+                                 const ElfObject &object,
+                                 BundleRewriter &rewriter) {
+  const std::string_view bytes = object.bytes();
+  auto found = readHipWrappers(object);
+  if (!found)
+    return fileError(file, found.error().message);
+  if (!*found || (*found)->wrappers.empty())
+    return fileError(file, "no HIP fat binary wrappers (.hipFatBinSegment) "
+                           "point into .hip_fatbin: no GPU code to rewrite");
+  const HipWrappers &wrappers = **found;
+  auto rewritten =
+      rewriteFatbin(file, bytes, wrappers, kHipFatbinSection, rewriter);
+  if (!rewritten)
+    return rewritten.takeError();
+  if (!*rewritten)
+    return OutputPlan::wholeInput(bytes.size());
+  LinkedSectionResize resize;
+  resize.sectionName = kHipFatbinSection;
+  resize.moves = std::move((*rewritten)->moves);
   for (const HipWrapper &wrapper : wrappers.wrappers)
     resize.pointerFields.push_back(wrapper.address + kHipWrapperBinaryOffset);
-  auto plan = planLinkedSectionResize(object, resize, std::move(contents));
+  auto plan = planLinkedSectionResize(object, resize,
+                                      std::move((*rewritten)->contents));
   if (!plan)
     return fileError(file, plan.error().message);
   return plan;

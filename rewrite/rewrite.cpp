@@ -38,14 +38,13 @@ Result<RewriteResult> rewriteFile(const std::string &file,
   const FileMagic magic = identifyFile(bytes);
   if (isElf(bytes))
     rewritten = rewriteElf(file, bytes, rewriter);
-  else if (magic == FileMagic::Coff || magic == FileMagic::PeImage)
-    // Windows files are read (list, sizes, extract, verify) but not yet
+  else if (magic == FileMagic::PeImage)
+    rewritten = rewriting::rewritePeImage(file, bytes, rewriter);
+  else if (magic == FileMagic::Coff)
+    // COFF objects are read (list, sizes, extract, verify) but not yet
     // laid out again.
-    return fileError(
-        file,
-        std::string(magic == FileMagic::Coff ? "a COFF object" : "a PE image") +
-            " cannot be rewritten yet; list, sizes, "
-            "extract and verify read it");
+    return fileError(file, "a COFF object cannot be rewritten yet; list, "
+                           "sizes, extract and verify read it");
   else if (isArchive(bytes))
     rewritten = rewriting::rewriteArchive(file, bytes, rewriter, request);
   else

@@ -46,6 +46,13 @@ public:
   // the same time, on different threads.
   using Producer = std::function<Result<ByteBuffer>(ByteBuffer spare)>;
 
+  // The input unchanged: its first `size` bytes.
+  static OutputPlan wholeInput(uint64_t size) {
+    OutputPlan plan;
+    plan.addInput(0, size);
+    return plan;
+  }
+
   // Bytes the plan keeps.
   void addBytes(std::string bytes);
   // Bytes the caller keeps alive as long as the plan.

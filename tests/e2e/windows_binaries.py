@@ -15,8 +15,19 @@ and unbundles the dump. Checked, for every file:
 - this project's clang-offload-bundler -list and -unbundle read the section
   as they read an ELF file's (LLVM 22 finds nothing there: the README's
   differences table);
-- prune, compress and decompress refuse the file with one error line and
-  write nothing; a truncated DLL is one error line and exit 1;
+- prune, compress and decompress refuse a COFF object with one error line
+  and write nothing; a truncated DLL is one error line and exit 1;
+- prune of a DLL and an EXE: the file shrinks by what .hip_fat lost,
+  rounded to FileAlignment; llvm-readobj --file-headers --sections
+  --coff-basereloc reads it without a warning and differs from the
+  original's only in SizeOfInitializedData, .hip_fat's RawDataSize and the
+  PointerToRawData of the sections after it; verify follows the wrapper;
+  extract gives LLVM 22's bytes of the kept entries;
+- compress then decompress gives the original DLL byte for byte;
+  decompressing lld-link's compressed DLL, whose .hip_fat has no room in
+  memory for the plain bundle, is refused with one line; a DLL linked with
+  /release has its CheckSum computed again (checked here by an
+  implementation of the PE checksum that first agrees with lld-link's).
 - verify follows the DLL's and EXE's HIP fat binary wrapper (.hipFatB) to a
   bundle start in .hip_fat, and finds copies damaged four ways: the
   wrapper's magic, its pointer moved off the bundle's start or out of
@@ -184,6 +195,152 @@ def check_wrappers(suite, name):
                      done.stdout + done.stderr)
 
 
+def pe_checksum(data):
+    """The PE format's checksum of an image, its CheckSum field as zero."""
+    field = struct.unpack_from("<I", data, 0x3c)[0] + 4 + 20 + 64
+    total = 0
+    for at in range(0, len(data), 2):
+        if field <= at < field + 4:
+            continue
+        total += int.from_bytes(data[at:at + 2], "little")
+        total = (total & 0xffff) + (total >> 16)
+    total = (total & 0xffff) + (total >> 16)
+    return (total + len(data)) & 0xffffffff, field
+
+
+def readobj(suite, path):
+    done = suite.run([suite.tool("llvm-readobj"), "--file-headers",
+                      "--sections", "--coff-basereloc", path], False)
+    return done.returncode, done.stdout.replace(path, "FILE"), done.stderr
+
+
+def changed_fields(before, after):
+    """The names of the llvm-readobj fields whose values differ."""
+    names = []
+    for old, new in zip(before.splitlines(), after.splitlines()):
+        if old != new:
+            names.append(old.split(":")[0].strip())
+    return names
+
+
+def check_image_rewrites(suite, name, expected):
+    """prune, compress and decompress of a DLL or EXE."""
+    path = os.path.join(suite.work, name)
+    with open(path, "rb") as handle:
+        original = handle.read()
+    sections, _ = pe_sections(original)
+    pruned = os.path.join(suite.work, "pruned-" + name)
+    done = suite.run([suite.offbundle, "prune", path, "-k", "gfx906", "-o",
+                      pruned], False)
+    suite.expect(done.returncode == 0, f"{name}: prune exits 0", done.stderr)
+    if done.returncode != 0:
+        return
+    with open(pruned, "rb") as handle:
+        data = handle.read()
+    kept = {k: v for k, v in expected.items() if "gfx90a" not in k}
+    # .hip_fat lost gfx90a's payload; what is left is rounded up to 512.
+    old_raw = struct.unpack_from("<I", original,
+                                 pe_section_header(original, ".hip_fat") +
+                                 16)[0]
+    new_raw = struct.unpack_from("<I", data,
+                                 pe_section_header(data, ".hip_fat") + 16)[0]
+    suite.expect(new_raw % 512 == 0 and len(original) - len(data) ==
+                 old_raw - new_raw and new_raw < old_raw,
+                 f"{name}: prune shrinks the file by what .hip_fat lost",
+                 f"{len(original)} -> {len(data)}")
+    before = readobj(suite, path)
+    after = readobj(suite, pruned)
+    suite.expect(after[0] == 0 and after[2] == "",
+                 f"{name}: llvm-readobj reads the pruned image without a "
+                 "warning", after[2])
+    changes = changed_fields(before[1], after[1])
+    later = [n for n, (offset, _) in sections.items()
+             if offset > sections[".hip_fat"][0]]
+    suite.expect(changes == ["SizeOfInitializedData", "RawDataSize"] +
+                 ["PointerToRawData"] * len(later),
+                 f"{name}: only the sizes and the later sections' file "
+                 "offsets change", str(changes))
+    done = suite.run([suite.offbundle, "verify", pruned], False)
+    suite.expect(done.returncode == 0 and "2 entries" in done.stdout,
+                 f"{name}: the pruned image verifies", done.stderr)
+    out = os.path.join(suite.work, "pruned-extracted")
+    shutil.rmtree(out, ignore_errors=True)
+    done = suite.run([suite.offbundle, "extract", pruned, "-o", out], False)
+    got = {}
+    for written in done.stdout.split():
+        with open(written, "rb") as handle:
+            got[os.path.basename(written)] = handle.read()
+    suite.expect(got == {k.replace(":", "_"): v for k, v in kept.items()},
+                 f"{name}: the pruned image holds LLVM 22's bytes of the "
+                 "kept entries", str(sorted(got)))
+
+    if name != "plain.dll":
+        return
+    compressed = os.path.join(suite.work, "recompressed.dll")
+    restored = os.path.join(suite.work, "restored.dll")
+    done = suite.run([suite.offbundle, "compress", path, "-o", compressed],
+                     False)
+    later = suite.run([suite.offbundle, "decompress", compressed, "-o",
+                       restored], False)
+    ok = done.returncode == 0 and later.returncode == 0
+    if ok:
+        with open(restored, "rb") as handle:
+            ok = handle.read() == original
+    suite.expect(ok, "plain.dll: compress then decompress gives it back "
+                 "byte for byte", done.stderr + later.stderr)
+    done = suite.run([suite.offbundle, "verify", compressed], False)
+    suite.expect(done.returncode == 0 and "1 compressed, hashes match" in
+                 done.stdout, "plain.dll compressed: verify says ok",
+                 done.stdout + done.stderr)
+
+
+def pe_section_header(data, name):
+    """The file offset of a section's header."""
+    header = struct.unpack_from("<I", data, 0x3c)[0] + 4
+    count = struct.unpack_from("<H", data, header + 2)[0]
+    table = header + 20 + struct.unpack_from("<H", data, header + 16)[0]
+    for index in range(count):
+        entry = table + 40 * index
+        if data[entry:entry + 8].rstrip(b"\0").decode() == name:
+            return entry
+    raise KeyError(name)
+
+
+def check_checksum_and_growth(suite):
+    """A /release DLL's CheckSum, and a decompression with no room."""
+    release = os.path.join(suite.work, "release.dll")
+    suite.run([suite.tool("lld-link"), "/dll", "/noentry", "/force:unresolved",
+               "/release", "plain.obj", "/out:release.dll"])
+    with open(release, "rb") as handle:
+        data = handle.read()
+    computed, field = pe_checksum(data)
+    stored = struct.unpack_from("<I", data, field)[0]
+    suite.expect(stored != 0 and computed == stored,
+                 "the PE checksum here agrees with lld-link's",
+                 f"{computed:#x} != {stored:#x}")
+    pruned = os.path.join(suite.work, "release-pruned.dll")
+    done = suite.run([suite.offbundle, "prune", release, "-k", "gfx90a",
+                      "-o", pruned], False)
+    ok = done.returncode == 0
+    if ok:
+        with open(pruned, "rb") as handle:
+            data = handle.read()
+        computed, field = pe_checksum(data)
+        ok = computed == struct.unpack_from("<I", data, field)[0]
+    suite.expect(ok, "a /release DLL pruned carries its new checksum",
+                 done.stderr)
+
+    path = os.path.join(suite.work, "compressed.dll")
+    written = os.path.join(suite.work, "grown.dll")
+    done = suite.run([suite.offbundle, "decompress", path, "-o", written],
+                     False)
+    lines = done.stderr.splitlines()
+    suite.expect(done.returncode == 1 and len(lines) == 1 and
+                 "in memory" in lines[0] and not os.path.exists(written),
+                 "decompressing lld-link's compressed DLL is refused",
+                 done.stderr)
+
+
 def read_range(path, uri):
     """The bytes a file:// code object URI names."""
     fragment = urllib.parse.urlparse(uri).fragment
@@ -194,6 +351,7 @@ def read_range(path, uri):
 
 
 def check_file(suite, name, section):
+    """The read-only checks; the entries LLVM 22 unbundles."""
     expected = suite.reference(name, section)
     suite.expect(len(expected) == 3, f"{name}: LLVM 22 unbundles 3 entries "
                  "from the dumped section", str(sorted(expected)))
@@ -255,6 +413,8 @@ def check_file(suite, name, section):
     suite.expect(ok, f"{name}: clang-offload-bundler -unbundle gives LLVM "
                  "22's bytes of the dump", done.stderr)
 
+    if not name.endswith(".obj"):
+        return expected
     for command in (["prune", "-k", "gfx906"], ["compress"], ["decompress"]):
         written = os.path.join(suite.work, "rewritten")
         done = suite.run([suite.offbundle, command[0], path] + command[1:] +
@@ -265,6 +425,7 @@ def check_file(suite, name, section):
                      not os.path.exists(written),
                      f"{name}: {command[0]} refuses it, writing nothing",
                      done.stderr)
+    return expected
 
 
 def main():
@@ -276,9 +437,12 @@ def main():
     try:
         files = suite.build()
         for name, section in files.items():
-            check_file(suite, name, section)
+            expected = check_file(suite, name, section)
+            if name in ("plain.dll", "app.exe"):
+                check_image_rewrites(suite, name, expected)
         for name in ("plain.dll", "compressed.dll", "app.exe"):
             check_wrappers(suite, name)
+        check_checksum_and_growth(suite)
 
         # A DLL cut short inside its section table.
         with open(os.path.join(work, "plain.dll"), "rb") as handle:
