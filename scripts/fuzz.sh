@@ -45,6 +45,7 @@ dictionary_of() {
     fuzz_text_bundle | fuzz_binary_bundle | fuzz_compressed_bundle | fuzz_bundler_input)
       echo bundle ;;
     fuzz_elf_object) echo elf ;;
+    fuzz_coff_object) echo coff ;;
     fuzz_ar_archive) echo archive ;;
     fuzz_bitcode_symbols) echo bitcode ;;
     fuzz_offload_target) echo target ;;
