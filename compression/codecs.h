@@ -108,4 +108,8 @@ Result<size_t> decodeZstdPrefix(std::string_view input, char *output,
 // uncompress, bytes after the end of the stream are ignored.
 Result<std::unique_ptr<StreamDecoder>> makeZlibDecoder(std::string_view input);
 
+// LLVM's JamCRC with an initial value of 0 (the CRC-32 register without
+// the final inversion): the checksum COFF section definitions carry.
+uint32_t jamCrc32(std::string_view bytes);
+
 } // namespace offbundle

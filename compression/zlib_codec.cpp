@@ -1,4 +1,5 @@
-// zlib back end. Errors read "zlib error: Z_..." as LLVM words them.
+// zlib back end, and the CRC-32 it also provides. Errors read "zlib error:
+// Z_..." as LLVM words them.
 #include <zlib.h>
 
 #include <algorithm>
@@ -151,6 +152,20 @@ Result<std::unique_ptr<StreamDecoder>> makeZlibDecoder(std::string_view input) {
   if (!started.ok())
     return started.takeError();
   return std::unique_ptr<StreamDecoder>(std::move(decoder));
+}
+
+uint32_t jamCrc32(std::string_view bytes) {
+  // zlib inverts the register on the way in and out: starting from all ones
+  // makes the register start at 0, and inverting the result undoes the
+  // final inversion.
+  uLong crc = 0xffffffffUL;
+  while (!bytes.empty()) {
+    const uInt chunk = static_cast<uInt>(
+        std::min<size_t>(bytes.size(), std::numeric_limits<uInt>::max()));
+    crc = crc32(crc, reinterpret_cast<const Bytef *>(bytes.data()), chunk);
+    bytes.remove_prefix(chunk);
+  }
+  return static_cast<uint32_t>(crc ^ 0xffffffffUL);
 }
 
 } // namespace offbundle

@@ -282,6 +282,12 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
                                  const ElfObject &object,
                                  BundleRewriter &rewriter);
 
+// A COFF object whose .hip_fatbin bundle is rewritten, the object laid out
+// again around it (see coff_object_rewrite.cpp).
+Result<OutputPlan> rewriteCoffObject(const std::string &file,
+                                     std::string_view bytes,
+                                     BundleRewriter &rewriter);
+
 // A PE image (DLL or EXE) whose .hip_fat bundles are rewritten, laid out
 // anew, the wrappers repointed, and the file shrunk (see pe_rewrite.cpp).
 Result<OutputPlan> rewritePeImage(const std::string &file,

@@ -41,10 +41,7 @@ Result<RewriteResult> rewriteFile(const std::string &file,
   else if (magic == FileMagic::PeImage)
     rewritten = rewriting::rewritePeImage(file, bytes, rewriter);
   else if (magic == FileMagic::Coff)
-    // COFF objects are read (list, sizes, extract, verify) but not yet
-    // laid out again.
-    return fileError(file, "a COFF object cannot be rewritten yet; list, "
-                           "sizes, extract and verify read it");
+    rewritten = rewriting::rewriteCoffObject(file, bytes, rewriter);
   else if (isArchive(bytes))
     rewritten = rewriting::rewriteArchive(file, bytes, rewriter, request);
   else
