@@ -33,6 +33,10 @@ and unbundles the dump. Checked, for every file:
   memory for the plain bundle, is refused with one line; a DLL linked with
   /release has its CheckSum computed again (checked here by an
   implementation of the PE checksum that first agrees with lld-link's).
+- every truncation of a DLL and an object (at 97 points through the
+  file, and every byte of the headers) gives verify and prune exit 0 or
+  1, one error line on failure, never a crash, and a failed prune writes
+  nothing;
 - verify follows the DLL's and EXE's HIP fat binary wrapper (.hipFatB) to a
   bundle start in .hip_fat, and finds copies damaged four ways: the
   wrapper's magic, its pointer moved off the bundle's start or out of
@@ -461,6 +465,34 @@ def check_checksum_and_growth(suite):
                  done.stderr)
 
 
+def check_truncations(suite, name):
+    path = os.path.join(suite.work, name)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    cuts = sorted(set(range(0, 0x200)) |
+                  set(range(0, len(data), max(1, len(data) // 97))))
+    cut = os.path.join(suite.work, "cut-" + name)
+    written = os.path.join(suite.work, "cut-pruned")
+    bad = []
+    for length in cuts:
+        with open(cut, "wb") as handle:
+            handle.write(data[:length])
+        for command in (["verify", cut],
+                        ["prune", cut, "-k", "gfx906", "-o", written]):
+            done = suite.run([suite.offbundle] + command, False)
+            lines = done.stderr.splitlines()
+            failed_cleanly = done.returncode == 1 and len(lines) == 1
+            if not (done.returncode == 0 or failed_cleanly) or (
+                    command[0] == "prune" and done.returncode != 0 and
+                    os.path.exists(written)):
+                bad.append((length, command[0], done.returncode,
+                            done.stderr[-200:]))
+            if os.path.exists(written):
+                os.remove(written)
+    suite.expect(not bad, f"{name}: every truncation fails cleanly or "
+                 f"passes ({len(cuts)} lengths)", str(bad[:3]))
+
+
 def read_range(path, uri):
     """The bytes a file:// code object URI names."""
     fragment = urllib.parse.urlparse(uri).fragment
@@ -564,6 +596,8 @@ def main():
         for name in ("plain.dll", "compressed.dll", "app.exe"):
             check_wrappers(suite, name)
         check_checksum_and_growth(suite)
+        for name in ("plain.dll", "plain.obj"):
+            check_truncations(suite, name)
 
         # A DLL cut short inside its section table.
         with open(os.path.join(work, "plain.dll"), "rb") as handle:
