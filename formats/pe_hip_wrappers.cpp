@@ -111,6 +111,9 @@ Result<std::optional<PeHipImage>> readPeHipWrappers(std::string_view bytes) {
     return malformed("the optional header runs past the end of the file");
   const std::string_view header = bytes.substr(optional, optionalSize);
   const bool plus = loadLittleEndian(header, 0, 2) == kPe32PlusMagic;
+  // HIP runs on 64-bit hosts only; the wrappers read here are 64-bit ones.
+  if (!plus)
+    return std::optional<PeHipImage>();
   const uint64_t directories = plus ? 112 : 96;
   const uint64_t countField = plus ? 108 : 92;
   if (header.size() < directories)

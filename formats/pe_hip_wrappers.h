@@ -64,10 +64,10 @@ struct PeHipImage {
   PeLayout layout;
 };
 
-// The wrappers of a PE image. Nothing when `bytes` are not a PE image or
-// it has no .hipFatB or no .hip_fat. An Error when the headers, sections or
-// base relocations it reads lie outside the file, or .hipFatB is not a
-// whole number of wrappers.
+// The wrappers of a PE image. Nothing when `bytes` are not a PE32+ image
+// (HIP hosts are 64-bit) or it has no .hipFatB or no .hip_fat. An Error when
+// the headers, sections or base relocations it reads lie outside the file, or
+// .hipFatB is not a whole number of wrappers.
 Result<std::optional<PeHipImage>> readPeHipWrappers(std::string_view bytes);
 
 } // namespace offbundle

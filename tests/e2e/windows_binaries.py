@@ -33,6 +33,8 @@ and unbundles the dump. Checked, for every file:
   memory for the plain bundle, is refused with one line; a DLL linked with
   /release has its CheckSum computed again (checked here by an
   implementation of the PE checksum that first agrees with lld-link's).
+- prune --in-place over a folder holding a DLL, an EXE and an object
+  rewrites each where it is, keeping its mode, and the folder verifies;
 - every truncation of a DLL and an object (at 97 points through the
   file, and every byte of the headers) gives verify and prune exit 0 or
   1, one error line on failure, never a crash, and a failed prune writes
@@ -188,6 +190,26 @@ def damaged_wrappers(data):
         at += size
     copies.append(("base relocation", bad, "has no base relocation"))
     return copies
+
+
+def check_pe32(suite):
+    """An image whose optional header says PE32 (32-bit) holds no 64-bit
+    wrappers to follow: prune refuses it with one line."""
+    with open(os.path.join(suite.work, "plain.dll"), "rb") as handle:
+        data = bytearray(handle.read())
+    optional = struct.unpack_from("<I", data, 0x3c)[0] + 4 + 20
+    struct.pack_into("<H", data, optional, 0x10b)
+    path = os.path.join(suite.work, "pe32.dll")
+    with open(path, "wb") as handle:
+        handle.write(data)
+    written = os.path.join(suite.work, "pe32-pruned.dll")
+    done = suite.run([suite.offbundle, "prune", path, "-k", "gfx906", "-o",
+                      written], False)
+    lines = done.stderr.splitlines()
+    suite.expect(done.returncode == 1 and len(lines) == 1 and
+                 "no HIP fat binary wrappers" in lines[0] and
+                 not os.path.exists(written),
+                 "a PE32 image: prune refuses it with one line", done.stderr)
 
 
 def check_wrappers(suite, name):
@@ -465,6 +487,31 @@ def check_checksum_and_growth(suite):
                  done.stderr)
 
 
+def check_in_place(suite):
+    folder = os.path.join(suite.work, "tree")
+    os.makedirs(folder, exist_ok=True)
+    names = ["plain.dll", "app.exe", "plain.obj"]
+    for name in names:
+        shutil.copy(os.path.join(suite.work, name), folder)
+        os.chmod(os.path.join(folder, name), 0o750)
+    sizes = {n: os.path.getsize(os.path.join(folder, n)) for n in names}
+    done = suite.run([suite.offbundle, "prune", "-k", "gfx906", "--in-place",
+                      "-q", folder], False)
+    after = {n: os.path.getsize(os.path.join(folder, n)) for n in names}
+    modes = {n: os.stat(os.path.join(folder, n)).st_mode & 0o777
+             for n in names}
+    suite.expect(done.returncode == 0 and
+                 all(after[n] < sizes[n] for n in names) and
+                 set(modes.values()) == {0o750} and
+                 sorted(os.listdir(folder)) == sorted(names),
+                 "prune --in-place rewrites the DLL, EXE and object where "
+                 "they are, keeping their mode",
+                 f"{done.stderr} {sizes} {after} {modes}")
+    done = suite.run([suite.offbundle, "verify", folder], False)
+    suite.expect(done.returncode == 0 and done.stdout.count(": ok,") == 3,
+                 "the pruned folder verifies", done.stdout + done.stderr)
+
+
 def check_truncations(suite, name):
     path = os.path.join(suite.work, name)
     with open(path, "rb") as handle:
@@ -596,6 +643,8 @@ def main():
         for name in ("plain.dll", "compressed.dll", "app.exe"):
             check_wrappers(suite, name)
         check_checksum_and_growth(suite)
+        check_in_place(suite)
+        check_pe32(suite)
         for name in ("plain.dll", "plain.obj"):
             check_truncations(suite, name)
 
