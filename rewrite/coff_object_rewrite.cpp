@@ -29,12 +29,6 @@ constexpr uint64_t kSymbolCountField = 12;
 constexpr uint64_t kSymbolSize = 18;
 constexpr uint8_t kStaticStorage = 3;
 
-void setLittleEndian(std::string &bytes, uint64_t offset, uint64_t value,
-                     unsigned width) {
-  for (unsigned i = 0; i < width; ++i)
-    bytes[offset + i] = static_cast<char>((value >> (8 * i)) & 0xff);
-}
-
 // The auxiliary section definition of section `number` (1-based), if the
 // symbol table has one: the offset of its record in the file.
 std::optional<uint64_t> sectionDefinition(std::string_view bytes,
@@ -98,22 +92,14 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
   auto moved = [&](uint64_t offset) {
     return offset - end + start + contents->size();
   };
-  std::string head(bytes.substr(0, start));
-  std::string tail(bytes.substr(end));
-  // A field at `offset` of the input, in whichever part holds it.
-  auto patch = [&](uint64_t offset, uint64_t value, unsigned width) {
-    if (offset + width <= start)
-      setLittleEndian(head, offset, value, width);
-    else if (offset >= end)
-      setLittleEndian(tail, offset - end, value, width);
-  };
-  patch(fatbin.headerOffset + kSizeOfRawDataField, contents->size(), 4);
+  Patches patches;
+  patches.set(fatbin.headerOffset + kSizeOfRawDataField, contents->size(), 4);
   for (const CoffSection &section : *sections)
     for (uint64_t field : kFileOffsetFields) {
       const uint64_t offset =
           loadLittleEndian(bytes, section.headerOffset + field, 4);
       if (offset >= end)
-        patch(section.headerOffset + field, moved(offset), 4);
+        patches.set(section.headerOffset + field, moved(offset), 4);
       else if (offset > start && offset != 0)
         return fileError(file, "malformed COFF object: section '" +
                                    section.name +
@@ -122,18 +108,18 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
   const uint64_t symbols =
       loadLittleEndian(bytes, kPointerToSymbolTableField, 4);
   if (symbols >= end)
-    patch(kPointerToSymbolTableField, moved(symbols), 4);
+    patches.set(kPointerToSymbolTableField, moved(symbols), 4);
   if (std::optional<uint64_t> definition =
           sectionDefinition(bytes, fatbinIndex + 1)) {
-    patch(*definition, contents->size(), 4);
+    patches.set(*definition, contents->size(), 4);
     if (loadLittleEndian(bytes, *definition + 8, 4) != 0)
-      patch(*definition + 8, jamCrc32(*contents), 4);
+      patches.set(*definition + 8, jamCrc32(*contents), 4);
   }
 
   OutputPlan plan;
-  plan.addBytes(std::move(head));
+  patches.copy(plan, 0, start);
   plan.addBytes(std::move(*contents));
-  plan.addBytes(std::move(tail));
+  patches.copy(plan, end, bytes.size());
   return plan;
 }
 

@@ -21,8 +21,6 @@
 //   signature would no longer match.
 #include "rewrite/bundle_rewriter.h"
 
-#include <map>
-
 #include "formats/pe_hip_wrappers.h"
 #include "support/byte_order.h"
 #include "support/offload_sections.h"
@@ -33,32 +31,6 @@ namespace {
 constexpr uint32_t kInitializedData = 0x40; // IMAGE_SCN_CNT_INITIALIZED_DATA
 constexpr uint64_t kSizeOfRawDataField = 16;
 constexpr uint64_t kPointerToRawDataField = 20;
-
-// New values for fields of the input, by their offset in the input.
-class Patches {
-public:
-  void set(uint64_t offset, uint64_t value, unsigned width) {
-    std::string bytes(width, '\0');
-    for (unsigned i = 0; i < width; ++i)
-      bytes[i] = static_cast<char>((value >> (8 * i)) & 0xff);
-    patches_[offset] = std::move(bytes);
-  }
-
-  // Input bytes [from, to), the patched fields among them replaced.
-  void copy(OutputPlan &plan, uint64_t from, uint64_t to) const {
-    uint64_t at = from;
-    for (auto it = patches_.lower_bound(from);
-         it != patches_.end() && it->first < to; ++it) {
-      plan.addInput(at, it->first - at);
-      plan.addBytes(it->second);
-      at = it->first + it->second.size();
-    }
-    plan.addInput(at, to - at);
-  }
-
-private:
-  std::map<uint64_t, std::string> patches_;
-};
 
 // The PE checksum of `image`, whose CheckSum field is at `field`.
 uint32_t peChecksum(std::string_view image, uint64_t field) {

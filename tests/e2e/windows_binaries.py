@@ -326,18 +326,7 @@ def check_object_rewrites(suite, expected):
                  "plain.obj pruned and linked: LLVM 22's bytes of the kept "
                  "entries")
 
-    compressed = os.path.join(suite.work, "recompressed.obj")
-    restored = os.path.join(suite.work, "restored.obj")
-    done = suite.run([suite.offbundle, "compress", path, "-o", compressed],
-                     False)
-    later = suite.run([suite.offbundle, "decompress", compressed, "-o",
-                       restored], False)
-    ok = done.returncode == 0 and later.returncode == 0
-    if ok:
-        with open(restored, "rb") as handle:
-            ok = handle.read() == original
-    suite.expect(ok, "plain.obj: compress then decompress gives it back "
-                 "byte for byte", done.stderr + later.stderr)
+    check_round_trip(suite, "plain.obj", original)
 
     grown = os.path.join(suite.work, "decompressed.obj")
     done = suite.run([suite.offbundle, "decompress",
@@ -357,11 +346,33 @@ def check_object_rewrites(suite, expected):
                  "holding LLVM 22's bytes", done.stderr + link.stderr)
 
 
+def check_round_trip(suite, name, original):
+    """compress, then decompress, must give `name` back byte for byte; the
+    compressed copy's path."""
+    path = os.path.join(suite.work, name)
+    compressed = os.path.join(suite.work, "recompressed-" + name)
+    restored = os.path.join(suite.work, "restored-" + name)
+    done = suite.run([suite.offbundle, "compress", path, "-o", compressed],
+                     False)
+    later = suite.run([suite.offbundle, "decompress", compressed, "-o",
+                       restored], False)
+    ok = done.returncode == 0 and later.returncode == 0
+    if ok:
+        with open(restored, "rb") as handle:
+            ok = handle.read() == original
+    suite.expect(ok, f"{name}: compress then decompress gives it back byte "
+                 "for byte", done.stderr + later.stderr)
+    return compressed
+
+
 def extracted_entries(suite, path):
-    """{file name: bytes} offbundle extract writes for a file."""
+    """{file name: bytes} offbundle extract writes for a file; None when it
+    fails."""
     out = os.path.join(suite.work, "extracted-entries")
     shutil.rmtree(out, ignore_errors=True)
     done = suite.run([suite.offbundle, "extract", path, "-o", out], False)
+    if done.returncode != 0:
+        return None
     got = {}
     for written in done.stdout.split():
         with open(written, "rb") as handle:
@@ -409,31 +420,14 @@ def check_image_rewrites(suite, name, expected):
     done = suite.run([suite.offbundle, "verify", pruned], False)
     suite.expect(done.returncode == 0 and "2 entries" in done.stdout,
                  f"{name}: the pruned image verifies", done.stderr)
-    out = os.path.join(suite.work, "pruned-extracted")
-    shutil.rmtree(out, ignore_errors=True)
-    done = suite.run([suite.offbundle, "extract", pruned, "-o", out], False)
-    got = {}
-    for written in done.stdout.split():
-        with open(written, "rb") as handle:
-            got[os.path.basename(written)] = handle.read()
+    got = extracted_entries(suite, pruned)
     suite.expect(got == {k.replace(":", "_"): v for k, v in kept.items()},
                  f"{name}: the pruned image holds LLVM 22's bytes of the "
                  "kept entries", str(sorted(got)))
 
     if name != "plain.dll":
         return
-    compressed = os.path.join(suite.work, "recompressed.dll")
-    restored = os.path.join(suite.work, "restored.dll")
-    done = suite.run([suite.offbundle, "compress", path, "-o", compressed],
-                     False)
-    later = suite.run([suite.offbundle, "decompress", compressed, "-o",
-                       restored], False)
-    ok = done.returncode == 0 and later.returncode == 0
-    if ok:
-        with open(restored, "rb") as handle:
-            ok = handle.read() == original
-    suite.expect(ok, "plain.dll: compress then decompress gives it back "
-                 "byte for byte", done.stderr + later.stderr)
+    compressed = check_round_trip(suite, "plain.dll", original)
     done = suite.run([suite.offbundle, "verify", compressed], False)
     suite.expect(done.returncode == 0 and "1 compressed, hashes match" in
                  done.stdout, "plain.dll compressed: verify says ok",
@@ -571,14 +565,8 @@ def check_file(suite, name, section):
                          f"{name}: {entry['id']}'s URI points at its bytes",
                          entry["uri"])
 
-    out = os.path.join(suite.work, "extracted")
-    shutil.rmtree(out, ignore_errors=True)
-    done = suite.run([suite.offbundle, "extract", path, "-o", out], False)
-    suite.expect(done.returncode == 0, f"{name}: extract exits 0", done.stderr)
-    got = {}
-    for written in done.stdout.split():
-        with open(written, "rb") as handle:
-            got[os.path.basename(written)] = handle.read()
+    got = extracted_entries(suite, path)
+    suite.expect(got is not None, f"{name}: extract exits 0")
     # Files are named as -output-dir names them: ':' becomes '_'.
     suite.expect(got == {k.replace(":", "_"): v for k, v in expected.items()},
                  f"{name}: extract writes LLVM 22's bytes for every entry",
