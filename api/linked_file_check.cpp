@@ -6,8 +6,10 @@
 
 #include <set>
 
+#include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_layout.h"
+#include "formats/kpack_marker.h"
 #include "formats/pe_hip_wrappers.h"
 #include "support/hex.h"
 #include "support/offload_sections.h"
@@ -90,7 +92,12 @@ offbundle::Status checkLinkedHipFile(const std::string &file,
     return fileError(file, image.error().message);
   if (*image)
     return checkPeImage(file, **image, bundles);
-  auto found = readHipWrappers(bytes);
+  if (!isElf(bytes))
+    return offbundle::Status::success();
+  auto object = parseElfObject(bytes);
+  if (!object)
+    return fileError(file, object.error().message);
+  auto found = readHipWrappers(*object);
   if (!found)
     return fileError(file, found.error().message);
   if (!*found)
@@ -98,11 +105,29 @@ offbundle::Status checkLinkedHipFile(const std::string &file,
   const HipWrappers &wrappers = **found;
   const std::set<uint64_t> bundleStarts = bundleStartsIn(
       bundles, kHipFatbinSection, wrappers.fatbinOffset, wrappers.fatbinStart);
+  // ROCm's kpack tool points HIPK wrappers at its marker instead.
+  std::optional<uint64_t> marker;
+  for (const ElfSection &section : object->sections())
+    if (section.name == kKpackMarkerSection &&
+        (section.flags & elf::kFlagAlloc) != 0)
+      marker = section.address;
   for (size_t index = 0; index < wrappers.wrappers.size(); ++index) {
     const HipWrapper &wrapper = wrappers.wrappers[index];
-    if (Status judged = checkWrapper(wrapperName(file, index, wrapper), wrapper,
-                                     kHipFatbinSection, wrappers.fatbinStart,
-                                     wrappers.fatbinEnd, bundleStarts);
+    const std::string which = wrapperName(file, index, wrapper);
+    if (wrapper.magic == kHipKpackWrapperMagic) {
+      if (!marker)
+        return makeError(which + " has magic HIPK, but the file maps no " +
+                         std::string(kKpackMarkerSection) + " marker");
+      if (wrapper.binary != *marker)
+        return makeError(which + " points to " + hexNumber(wrapper.binary) +
+                         ", not to the kpack marker (" +
+                         std::string(kKpackMarkerSection) + " at " +
+                         hexNumber(*marker) + ")");
+      continue;
+    }
+    if (Status judged = checkWrapper(which, wrapper, kHipFatbinSection,
+                                     wrappers.fatbinStart, wrappers.fatbinEnd,
+                                     bundleStarts);
         !judged.ok())
       return judged;
   }

@@ -13,6 +13,7 @@
 #include "bundler/target_checks.h"
 #include "formats/elf/elf_object.h"
 #include "formats/file_magic.h"
+#include "formats/kpack_archive.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
 
@@ -113,7 +114,8 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
     bundle = Bundle();
     bundle.member = found.member;
     bundle.section = found.section;
-    bundle.format = toFormat(found.format);
+    bundle.format =
+        found.kpack ? ContainerFormat::Kpack : toFormat(found.format);
     bundle.fileOffset = found.fileOffset;
     bundle.fileSize = found.fileSize;
     if (found.compression)
@@ -138,6 +140,8 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
     entry.offset = payload->offset;
     entry.size = payload->size;
     entry.fileOffset = found.fileOffsetOf(payload->offset);
+    if (found.kpack && bundle.entries.size() < found.kpackStoredSizes.size())
+      entry.storedSize = found.kpackStoredSizes[bundle.entries.size()];
     bundle.entries.push_back(std::move(entry));
     return EntryWalk::Continue;
   };
@@ -276,6 +280,8 @@ Outcome unbundle(const UnbundleOptions &options) {
 }
 
 bool mayHoldOffloadCode(std::string_view leadingBytes) {
+  if (hasKpackMagic(leadingBytes))
+    return true;
   switch (identifyFile(leadingBytes)) {
   case FileMagic::BinaryBundle:
   case FileMagic::CompressedBundle:

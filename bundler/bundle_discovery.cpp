@@ -9,16 +9,20 @@
 
 #include "archive/ar_archive.h"
 #include "bundler/code_object_uri.h"
+#include "bundler/kpack_discovery.h"
 #include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_decoding.h"
 #include "formats/coff_object.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/elf/elf_object.h"
+#include "formats/elf/hip_wrappers.h"
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
 #include "formats/fat_object.h"
 #include "formats/file_magic.h"
+#include "formats/kpack_archive.h"
+#include "formats/kpack_marker.h"
 #include "formats/text_bundle.h"
 
 namespace offbundle {
@@ -181,7 +185,69 @@ private:
     }
     if (hasBundleSections(*elf))
       addWhole(place, bytes, member, ContainerFormat::FatObject);
-    return addSections(place, findOffloadDataSections(*elf), member);
+    if (Status status =
+            addSections(place, findOffloadDataSections(*elf), member);
+        !status.ok())
+      return status;
+    for (const ElfSection &section : elf->sections())
+      if (section.name == kKpackMarkerSection)
+        return discoverKpackReferences(*elf, section, member);
+    return Status::success();
+  }
+
+  // The code a kpack'd binary loads from its archives (the new modes only:
+  // LLVM's tool reads nothing outside its input).
+  Status discoverKpackReferences(const ElfObject &elf, const ElfSection &marker,
+                                 const std::string &member) {
+    if (mode_ == DiscoveryMode::Lenient)
+      return Status::success();
+    auto wrappers = readHipWrappers(elf);
+    if (!wrappers)
+      return failure(member, "", wrappers.error().message);
+    std::vector<uint64_t> indices;
+    if (*wrappers)
+      for (const HipWrapper &wrapper : (*wrappers)->wrappers)
+        if (wrapper.magic == kHipKpackWrapperMagic)
+          indices.push_back(wrapper.reserved & 0xffffffff);
+    if (indices.empty())
+      return failure(member, std::string(kKpackMarkerSection),
+                     "a kpack marker, but no HIPK wrapper in "
+                     ".hipFatBinSegment refers to it");
+    auto bundles =
+        assembleKpackReferences(input_.path(), elf.contents(marker), indices);
+    if (!bundles)
+      return bundles.takeError();
+    addAssembled(std::move(*bundles), member);
+    return Status::success();
+  }
+
+  // A kpack archive read alone: one bundle per binary in its table.
+  Status discoverKpackArchive(std::string_view bytes,
+                              const std::string &member) {
+    auto bundles = assembleKpackArchive(bytes);
+    if (!bundles)
+      return failure(member, "", bundles.error().message);
+    addAssembled(std::move(*bundles), member);
+    return Status::success();
+  }
+
+  // Bundles made in memory from kpack code objects: named by their table
+  // key, and nowhere in the input file.
+  void addAssembled(std::vector<AssembledKpackBundle> bundles,
+                    const std::string &member) {
+    for (AssembledKpackBundle &assembled : bundles) {
+      DiscoveredBundle bundle;
+      bundle.member = member;
+      bundle.section = assembled.name;
+      bundle.format = ContainerFormat::BinaryBundle;
+      bundle.kpack = true;
+      bundle.kpackStoredSizes = std::move(assembled.storedSizes);
+      for (uint64_t stored : bundle.kpackStoredSizes)
+        bundle.fileSize += stored;
+      bundle.data = InputFile::fromMemory(displayName(member),
+                                          std::move(assembled.bundle));
+      add(std::move(bundle));
+    }
   }
 
   // The elements of each section holding offload data.
@@ -243,6 +309,8 @@ private:
 
   Status discoverFile(const Place &place, std::string_view bytes,
                       const std::string &member, bool allowArchive) {
+    if (hasKpackMagic(bytes))
+      return discoverKpackArchive(bytes, member);
     if (startsWithOffloadData(bytes))
       return addElements(place, bytes, member, "");
     if (isElf(bytes))

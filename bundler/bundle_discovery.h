@@ -41,6 +41,10 @@ struct DiscoveredBundle {
   std::optional<CompressedBundleHeader> compression;
   // The bundle to read: a view of the input, or the decompressed bytes.
   std::unique_ptr<InputFile> data;
+  // Made of kpack code objects (bundler/kpack_discovery.h): what each
+  // entry, in file order, takes in the input file.
+  bool kpack = false;
+  std::vector<uint64_t> kpackStoredSizes;
 
   // Where an offset of `data` lies in the input file, when it does.
   std::optional<uint64_t> fileOffsetOf(uint64_t offset) const {

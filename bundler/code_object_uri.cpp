@@ -9,6 +9,8 @@
 #include <limits>
 #include <sys/stat.h>
 
+#include "support/number_text.h"
+
 namespace offbundle {
 namespace {
 
@@ -49,18 +51,7 @@ std::optional<uint64_t> parseCInteger(std::string_view text) {
     radix = 8;
     text.remove_prefix(1);
   }
-  if (text.empty())
-    return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    int digit = hexDigitValue(c);
-    if (digit < 0 || static_cast<unsigned>(digit) >= radix)
-      return std::nullopt;
-    if (value > (std::numeric_limits<uint64_t>::max() - digit) / radix)
-      return std::nullopt;
-    value = value * radix + static_cast<uint64_t>(digit);
-  }
-  return value;
+  return parseDigits(text, radix);
 }
 
 Error uriError(std::string_view uri, const std::string &reason) {

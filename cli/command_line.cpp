@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "support/number_text.h"
 #include "support/string_map.h"
 
 namespace offbundle {
@@ -49,26 +50,7 @@ std::optional<uint64_t> parseUnsignedAutoRadix(std::string text) {
     text.erase(0, 1);
     radix = 8;
   }
-  if (text.empty())
-    return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    unsigned digit;
-    if (c >= '0' && c <= '9')
-      digit = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'z')
-      digit = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'Z')
-      digit = static_cast<unsigned>(c - 'A' + 10);
-    else
-      return std::nullopt;
-    if (digit >= radix)
-      return std::nullopt;
-    if (value > (std::numeric_limits<uint64_t>::max() - digit) / radix)
-      return std::nullopt;
-    value = value * radix + digit;
-  }
-  return value;
+  return parseDigits(text, radix);
 }
 
 std::optional<std::string> validateValue(const OptionSpec &spec,

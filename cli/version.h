@@ -8,6 +8,9 @@ namespace offbundle {
 
 inline constexpr const char *kCompatibleLlvmVersion = "22.1.8";
 inline constexpr const char *kOffbundleVersion = "0.1.0";
+// llvm-extract-bundle-entry first appeared in LLVM 23, whose behaviour it
+// follows.
+inline constexpr const char *kExtractBundleEntryLlvmVersion = "23";
 
 inline std::string bundlerVersionText() {
   return std::string("offbundle clang-offload-bundler version ") +

@@ -11,6 +11,7 @@
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_section_resize.h"
 #include "formats/embedded_sections.h"
+#include "formats/kpack_marker.h"
 #include "support/offload_sections.h"
 
 namespace offbundle::rewriting {
@@ -37,6 +38,10 @@ Result<std::vector<LinkedBundle>> linkedBundles(const std::string &file,
                                                 const HipWrappers &found) {
   std::vector<uint64_t> starts;
   for (const HipWrapper &wrapper : found.wrappers) {
+    if (wrapper.magic == kHipKpackWrapperMagic)
+      return fileError(file, "a kpack'd binary: its code objects are in the "
+                             "kpack archives its marker names, which "
+                             "offbundle reads but does not rewrite");
     if (wrapper.magic != kHipWrapperMagic)
       return fileError(file, "the HIP wrapper at " +
                                  std::to_string(wrapper.address) +

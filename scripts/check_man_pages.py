@@ -10,7 +10,8 @@ naming:
     docs/clang-offload-bundler.md (which include the options LLVM 22 lacks
     and so --help does not show), all of docs/llvm-offload-binary.md for
     llvm-offload-binary.
-offbundle's page (with --offbundle) must name every option its --help and
+llvm-extract-bundle-entry's page (with --extract-entry) must name every
+option its --help lists. offbundle's page (with --offbundle) must name every option its --help and
 each command's --help list, and have an entry for every command the help
 lists ("offbundle list ...").
 Every page must have its sections, carry the version the tools print in its
@@ -23,7 +24,8 @@ replaced, a required phrase taken out, or an unknown macro added, and succeeds o
 one of those is reported; it shows that the check catches them.
 
 Usage: check_man_pages.py --bundler PATH --binary PATH [--packager PATH]
-                          [--offbundle PATH] [--man-dir DIR] [--docs DIR]
+                          [--offbundle PATH] [--extract-entry PATH]
+                          [--man-dir DIR] [--docs DIR]
                           [--self-test]
 """
 
@@ -43,6 +45,7 @@ BUNDLER_PAGE = "clang-offload-bundler.1"
 BINARY_PAGE = "llvm-offload-binary.1"
 PACKAGER_PAGE = "clang-offload-packager.1"
 OFFBUNDLE_PAGE = "offbundle.1"
+EXTRACT_ENTRY_PAGE = "llvm-extract-bundle-entry.1"
 
 BUNDLER_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS",
                     "ENVIRONMENT", "COMPRESSED BUNDLES", "EXIT STATUS",
@@ -51,6 +54,9 @@ BINARY_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS",
                    "EXIT STATUS", "DIFFERENCES FROM LLVM 22", "EXAMPLES",
                    "SEE ALSO"]
 PACKAGER_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "SEE ALSO"]
+EXTRACT_ENTRY_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS",
+                          "EXIT STATUS", "DIFFERENCES FROM LLVM 23",
+                          "EXAMPLES", "SEE ALSO"]
 OFFBUNDLE_SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS",
                       "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"]
 
@@ -65,9 +71,9 @@ def run(command):
                           stderr=subprocess.PIPE, timeout=30)
 
 
-def help_options(tool):
-    """The option names (without dashes) `tool --help-hidden` lists."""
-    result = run([tool, "--help-hidden"])
+def help_options(tool, flag="--help-hidden"):
+    """The option names (without dashes) `tool <flag>` lists."""
+    result = run([tool, flag])
     text = result.stdout.decode(errors="replace")
     names = []
     for line in text.splitlines():
@@ -305,6 +311,15 @@ def build_expectations(args, docs):
             # Every command has an entry of its own, named as it is typed.
             "commands": commands,
         }
+    if args.extract_entry:
+        names = help_options(args.extract_entry, "--help")
+        if not names:
+            return f"{args.extract_entry} --help lists no options"
+        expectations[EXTRACT_ENTRY_PAGE] = {
+            "sections": EXTRACT_ENTRY_SECTIONS,
+            "version": tool_version(args.extract_entry),
+            "options": [("--help", names)], "variables": [], "phrases": [],
+        }
     return expectations
 
 
@@ -426,6 +441,9 @@ def main():
                              "must quote")
     parser.add_argument("--offbundle",
                         help="the offbundle tool, whose page is checked too")
+    parser.add_argument("--extract-entry",
+                        help="llvm-extract-bundle-entry, whose page is "
+                             "checked too")
     parser.add_argument("--man-dir", default=os.path.join(root, "man"))
     parser.add_argument("--docs", default=os.path.join(root, "docs"))
     parser.add_argument("--self-test", action="store_true",

@@ -46,11 +46,13 @@ dictionary_of() {
       echo bundle ;;
     fuzz_elf_object) echo elf ;;
     fuzz_coff_object) echo coff ;;
+    fuzz_kpack) echo kpack ;;
     fuzz_ar_archive) echo archive ;;
     fuzz_bitcode_symbols) echo bitcode ;;
     fuzz_offload_target) echo target ;;
     fuzz_offload_binary | fuzz_packager_input) echo offload_binary ;;
     fuzz_command_line) echo command_line ;;
+    fuzz_extract_bundle_entry) echo extract_bundle_entry ;;
   esac
 }
 

@@ -11,6 +11,8 @@ packages=(
   # which reads binaries with file) and its install test.
   dpkg-dev file
   libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
+  # MessagePack, for kpack archives and markers (msgpack-c's static library).
+  libmsgpack-dev
   # MD5 comes from LLVM Support's static archive, which needs libtinfo.a.
   llvm-14-dev libncurses-dev
   # LLVM 14's llvm-as makes bitcode of an older LLVM for the archive tests.
@@ -29,6 +31,9 @@ packages=(
   acl libcap2-bin
   # Renders the page sizes --html writes (tests/e2e/folders.py).
   chromium
+  # Compresses the code objects of the kpack archives tests/e2e/kpack.py
+  # writes, as ROCm's kpack tool does.
+  zstd
 )
 
 missing=()

@@ -24,6 +24,7 @@ A suite imports this module by putting tests/ on its path first:
 
 import argparse
 import os
+import subprocess
 import sys
 
 # The exit status ctest reads as "skipped" (SKIP_RETURN_CODE).
@@ -92,6 +93,34 @@ class Tally:
             self.failed += 1
             print(f"FAIL {label}" + (f": {detail}" if detail else ""),
                   flush=True)
+
+
+class BuildingSuite(Tally):
+    """A suite that builds its inputs with LLVM 22's tools (in
+    `reference_bin`) in the folder `work`, and skips itself when a step
+    fails."""
+
+    def __init__(self, reference_bin, work):
+        super().__init__()
+        self.bin = reference_bin
+        self.work = work
+
+    def reference_tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def expect(self, ok, label, detail=""):
+        """Counts one check: `label` says what must hold."""
+        self.check(label, bool(ok), detail)
+
+    def build_step(self, command, cwd=None):
+        """Runs a build command (in `work` unless `cwd`); its output is
+        bytes."""
+        done = subprocess.run(command, capture_output=True, timeout=300,
+                              cwd=cwd or self.work)
+        if done.returncode != 0:
+            skip_suite(f"{' '.join(command)} failed: "
+                       f"{done.stderr.decode(errors='replace').strip()}")
+        return done
 
 
 def finish(passed, failed, skipped=0):

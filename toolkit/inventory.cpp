@@ -72,6 +72,8 @@ namespace {
 // The room an entry takes in the file: its payload in a plain bundle, its
 // share of a compressed bundle's size otherwise.
 uint64_t fileBytesOf(const api::Bundle &bundle, const api::Entry &entry) {
+  if (entry.storedSize)
+    return *entry.storedSize;
   if (!bundle.compression)
     return entry.size;
   const uint64_t whole = bundle.compression->uncompressedSize;
@@ -90,8 +92,10 @@ SizeSummary summarizeSizes(const api::Input &input, uint64_t fileSize) {
   summary.fileSize = fileSize;
   std::map<std::string, TargetSize> perTarget;
   for (const api::Bundle &bundle : input.bundles()) {
-    BundleTotals &totals =
-        bundle.compression ? summary.compressed : summary.plain;
+    BundleTotals &totals = bundle.format == api::ContainerFormat::Kpack
+                               ? summary.kpack
+                           : bundle.compression ? summary.compressed
+                                                : summary.plain;
     ++totals.bundles;
     totals.fileBytes += bundle.fileSize;
     for (const api::Entry &entry : bundle.entries) {

@@ -65,6 +65,9 @@ struct SizeSummary {
   std::vector<TargetSize> targets;
   BundleTotals compressed;
   BundleTotals plain;
+  // Of kpack archives (formats/kpack_archive.h): in the file read alone,
+  // elsewhere for a kpack'd binary.
+  BundleTotals kpack;
 };
 
 // Every entry of every bundle in `input`, in file order.

@@ -51,7 +51,8 @@ std::string padRight(const std::string &text, size_t width) {
 std::string summaryText(const std::string &path, const SizeSummary &summary) {
   std::string text = path + ": " + std::to_string(summary.fileSize) +
                      " bytes; " +
-                     counted(summary.compressed.bundles + summary.plain.bundles,
+                     counted(summary.compressed.bundles +
+                                 summary.plain.bundles + summary.kpack.bundles,
                              "bundle", "bundles") +
                      "\n";
   size_t nameWidth = std::string_view("target").size();
@@ -73,6 +74,12 @@ std::string summaryText(const std::string &path, const SizeSummary &summary) {
   text += "plain bundles: " + std::to_string(summary.plain.bundles) + ", " +
           std::to_string(summary.plain.fileBytes) + " bytes in the file, " +
           std::to_string(summary.plain.bytes) + " bytes of payloads\n";
+  if (summary.kpack.bundles != 0)
+    text += "kpack bundles: " + std::to_string(summary.kpack.bundles) + ", " +
+            std::to_string(summary.kpack.fileBytes) + " bytes in the file, " +
+            std::to_string(summary.kpack.bytes) + " bytes of code objects" +
+            (summary.kpack.fileBytes == 0 ? " in the archives it names" : "") +
+            "\n";
   return text;
 }
 
@@ -103,6 +110,8 @@ void summaryJson(JsonWriter &json, const SizeSummary &summary) {
   json.endArray();
   totalsJson(json, "compressed", summary.compressed);
   totalsJson(json, "plain", summary.plain);
+  if (summary.kpack.bundles != 0)
+    totalsJson(json, "kpack", summary.kpack);
 }
 
 // "files": one object per file, its name then what `describe` writes.

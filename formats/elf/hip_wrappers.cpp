@@ -89,6 +89,7 @@ Result<std::optional<HipWrappers>> readHipWrappers(const ElfObject &object) {
     wrapper.binary = relocated != addends->end()
                          ? relocated->second
                          : loadLittle64(contents, at + kHipWrapperBinaryOffset);
+    wrapper.reserved = loadLittle64(contents, at + kHipWrapperReservedOffset);
     found.wrappers.push_back(wrapper);
   }
   return std::optional<HipWrappers>(std::move(found));

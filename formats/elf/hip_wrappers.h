@@ -7,7 +7,7 @@
 //   magic     u32   0x48495046 ("HIPF" read as a little-endian u32)
 //   version   u32   1
 //   binary    ptr   the address of the unit's bundle in .hip_fatbin
-//   unused    ptr   0
+//   reserved  ptr   0 (the wrapper's index after ROCm's kpack tool)
 //
 // 24 bytes each on 64-bit targets. In a position-independent file the
 // linker leaves `binary` to a dynamic relocation, R_X86_64_RELATIVE (8) or
@@ -35,12 +35,16 @@ inline constexpr uint32_t kHipWrapperMagic = 0x48495046;
 inline constexpr uint64_t kHipWrapperSize = 24;
 inline constexpr uint64_t kHipWrapperVersionOffset = 4;
 inline constexpr uint64_t kHipWrapperBinaryOffset = 8;
+inline constexpr uint64_t kHipWrapperReservedOffset = 16;
 
 struct HipWrapper {
   uint64_t address = 0; // where the wrapper is
   uint32_t magic = 0;
   uint32_t version = 0;
   uint64_t binary = 0; // the address its pointer holds once relocated
+  // The last field, 0 from clang; ROCm's kpack tool stores the wrapper's
+  // index there (formats/kpack_marker.h).
+  uint64_t reserved = 0;
 };
 
 struct HipWrappers {

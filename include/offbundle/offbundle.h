@@ -105,7 +105,12 @@ enum class ContainerFormat {
   BinaryBundle,
   TextBundle,
   FatObject,
-  OffloadBinary
+  OffloadBinary,
+  // Code objects of ROCm's kpack archives: read from an archive (section
+  // is the table key, "<kernel_name>#<index>"), or those a kpack'd binary
+  // loads from the archives it names (one bundle per HIP fat binary
+  // wrapper), which are not in the file (fileSize 0).
+  Kpack
 };
 
 struct Entry {
@@ -117,6 +122,9 @@ struct Entry {
   // Where it lies in the input file; nullopt inside compressed bundles
   // and thin archive members.
   std::optional<uint64_t> fileOffset;
+  // For Kpack bundles, the bytes it takes in the input file: its stored
+  // (perhaps compressed) size in an archive, 0 in a kpack'd binary.
+  std::optional<uint64_t> storedSize;
 };
 
 struct Bundle {

@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from suite_support import (Tally, finish, require_executables,  # noqa: E402
                            skip_suite)
 
-TOOLS = ["clang-offload-bundler", "llvm-offload-binary",
+TOOLS = ["clang-offload-bundler", "llvm-offload-binary", "llvm-extract-bundle-entry",
          "clang-offload-packager", "offbundle"]
 LIBRARIES = ["api", "rewrite", "bundler", "formats", "archive", "bitcode",
              "targets", "compression", "support"]

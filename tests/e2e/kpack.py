@@ -1,0 +1,439 @@
+"""kpack'd binaries and kpack archives, built here from the format's
+definition, read by offbundle as ROCm's kpack runtime reads them.
+
+The device code is real: clang 22 compiles two HIP translation units for
+gfx906 and gfx1030, and LLVM 22's clang-offload-bundler unbundles their code
+objects. The archives (KPAK, version 1, a MessagePack table of contents;
+one "none" and one "zstd-per-kernel", frames made by the zstd program) and
+the kpack'd host program and shared library (two HIPK wrappers in
+.hipFatBinSegment pointing at a .rocm_kpack_ref MessagePack marker whose
+search path holds @GFXARCH@) are written here from ROCm's documented layout
+(tests/kpack_bytes.py), compiled and linked by clang 22. Checked:
+
+- the writer's archive bytes field by field against the documented layout;
+- list, sizes, extract and verify of the program and the library: the code
+  objects are those LLVM 22 unbundles, per wrapper and per architecture;
+- a .kpack archive given alone is listed, sized and verified;
+- verify fails with one line naming the archive (or the binary, for what
+  only it knows) when an archive is missing, a table does not match (a key
+  no archive has, an architecture the archive does not list), a frame does
+  not decompress to original_size, a frame is damaged, a code object is not
+  an AMDGPU ELF for its architecture, or the archive's header or table is
+  damaged; the files are left as they were;
+- prune, compress and decompress refuse a kpack'd binary with one line.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+from suite_support import (BuildingSuite, finish,  # noqa: E402
+                           require_executables, skip_suite)
+from kpack_bytes import (kpack_archive, kpack_marker, msgpack,  # noqa: E402
+                         HEADER_SIZE, BLOB_START)
+
+ARCHES = ["gfx906", "gfx1030"]
+DECLARATIONS = """\
+struct dim3 { unsigned x, y, z; };
+extern "C" int hipLaunchKernel(const void *, dim3, dim3, void **,
+                               unsigned long, void *);
+"""
+SOURCES = {
+    "first.hip": DECLARATIONS + """
+__attribute__((global)) void scale(float *p, float f) { p[0] *= f; }
+__attribute__((global)) void fill(float *p) { p[0] = 1.0f; }
+""",
+    "second.hip": DECLARATIONS + """
+__attribute__((global)) void add_one(int *p) { p[0] += 1; }
+""",
+}
+KERNEL_NAME = "demo/bin/app"
+LIBRARY_KERNEL_NAME = "demo/lib/libdemo.so"
+SEARCH_PATH = "../.kpack/demo_@GFXARCH@.kpack"
+LIBRARY_SEARCH_PATH = "../.kpack/demolib_@GFXARCH@.kpack"
+
+HOST_SOURCE = """\
+struct wrapper {{ unsigned magic, version; const void *binary;
+                 unsigned long long index; }};
+__attribute__((section(".rocm_kpack_ref"), used, aligned(1)))
+static const unsigned char marker[] = {{ {marker} }};
+__attribute__((section(".hipFatBinSegment"), used, aligned(8)))
+static const struct wrapper wrappers[2] = {{
+    {{0x4B504948u, 1, marker, 0}}, {{0x4B504948u, 1, marker, 1}} }};
+/* ROCm's tool keeps .hip_fatbin, its pages emptied. */
+__attribute__((section(".hip_fatbin"), used, aligned(4096)))
+static const unsigned char fatbin[64] = {{ 0 }};
+{main}
+"""
+
+
+class Suite(BuildingSuite):
+    def __init__(self, args, work):
+        super().__init__(args.reference_bin, work)
+        self.offbundle = os.path.abspath(args.offbundle)
+
+    def offbundle_run(self, arguments):
+        return subprocess.run([self.offbundle] + arguments,
+                              capture_output=True, text=True, timeout=120,
+                              cwd=self.work)
+
+
+def read(path):
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def code_objects(suite):
+    """{(translation unit index, arch): code object} from LLVM 22's bundler
+    unbundling each compiled object."""
+    clang = suite.reference_tool("clang")
+    bundler = suite.reference_tool("clang-offload-bundler")
+    found = {}
+    for index, (name, source) in enumerate(sorted(SOURCES.items())):
+        with open(os.path.join(suite.work, name), "w") as handle:
+            handle.write(source)
+        obj = name.replace(".hip", ".o")
+        suite.build_step([clang, "-x", "hip", "-nogpulib", "-nogpuinc",
+                          "-O1"] + [f"--offload-arch={a}" for a in ARCHES] +
+                         ["-c", name, "-o", obj])
+        # The bundle clang embeds in the host object's .hip_fatbin.
+        dump = obj + ".hip_fatbin"
+        suite.build_step([suite.reference_tool("llvm-objcopy"),
+                          f"--dump-section=.hip_fatbin={dump}", obj])
+        for arch in ARCHES:
+            out = os.path.join(suite.work, f"{obj}.{arch}.co")
+            suite.build_step([bundler, "-unbundle", "-type=o", "-input=" + dump,
+                              f"-targets=hipv4-amdgcn-amd-amdhsa--{arch}",
+                              "-output=" + out])
+            found[(index, arch)] = read(out)
+    return found
+
+
+def zstd_frame(suite, data):
+    """One zstd frame with the content size, as ROCm's writer makes them."""
+    source = os.path.join(suite.work, "frame.in")
+    write(source, data)
+    done = suite.build_step(["zstd", "-3", "--no-check", "-q", "-c", source])
+    return done.stdout
+
+
+def archives_for(suite, objects, kernel_name):
+    """The prefix's archives: gfx906 stored plainly, gfx1030 compressed."""
+    archives = {}
+    for arch, scheme in (("gfx906", "none"), ("gfx1030", "zstd-per-kernel")):
+        kernels = [(f"{kernel_name}#{index}", arch, objects[(index, arch)])
+                   for index in range(len(SOURCES))]
+        archives[arch] = kpack_archive(
+            kernels, [arch], scheme,
+            compress=lambda data: zstd_frame(suite, data))
+    return archives
+
+
+def build_prefix(suite, objects, root):
+    """An installation: bin/app and lib/libdemo.so kpack'd, their archives
+    in .kpack/. Returns (program, library)."""
+    clang = suite.reference_tool("clang")
+    paths = {}
+    for kind, kernel_name, search_path, target, extra, main in (
+            ("program", KERNEL_NAME, SEARCH_PATH, "bin/app",
+             ["-fPIE", "-pie"], "int main(void) { return 0; }"),
+            ("library", LIBRARY_KERNEL_NAME, LIBRARY_SEARCH_PATH,
+             "lib/libdemo.so", ["-fPIC", "-shared"],
+             "int demo(void) { return 1; }")):
+        marker = kpack_marker(kernel_name, [search_path])
+        source = os.path.join(suite.work, f"{kind}.c")
+        with open(source, "w") as handle:
+            handle.write(HOST_SOURCE.format(
+                marker=", ".join(str(b) for b in marker), main=main))
+        output = os.path.join(root, target)
+        os.makedirs(os.path.dirname(output), exist_ok=True)
+        suite.build_step([clang, "-O1"] + extra + [source, "-o", output])
+        paths[kind] = output
+        archive_prefix = os.path.basename(search_path).split("@")[0]
+        for arch, data in archives_for(suite, objects, kernel_name).items():
+            write(os.path.join(root, ".kpack", f"{archive_prefix}{arch}.kpack"),
+                  data)
+    return paths["program"], paths["library"]
+
+
+def check_writer_layout(suite):
+    """The archive writer's bytes, field by field, against the documented
+    layout: header, padding, blobs where the table says, table at the
+    offset the header gives, running to the end."""
+    kernels = [("lib/libtest.so#0", "gfx900", b"K1" * 50),
+               ("lib/libtest.so#0", "gfx906", b"K2" * 100),
+               ("bin/testapp#0", "gfx900", b"K3" * 75)]
+    data = kpack_archive(kernels, ["gfx900", "gfx906"], "none")
+    suite.expect(data[:4] == b"KPAK", "writer: magic KPAK")
+    suite.expect(int.from_bytes(data[4:8], "little") == 1,
+                 "writer: version 1, little-endian")
+    toc = int.from_bytes(data[8:16], "little")
+    suite.expect(toc == BLOB_START + 100 + 200 + 150,
+                 "writer: the table follows the blobs", toc)
+    suite.expect(data[HEADER_SIZE:BLOB_START] == bytes(BLOB_START -
+                                                        HEADER_SIZE),
+                 "writer: zeros up to offset 64")
+    suite.expect(data[64:164] == b"K1" * 50 and data[164:364] == b"K2" * 100
+                 and data[364:514] == b"K3" * 75,
+                 "writer: blobs in ordinal order from offset 64")
+    expected_table = msgpack({
+        "format_version": 1, "group_name": "test",
+        "gfx_arch_family": "gfx900", "gfx_arches": ["gfx900", "gfx906"],
+        "toc": {"lib/libtest.so#0": {
+            "gfx900": {"type": "hsaco", "ordinal": 0, "original_size": 100},
+            "gfx906": {"type": "hsaco", "ordinal": 1, "original_size": 200}},
+            "bin/testapp#0": {
+            "gfx900": {"type": "hsaco", "ordinal": 2,
+                       "original_size": 150}}},
+        "compression_scheme": "none",
+        "blobs": [{"offset": 64, "size": 100}, {"offset": 164, "size": 200},
+                  {"offset": 364, "size": 150}]})
+    suite.expect(data[toc:] == expected_table,
+                 "writer: the table of contents, to the end of the file")
+    # Known MessagePack encodings, from the specification's examples.
+    suite.expect(msgpack({"a": [1, "b"]}) == b"\x81\xa1a\x92\x01\xa1b",
+                 "writer: MessagePack fixmap, fixarray, fixstr, fixint")
+    suite.expect(msgpack(300) == b"\xcd\x01\x2c" and
+                 msgpack("x" * 40)[:2] == b"\xd9\x28",
+                 "writer: MessagePack uint16 and str8")
+
+
+def listing(suite, path):
+    done = suite.offbundle_run(["list", "--json", path])
+    if done.returncode != 0:
+        return None, done.stderr
+    return json.loads(done.stdout)["files"][0]["entries"], ""
+
+
+def check_binary(suite, path, kernel_name, objects):
+    name = os.path.basename(path)
+    entries, error = listing(suite, path)
+    suite.expect(entries is not None, f"{name}: list succeeds", error)
+    if entries is None:
+        return
+    expected = [(f"{kernel_name}#{i}", f"hipv4-amdgcn-amd-amdhsa--{arch}",
+                 len(objects[(i, arch)]))
+                for i in range(len(SOURCES)) for arch in ARCHES]
+    got = sorted((e["section"], e["id"], e["size"]) for e in entries)
+    suite.expect(got == sorted(expected),
+                 f"{name}: one bundle per wrapper, a code object per "
+                 "architecture, at the sizes LLVM 22 unbundles", got)
+    suite.expect(all(e["uri"] is None for e in entries),
+                 f"{name}: no URI for code objects outside the file")
+
+    out = os.path.join(suite.work, name + ".extracted")
+    done = suite.offbundle_run(["extract", path, "-o", out])
+    suite.expect(done.returncode == 0, f"{name}: extract succeeds",
+                 done.stderr)
+    extracted = []
+    for folder, _, files in os.walk(out):
+        extracted += [read(os.path.join(folder, f)) for f in files]
+    suite.expect(sorted(extracted) == sorted(objects.values()),
+                 f"{name}: extract writes the code objects LLVM 22 "
+                 "unbundles", len(extracted))
+
+    done = suite.offbundle_run(["sizes", "--json", path])
+    suite.expect(done.returncode == 0, f"{name}: sizes succeeds", done.stderr)
+    if done.returncode == 0:
+        report = json.loads(done.stdout)["files"][0]
+        targets = {t["target"]: t["bytes"] for t in report["targets"]}
+        suite.expect(all(t["file_bytes"] == 0 for t in report["targets"]),
+                     f"{name}: sizes counts no file bytes for code objects "
+                     "in archives", report["targets"])
+        suite.expect(report.get("kpack", {}).get("bundles") == 2 and
+                     report["kpack"]["file_bytes"] == 0 and
+                     report["plain"]["bundles"] == 0,
+                     f"{name}: sizes counts two kpack bundles",
+                     report.get("kpack"))
+        want = {f"amdgcn-amd-amdhsa--{arch}":
+                sum(len(objects[(i, arch)]) for i in range(len(SOURCES)))
+                for arch in ARCHES}
+        suite.expect(targets == want, f"{name}: sizes per architecture",
+                     targets)
+
+    done = suite.offbundle_run(["verify", path])
+    suite.expect(done.returncode == 0 and "ok, 2 bundles" in done.stdout,
+                 f"{name}: verify passes", done.stdout + done.stderr)
+
+
+def check_archive_alone(suite, root, objects):
+    path = os.path.join(root, ".kpack", "demo_gfx1030.kpack")
+    entries, error = listing(suite, path)
+    suite.expect(entries is not None and sorted(
+        (e["section"], e["id"], e["size"]) for e in entries) == sorted(
+        (f"{KERNEL_NAME}#{i}", "hipv4-amdgcn-amd-amdhsa--gfx1030",
+         len(objects[(i, "gfx1030")])) for i in range(len(SOURCES))),
+        "an archive alone lists its binaries' code objects", error)
+    done = suite.offbundle_run(["sizes", "--json", path])
+    suite.expect(done.returncode == 0, "an archive alone is sized",
+                 done.stderr)
+    if done.returncode == 0:
+        report = json.loads(done.stdout)["files"][0]
+        data = read(path)
+        # The zstd frames' sizes, from the region the table points at.
+        count = int.from_bytes(data[BLOB_START:BLOB_START + 4], "little")
+        frames, at = 0, BLOB_START + 4
+        for _ in range(count):
+            size = int.from_bytes(data[at:at + 4], "little")
+            frames += size
+            at += 4 + size
+        suite.expect([(t["target"], t["bytes"], t["file_bytes"])
+                      for t in report["targets"]] ==
+                     [("amdgcn-amd-amdhsa--gfx1030",
+                       sum(len(objects[(i, "gfx1030")])
+                           for i in range(len(SOURCES))), frames)],
+                     "an archive alone: code object bytes, and the bytes "
+                     "of their frames in the file", report["targets"])
+    done = suite.offbundle_run(["verify", path])
+    suite.expect(done.returncode == 0 and ": ok, 2 bundles" in done.stdout,
+                 "an archive alone verifies", done.stdout + done.stderr)
+
+
+def expect_failure(suite, path, label, *needles):
+    """verify fails with one error line holding every needle."""
+    before = {p: read(p) for p in (path,)}
+    done = suite.offbundle_run(["verify", path])
+    lines = done.stderr.splitlines()
+    suite.expect(done.returncode == 1 and len(lines) == 1 and
+                 "error: " in lines[0] and
+                 all(needle in done.stderr for needle in needles),
+                 f"verify: {label}", f"{done.returncode} {done.stderr!r}")
+    suite.expect(read(path) == before[path], f"{label}: the file is unchanged")
+
+
+def check_failures(suite, objects, program_source_root):
+    """Damaged installations, each a copy of the good one."""
+    def fresh(name):
+        root = os.path.join(suite.work, "broken", name)
+        shutil.copytree(program_source_root, root, symlinks=True)
+        return root, os.path.join(root, "bin", "app")
+
+    root, app = fresh("missing")
+    shutil.rmtree(os.path.join(root, ".kpack"))
+    expect_failure(suite, app, "no archive found", "no kpack archive found",
+                   os.path.join(root, ".kpack", "demo_@GFXARCH@.kpack"))
+
+    kernels = {arch: [(f"{KERNEL_NAME}#0", arch, objects[(0, arch)])]
+               for arch in ARCHES}
+    root, app = fresh("missing_key")
+    for arch in ARCHES:
+        write(os.path.join(root, ".kpack", f"demo_{arch}.kpack"),
+              kpack_archive(kernels[arch], [arch], "none"))
+    expect_failure(suite, app, "a wrapper no archive has an entry for",
+                   f"'{KERNEL_NAME}#1'")
+
+    root, app = fresh("unlisted_arch")
+    bad = os.path.join(root, ".kpack", "demo_gfx906.kpack")
+    write(bad, kpack_archive(
+        [(f"{KERNEL_NAME}#{i}", "gfx906", objects[(i, "gfx906")])
+         for i in range(2)], ["gfx908"], "none"))
+    expect_failure(suite, app, "a table entry the archive does not list",
+                   bad, "gfx_arches")
+
+    frame = lambda data: zstd_frame(suite, data)  # noqa: E731
+    root, app = fresh("original_size")
+    bad = os.path.join(root, ".kpack", "demo_gfx1030.kpack")
+    write(bad, kpack_archive(
+        [(f"{KERNEL_NAME}#{i}", "gfx1030", objects[(i, "gfx1030")])
+         for i in range(2)], ["gfx1030"], "zstd-per-kernel", compress=frame,
+        size_offset=1))
+    expect_failure(suite, app, "a frame that does not decompress to "
+                   "original_size", bad, "original_size")
+
+    root, app = fresh("damaged_frame")
+    bad = os.path.join(root, ".kpack", "demo_gfx1030.kpack")
+    data = bytearray(read(bad))
+    # The first frame's compressed block, past the count, the size and
+    # the frame header.
+    data[BLOB_START + 4 + 4 + 12] ^= 0xff
+    write(bad, bytes(data))
+    expect_failure(suite, app, "a damaged zstd frame", bad)
+
+    root, app = fresh("wrong_arch")
+    bad = os.path.join(root, ".kpack", "demo_gfx1030.kpack")
+    write(bad, kpack_archive(
+        [(f"{KERNEL_NAME}#{i}", "gfx1030", objects[(i, "gfx906")])
+         for i in range(2)], ["gfx1030"], "zstd-per-kernel", compress=frame))
+    expect_failure(suite, app, "a code object for another processor", bad,
+                   "built for gfx906, not gfx1030")
+
+    root, app = fresh("not_elf")
+    bad = os.path.join(root, ".kpack", "demo_gfx906.kpack")
+    write(bad, kpack_archive(
+        [(f"{KERNEL_NAME}#{i}", "gfx906", b"not a code object")
+         for i in range(2)], ["gfx906"], "none"))
+    expect_failure(suite, app, "a code object that is not ELF", bad,
+                   "not an ELF file")
+
+    good = read(os.path.join(program_source_root, ".kpack",
+                             "demo_gfx906.kpack"))
+    for label, damaged, needle in (
+            ("bad magic", b"KPAX" + good[4:], "not a kpack archive"),
+            ("version 2", good[:4] + (2).to_bytes(4, "little") + good[8:],
+             "version 2"),
+            ("table offset past the end", good[:8] +
+             (len(good) + 10).to_bytes(8, "little") + good[16:],
+             "outside the archive"),
+            ("truncated table", good[:-5], "malformed kpack table")):
+        root, app = fresh("header_" + label.replace(" ", "_"))
+        bad = os.path.join(root, ".kpack", "demo_gfx906.kpack")
+        write(bad, damaged)
+        expect_failure(suite, app, label, bad, needle)
+        if damaged.startswith(b"KPAK"):
+            expect_failure(suite, bad, label + " (archive alone)", needle)
+
+
+def check_rewrites_refused(suite, program):
+    for command in (["prune", "-k", "gfx906"], ["compress"], ["decompress"]):
+        out = os.path.join(suite.work, "rewritten")
+        done = suite.offbundle_run(command + [program, "-o", out])
+        suite.expect(done.returncode == 1 and
+                     len(done.stderr.splitlines()) == 1 and
+                     "a kpack'd binary" in done.stderr and
+                     not os.path.exists(out),
+                     f"{command[0]} of a kpack'd binary is refused",
+                     done.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--offbundle", required=True)
+    parser.add_argument("--reference-bin", required=True)
+    args = parser.parse_args()
+    require_executables(args.offbundle,
+                        *(os.path.join(args.reference_bin, name)
+                          for name in ("clang", "clang-offload-bundler",
+                                       "llvm-objcopy")))
+    if shutil.which("zstd") is None:
+        skip_suite("the zstd program is missing (Debian: zstd)")
+    work = tempfile.mkdtemp(prefix="kpack-")
+    try:
+        suite = Suite(args, work)
+        check_writer_layout(suite)
+        objects = code_objects(suite)
+        root = os.path.join(work, "prefix")
+        program, library = build_prefix(suite, objects, root)
+        check_binary(suite, program, KERNEL_NAME, objects)
+        check_binary(suite, library, LIBRARY_KERNEL_NAME, objects)
+        check_archive_alone(suite, root, objects)
+        check_failures(suite, objects, root)
+        check_rewrites_refused(suite, program)
+        return finish(suite.passed, suite.failed)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
