@@ -57,18 +57,42 @@ offbundle::Status checkWrapper(const std::string &which,
   return offbundle::Status::success();
 }
 
+// A HIPK wrapper must point at the start of the kpack marker.
+offbundle::Status checkKpackWrapper(const std::string &which,
+                                    const HipWrapper &wrapper,
+                                    std::optional<uint64_t> marker,
+                                    std::string_view markerSection) {
+  if (!marker)
+    return makeError(which + " has magic HIPK, but the file maps no " +
+                     std::string(markerSection) + " marker");
+  if (wrapper.binary != *marker)
+    return makeError(which + " points to " + hexNumber(wrapper.binary) +
+                     ", not to the kpack marker (" +
+                     std::string(markerSection) + " at " + hexNumber(*marker) +
+                     ")");
+  return offbundle::Status::success();
+}
+
 offbundle::Status checkPeImage(const std::string &file, const PeHipImage &image,
                                const std::vector<Bundle> &bundles) {
   const HipWrappers &wrappers = image.hip;
   const std::string_view section = peImageSectionName(kHipFatbinSection);
   const std::set<uint64_t> bundleStarts = bundleStartsIn(
       bundles, section, wrappers.fatbinOffset, wrappers.fatbinStart);
+  // ROCm's kpack tool points HIPK wrappers at its marker instead.
+  std::optional<uint64_t> marker;
+  for (const CoffSection &candidate : image.layout.sections)
+    if (candidate.name == kKpackMarkerImageSection)
+      marker = image.imageBase + candidate.virtualAddress;
   for (size_t index = 0; index < wrappers.wrappers.size(); ++index) {
     const HipWrapper &wrapper = wrappers.wrappers[index];
     const std::string which = wrapperName(file, index, wrapper);
     if (Status judged =
-            checkWrapper(which, wrapper, section, wrappers.fatbinStart,
-                         wrappers.fatbinEnd, bundleStarts);
+            wrapper.magic == kHipKpackWrapperMagic
+                ? checkKpackWrapper(which, wrapper, marker,
+                                    kKpackMarkerImageSection)
+                : checkWrapper(which, wrapper, section, wrappers.fatbinStart,
+                               wrappers.fatbinEnd, bundleStarts);
         !judged.ok())
       return judged;
     // Loaded elsewhere than ImageBase, a pointer without its fix-up would
@@ -115,14 +139,10 @@ offbundle::Status checkLinkedHipFile(const std::string &file,
     const HipWrapper &wrapper = wrappers.wrappers[index];
     const std::string which = wrapperName(file, index, wrapper);
     if (wrapper.magic == kHipKpackWrapperMagic) {
-      if (!marker)
-        return makeError(which + " has magic HIPK, but the file maps no " +
-                         std::string(kKpackMarkerSection) + " marker");
-      if (wrapper.binary != *marker)
-        return makeError(which + " points to " + hexNumber(wrapper.binary) +
-                         ", not to the kpack marker (" +
-                         std::string(kKpackMarkerSection) + " at " +
-                         hexNumber(*marker) + ")");
+      if (Status judged =
+              checkKpackWrapper(which, wrapper, marker, kKpackMarkerSection);
+          !judged.ok())
+        return judged;
       continue;
     }
     if (Status judged = checkWrapper(which, wrapper, kHipFatbinSection,

@@ -23,6 +23,7 @@
 #include "formats/file_magic.h"
 #include "formats/kpack_archive.h"
 #include "formats/kpack_marker.h"
+#include "formats/pe_hip_wrappers.h"
 #include "formats/text_bundle.h"
 
 namespace offbundle {
@@ -209,12 +210,21 @@ private:
       for (const HipWrapper &wrapper : (*wrappers)->wrappers)
         if (wrapper.magic == kHipKpackWrapperMagic)
           indices.push_back(wrapper.reserved & 0xffffffff);
+    return addKpackReferences(elf.contents(marker), indices, member,
+                              kKpackMarkerSection, ".hipFatBinSegment");
+  }
+
+  // The bundles of the archives a marker names, one per HIPK wrapper.
+  Status addKpackReferences(std::string_view marker,
+                            const std::vector<uint64_t> &indices,
+                            const std::string &member,
+                            std::string_view markerSection,
+                            std::string_view wrapperSection) {
     if (indices.empty())
-      return failure(member, std::string(kKpackMarkerSection),
-                     "a kpack marker, but no HIPK wrapper in "
-                     ".hipFatBinSegment refers to it");
-    auto bundles =
-        assembleKpackReferences(input_.path(), elf.contents(marker), indices);
+      return failure(member, std::string(markerSection),
+                     "a kpack marker, but no HIPK wrapper in " +
+                         std::string(wrapperSection) + " refers to it");
+    auto bundles = assembleKpackReferences(input_.path(), marker, indices);
     if (!bundles)
       return bundles.takeError();
     addAssembled(std::move(*bundles), member);
@@ -274,7 +284,32 @@ private:
         return Status::success();
       return failure(member, "", sections.error().message);
     }
-    return addSections(place, findOffloadDataSections(*sections), member);
+    if (Status status =
+            addSections(place, findOffloadDataSections(*sections), member);
+        !status.ok())
+      return status;
+    if (image)
+      for (const CoffSection &section : *sections)
+        if (section.name == kKpackMarkerImageSection)
+          return discoverKpackImage(bytes, section.contents, member);
+    return Status::success();
+  }
+
+  // A kpack'd DLL or EXE: its .kpackrf marker and .hipFatB wrappers.
+  Status discoverKpackImage(std::string_view bytes, std::string_view marker,
+                            const std::string &member) {
+    if (mode_ == DiscoveryMode::Lenient)
+      return Status::success();
+    auto image = readPeHipWrappers(bytes);
+    if (!image)
+      return failure(member, "", image.error().message);
+    std::vector<uint64_t> indices;
+    if (*image)
+      for (const HipWrapper &wrapper : (*image)->hip.wrappers)
+        if (wrapper.magic == kHipKpackWrapperMagic)
+          indices.push_back(wrapper.reserved & 0xffffffff);
+    return addKpackReferences(marker, indices, member, kKpackMarkerImageSection,
+                              ".hipFatB");
   }
 
   Status discoverArchive(const Place &place, std::string_view bytes) {

@@ -167,6 +167,8 @@ Result<std::optional<PeHipImage>> readPeHipWrappers(std::string_view bytes) {
         loadLittleEndian(segment.contents, at + kHipWrapperVersionOffset, 4));
     wrapper.binary =
         loadLittleEndian(segment.contents, at + kHipWrapperBinaryOffset, 8);
+    wrapper.reserved =
+        loadLittleEndian(segment.contents, at + kHipWrapperReservedOffset, 8);
     hip.wrappers.push_back(wrapper);
   }
   return image;

@@ -11,8 +11,10 @@ search path holds @GFXARCH@) are written here from ROCm's documented layout
 (tests/kpack_bytes.py), compiled and linked by clang 22. Checked:
 
 - the writer's archive bytes field by field against the documented layout;
-- list, sizes, extract and verify of the program and the library: the code
-  objects are those LLVM 22 unbundles, per wrapper and per architecture;
+- list, sizes, extract and verify of the program, the library and a
+  Windows DLL (clang 22 and lld-link; .hipFatB wrappers pointing through
+  base relocations at a .kpackrf marker): the code objects are those LLVM
+  22 unbundles, per wrapper and per architecture;
 - a .kpack archive given alone is listed, sized and verified;
 - verify fails with one line naming the archive (or the binary, for what
   only it knows) when an archive is missing, a table does not match (a key
@@ -57,6 +59,8 @@ KERNEL_NAME = "demo/bin/app"
 LIBRARY_KERNEL_NAME = "demo/lib/libdemo.so"
 SEARCH_PATH = "../.kpack/demo_@GFXARCH@.kpack"
 LIBRARY_SEARCH_PATH = "../.kpack/demolib_@GFXARCH@.kpack"
+DLL_KERNEL_NAME = "demo/bin/demo.dll"
+DLL_SEARCH_PATH = "../.kpack/demodll_@GFXARCH@.kpack"
 
 HOST_SOURCE = """\
 struct wrapper {{ unsigned magic, version; const void *binary;
@@ -166,6 +170,27 @@ def build_prefix(suite, objects, root):
             write(os.path.join(root, ".kpack", f"{archive_prefix}{arch}.kpack"),
                   data)
     return paths["program"], paths["library"]
+
+
+def build_dll(suite, objects, root):
+    """A kpack'd Windows DLL (clang 22 and lld-link): .hipFatB wrappers
+    pointing, through base relocations, at a .kpackrf marker."""
+    marker = kpack_marker(DLL_KERNEL_NAME, [DLL_SEARCH_PATH])
+    source = os.path.join(suite.work, "dll.c")
+    with open(source, "w") as handle:
+        handle.write(HOST_SOURCE.replace(".rocm_kpack_ref", ".kpackrf").format(
+            marker=", ".join(str(b) for b in marker),
+            main="int demo(void) { return 1; }"))
+    obj = os.path.join(suite.work, "dll.obj")
+    suite.build_step([suite.reference_tool("clang"),
+                      "--target=x86_64-pc-windows-msvc", "-O2", "-c", source,
+                      "-o", obj])
+    output = os.path.join(root, "bin", "demo.dll")
+    suite.build_step([suite.reference_tool("lld-link"), "/dll", "/noentry",
+                      "/force:unresolved", obj, "/out:" + output])
+    for arch, data in archives_for(suite, objects, DLL_KERNEL_NAME).items():
+        write(os.path.join(root, ".kpack", f"demodll_{arch}.kpack"), data)
+    return output
 
 
 def check_writer_layout(suite):
@@ -395,16 +420,33 @@ def check_failures(suite, objects, program_source_root):
             expect_failure(suite, bad, label + " (archive alone)", needle)
 
 
-def check_rewrites_refused(suite, program):
-    for command in (["prune", "-k", "gfx906"], ["compress"], ["decompress"]):
-        out = os.path.join(suite.work, "rewritten")
-        done = suite.offbundle_run(command + [program, "-o", out])
-        suite.expect(done.returncode == 1 and
-                     len(done.stderr.splitlines()) == 1 and
-                     "a kpack'd binary" in done.stderr and
-                     not os.path.exists(out),
-                     f"{command[0]} of a kpack'd binary is refused",
-                     done.stderr)
+def check_wrapper_pointers(suite, dll):
+    """A HIPK wrapper must point at the marker: one moved by 8 bytes fails
+    verify."""
+    data = bytearray(read(dll))
+    wrapper = data.find(b"HIPK\x01\x00\x00\x00")
+    suite.expect(wrapper >= 0, "the DLL holds a HIPK wrapper")
+    pointer = int.from_bytes(data[wrapper + 8:wrapper + 16], "little")
+    data[wrapper + 8:wrapper + 16] = (pointer + 8).to_bytes(8, "little")
+    moved = os.path.join(os.path.dirname(dll), "moved.dll")
+    write(moved, bytes(data))
+    expect_failure(suite, moved, "a HIPK wrapper pointing past the marker",
+                   "not to the kpack marker (.kpackrf at " + hex(pointer))
+    os.remove(moved)
+
+
+def check_rewrites_refused(suite, *binaries):
+    for binary in binaries:
+        for command in (["prune", "-k", "gfx906"], ["compress"],
+                        ["decompress"]):
+            out = os.path.join(suite.work, "rewritten")
+            done = suite.offbundle_run(command + [binary, "-o", out])
+            suite.expect(done.returncode == 1 and
+                         len(done.stderr.splitlines()) == 1 and
+                         "a kpack'd binary" in done.stderr and
+                         not os.path.exists(out),
+                         f"{command[0]} of {os.path.basename(binary)} is "
+                         "refused", done.stderr)
 
 
 def main():
@@ -415,7 +457,7 @@ def main():
     require_executables(args.offbundle,
                         *(os.path.join(args.reference_bin, name)
                           for name in ("clang", "clang-offload-bundler",
-                                       "llvm-objcopy")))
+                                       "llvm-objcopy", "lld-link")))
     if shutil.which("zstd") is None:
         skip_suite("the zstd program is missing (Debian: zstd)")
     work = tempfile.mkdtemp(prefix="kpack-")
@@ -427,9 +469,12 @@ def main():
         program, library = build_prefix(suite, objects, root)
         check_binary(suite, program, KERNEL_NAME, objects)
         check_binary(suite, library, LIBRARY_KERNEL_NAME, objects)
+        dll = build_dll(suite, objects, root)
+        check_binary(suite, dll, DLL_KERNEL_NAME, objects)
+        check_wrapper_pointers(suite, dll)
         check_archive_alone(suite, root, objects)
         check_failures(suite, objects, root)
-        check_rewrites_refused(suite, program)
+        check_rewrites_refused(suite, program, library, dll)
         return finish(suite.passed, suite.failed)
     finally:
         shutil.rmtree(work, ignore_errors=True)
