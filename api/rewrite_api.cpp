@@ -3,7 +3,10 @@
 // kept open from the plan to the write, whose input ranges it names.
 #include "offbundle/offbundle.h"
 
+#include <sys/stat.h>
+
 #include "archive/ar_archive.h"
+#include "rewrite/kpack_unpack.h"
 #include "rewrite/rewrite.h"
 #include "rewrite/target_selection.h"
 #include "support/file_io.h"
@@ -100,6 +103,35 @@ Rewrite::writeInPlace(const std::vector<std::string> &otherNames) const {
   if (!written.ok())
     return Error{written.error().message};
   return std::monostate{};
+}
+
+Expected<UnpackKpackReport> unpackKpack(const std::string &input,
+                                        const std::string &output,
+                                        const UnpackKpackOptions &options) {
+  auto file = InputFile::open(input);
+  if (!file)
+    return Error{file.error().message};
+  KpackUnpackRequest request;
+  request.compress = options.compress;
+  request.compressionLevel = options.compressionLevel;
+  auto unpacked = offbundle::unpackKpack(input, (*file)->contents(), request);
+  if (!unpacked)
+    return Error{unpacked.error().message};
+  struct stat info;
+  const unsigned mode = (*file)->fd() >= 0 && ::fstat((*file)->fd(), &info) == 0
+                            ? info.st_mode & 0777
+                            : 0666;
+  OutputTransaction transaction;
+  auto written = transaction.create(output, mode);
+  if (!written)
+    return Error{written.error().message};
+  if (offbundle::Status status =
+          unpacked->plan.write(**written, *unpacked->patchedInput);
+      !status.ok())
+    return Error{status.error().message};
+  if (offbundle::Status status = transaction.commit(); !status.ok())
+    return Error{status.error().message};
+  return UnpackKpackReport{unpacked->bundles, unpacked->codeObjects};
 }
 
 } // namespace offbundle::api

@@ -210,20 +210,17 @@ private:
       for (const HipWrapper &wrapper : (*wrappers)->wrappers)
         if (wrapper.magic == kHipKpackWrapperMagic)
           indices.push_back(wrapper.reserved & 0xffffffff);
-    return addKpackReferences(elf.contents(marker), indices, member,
-                              kKpackMarkerSection, ".hipFatBinSegment");
+    return addKpackReferences(elf.contents(marker), indices, member);
   }
 
   // The bundles of the archives a marker names, one per HIPK wrapper.
   Status addKpackReferences(std::string_view marker,
                             const std::vector<uint64_t> &indices,
-                            const std::string &member,
-                            std::string_view markerSection,
-                            std::string_view wrapperSection) {
+                            const std::string &member) {
+    // A marker no HIPK wrapper uses is left over (by unpack-kpack, say):
+    // the file's own bundles are what it loads.
     if (indices.empty())
-      return failure(member, std::string(markerSection),
-                     "a kpack marker, but no HIPK wrapper in " +
-                         std::string(wrapperSection) + " refers to it");
+      return Status::success();
     auto bundles = assembleKpackReferences(input_.path(), marker, indices);
     if (!bundles)
       return bundles.takeError();
@@ -308,8 +305,7 @@ private:
       for (const HipWrapper &wrapper : (*image)->hip.wrappers)
         if (wrapper.magic == kHipKpackWrapperMagic)
           indices.push_back(wrapper.reserved & 0xffffffff);
-    return addKpackReferences(marker, indices, member, kKpackMarkerImageSection,
-                              ".hipFatB");
+    return addKpackReferences(marker, indices, member);
   }
 
   Status discoverArchive(const Place &place, std::string_view bytes) {

@@ -60,6 +60,9 @@ constexpr CommandSpec kCommands[] = {
      "copy whose compressed bundles are plain", false},
     {"verify", "FILE|FOLDER...",
      "check every bundle, compressed ones against their hash", false},
+    {"unpack-kpack", "FILE -o OUT",
+     "rebuild an ordinary fat binary from a kpack'd one and its archives",
+     false},
 };
 
 std::string versionText() {
@@ -133,7 +136,12 @@ po::options_description commandOptions(const CommandSpec &command) {
         "its owner, permissions, extended attributes and hard links; needed "
         "for several files or folders")(
         "dry-run", "write nothing; print what a run would do");
-  if (command.name == "prune" || command.name == "compress")
+  if (command.name == "unpack-kpack")
+    options.add_options()("output,o", po::value<std::string>(),
+                          "the file to write")(
+        "compress", "compress each bundle as by -compress");
+  if (command.name == "prune" || command.name == "compress" ||
+      command.name == "unpack-kpack")
     options.add_options()("level",
                           po::value<int>()->default_value(kDefaultZstdLevel),
                           "zstd level of the bundles compressed");
@@ -171,6 +179,7 @@ struct Request {
   bool verifyHash = true;           // prune, decompress
   bool inPlace = false;             // prune, compress, decompress
   bool dryRun = false;              // prune, compress, decompress
+  bool compress = false;            // unpack-kpack
   std::string html;                 // sizes --html
   unsigned jobs = 1;                // files at once
   bool quiet = false;               // no progress line
@@ -212,6 +221,7 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.verifyHash = values.count("no-verify-hash") == 0;
   request.inPlace = values.count("in-place") != 0;
   request.dryRun = values.count("dry-run") != 0;
+  request.compress = values.count("compress") != 0;
   request.jobs = std::max(1u, std::thread::hardware_concurrency());
   if (values.count("jobs"))
     request.jobs = values["jobs"].as<unsigned>();
@@ -397,6 +407,27 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   return reporter.finish(failed ? 1 : 0);
 }
 
+// unpack-kpack: one kpack'd file rebuilt into another, which appears only
+// when everything succeeded.
+ToolOutcome runUnpackKpack(const Request &request, ToolReporter &reporter) {
+  const std::string usage = " (see 'offbundle unpack-kpack --help')";
+  if (request.files.size() != 1)
+    return reporter.fail("unpack-kpack takes one file" + usage);
+  if (request.output.empty())
+    return reporter.fail("unpack-kpack needs -o OUT" + usage);
+  api::UnpackKpackOptions options;
+  options.compress = request.compress;
+  options.compressionLevel = request.level;
+  auto unpacked =
+      api::unpackKpack(request.files.front(), request.output, options);
+  if (!unpacked)
+    return reporter.fail(unpacked.error().message);
+  reporter.print(unpackedKpackText(request.files.front(), request.output,
+                                   unpacked->bundles, unpacked->codeObjects,
+                                   request.compress));
+  return reporter.finish(0);
+}
+
 } // namespace
 
 ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
@@ -432,6 +463,8 @@ ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
     return runList(*request, reporter);
   if (command->name == "sizes")
     return runSizes(*request, reporter);
+  if (command->name == "unpack-kpack")
+    return runUnpackKpack(*request, reporter);
   return runRewrite(*request, reporter);
 }
 

@@ -307,4 +307,13 @@ SizeSummary combineSizes(const std::vector<FileSizes> &files) {
   return total;
 }
 
+std::string unpackedKpackText(const std::string &input,
+                              const std::string &output, size_t bundles,
+                              size_t codeObjects, bool compressed) {
+  return input + ": " + counted(bundles, "bundle", "bundles") + " (" +
+         counted(codeObjects, "code object", "code objects") + ")" +
+         (compressed ? ", compressed," : "") + " unpacked into " + output +
+         "\n";
+}
+
 } // namespace offbundle

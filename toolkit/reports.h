@@ -76,4 +76,9 @@ std::string percent(uint64_t part, uint64_t whole);
 std::string counted(uint64_t count, const std::string &singular,
                     const std::string &plural);
 
+// unpack-kpack's line: what was rebuilt, and where.
+std::string unpackedKpackText(const std::string &input,
+                              const std::string &output, size_t bundles,
+                              size_t codeObjects, bool compressed);
+
 } // namespace offbundle

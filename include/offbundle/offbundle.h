@@ -356,4 +356,22 @@ private:
   std::unique_ptr<State> state_;
 };
 
+// An ordinary HIP fat binary rebuilt from a kpack'd ELF program or library
+// (HIP wrappers with the magic HIPK and a .rocm_kpack_ref marker) and the
+// kpack archives its marker names: HIPF wrappers, each pointing at a bundle
+// of its code objects in .hip_fatbin, plain or compressed, for runtimes and
+// tools without kpack support. The output appears only once complete, with
+// the input's permissions less the umask.
+struct UnpackKpackOptions {
+  bool compress = false;
+  int compressionLevel = 3;
+};
+struct UnpackKpackReport {
+  size_t bundles = 0;     // one per HIP wrapper
+  size_t codeObjects = 0; // in all of them
+};
+Expected<UnpackKpackReport> unpackKpack(const std::string &input,
+                                        const std::string &output,
+                                        const UnpackKpackOptions &options = {});
+
 } // namespace offbundle::api

@@ -39,6 +39,8 @@ from suite_support import (BuildingSuite, finish,  # noqa: E402
                            require_executables, skip_suite)
 from kpack_bytes import (kpack_archive, kpack_marker, msgpack,  # noqa: E402
                          HEADER_SIZE, BLOB_START)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stand_in_runtime  # noqa: E402
 
 ARCHES = ["gfx906", "gfx1030"]
 DECLARATIONS = """\
@@ -73,8 +75,17 @@ static const struct wrapper wrappers[2] = {{
 /* ROCm's tool keeps .hip_fatbin, its pages emptied. */
 __attribute__((section(".hip_fatbin"), used, aligned(4096)))
 static const unsigned char fatbin[64] = {{ 0 }};
+{register}
 {main}
 """
+# What clang's generated constructors do: register each translation unit's
+# wrapper with the HIP runtime.
+REGISTER = """\
+extern void **__hipRegisterFatBinary(const void *);
+__attribute__((constructor)) static void register_units(void) {
+  __hipRegisterFatBinary(&wrappers[0]);
+  __hipRegisterFatBinary(&wrappers[1]);
+}"""
 
 
 class Suite(BuildingSuite):
@@ -147,8 +158,10 @@ def archives_for(suite, objects, kernel_name):
 
 def build_prefix(suite, objects, root):
     """An installation: bin/app and lib/libdemo.so kpack'd, their archives
-    in .kpack/. Returns (program, library)."""
+    in .kpack/, both linked against the stand-in HIP runtime. Returns
+    (program, library)."""
     clang = suite.reference_tool("clang")
+    runtime = stand_in_runtime.build(suite.work)
     paths = {}
     for kind, kernel_name, search_path, target, extra, main in (
             ("program", KERNEL_NAME, SEARCH_PATH, "bin/app",
@@ -160,10 +173,13 @@ def build_prefix(suite, objects, root):
         source = os.path.join(suite.work, f"{kind}.c")
         with open(source, "w") as handle:
             handle.write(HOST_SOURCE.format(
-                marker=", ".join(str(b) for b in marker), main=main))
+                marker=", ".join(str(b) for b in marker), main=main,
+                register=REGISTER))
         output = os.path.join(root, target)
         os.makedirs(os.path.dirname(output), exist_ok=True)
-        suite.build_step([clang, "-O1"] + extra + [source, "-o", output])
+        suite.build_step([clang, "-O1"] + extra +
+                         [source, "-o", output, "-L" + runtime,
+                          "-lamdhip64"])
         paths[kind] = output
         archive_prefix = os.path.basename(search_path).split("@")[0]
         for arch, data in archives_for(suite, objects, kernel_name).items():
@@ -180,7 +196,7 @@ def build_dll(suite, objects, root):
     with open(source, "w") as handle:
         handle.write(HOST_SOURCE.replace(".rocm_kpack_ref", ".kpackrf").format(
             marker=", ".join(str(b) for b in marker),
-            main="int demo(void) { return 1; }"))
+            main="int demo(void) { return 1; }", register=""))
     obj = os.path.join(suite.work, "dll.obj")
     suite.build_step([suite.reference_tool("clang"),
                       "--target=x86_64-pc-windows-msvc", "-O2", "-c", source,
@@ -435,6 +451,119 @@ def check_wrapper_pointers(suite, dll):
     os.remove(moved)
 
 
+def fnv(data):
+    """FNV-1a, as the stand-in runtime hashes payloads."""
+    value = 0xcbf29ce484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def registered(suite, binary):
+    """What the stand-in runtime records when the program runs, or the
+    library is loaded."""
+    runtime = stand_in_runtime.build(suite.work)
+    command = ([os.path.join(runtime, "load"), binary]
+               if binary.endswith(".so") else [binary])
+    status, error, seen = stand_in_runtime.registrations(
+        command, os.path.join(suite.work, "registry"), runtime, suite.work)
+    return status, error, seen
+
+
+def expected_registrations(objects):
+    return [{f"hipv4-amdgcn-amd-amdhsa--{arch}":
+             (len(objects[(i, arch)]), fnv(objects[(i, arch)]))
+             for arch in ARCHES} for i in range(len(SOURCES))]
+
+
+# What distributions run on installed binaries; each must leave an
+# unpacked file that verifies and loads as before.
+def distribution_commands(path, out):
+    return [("strip", ["strip", "--strip-all", path, "-o", out]),
+            ("objcopy", ["objcopy", path, out]),
+            ("eu-strip", ["eu-strip", path, "-o", out]),
+            ("patchelf", ["sh", "-c", f"cp '{path}' '{out}' && "
+                          f"patchelf --set-rpath /opt/demo/lib '{out}'"])]
+
+
+def check_unpack(suite, binary, objects):
+    name = os.path.basename(binary)
+    status, error, seen = registered(suite, binary)
+    suite.expect(status == 0 and seen == [{"error:": ("wrapper", "magic")}] * 2,
+                 f"{name}: the kpack'd original does not load without kpack "
+                 "support (the control)", f"{status} {error} {seen}")
+    for compress in (False, True):
+        label = f"{name} unpacked" + (" and compressed" if compress else "")
+        out = os.path.join(suite.work, label.replace(" ", "_") +
+                           (".so" if name.endswith(".so") else ""))
+        done = suite.offbundle_run(["unpack-kpack", binary, "-o", out] +
+                                   (["--compress"] if compress else []))
+        suite.expect(done.returncode == 0 and
+                     "2 bundles (4 code objects)" in done.stdout,
+                     f"{label}: unpack-kpack succeeds", done.stderr)
+        if done.returncode != 0:
+            continue
+        suite.expect(os.stat(out).st_mode & 0o777 ==
+                     os.stat(binary).st_mode & 0o777,
+                     f"{label}: the output has the input's permissions")
+        done = suite.offbundle_run(["verify", out])
+        suite.expect(done.returncode == 0 and
+                     ("2 compressed, hashes match" if compress else
+                      "0 compressed") in done.stdout,
+                     f"{label}: verify passes", done.stdout + done.stderr)
+        done = subprocess.run([suite.reference_tool("llvm-readelf"), "-a",
+                               out], capture_output=True, text=True)
+        suite.expect(done.returncode == 0 and "warning" not in done.stderr,
+                     f"{label}: llvm-readelf -a reads it without a warning",
+                     done.stderr[:300])
+        status, error, seen = registered(suite, out)
+        suite.expect(status == 0 and seen == expected_registrations(objects),
+                     f"{label}: the stand-in runtime registers every "
+                     "translation unit's code objects, byte for byte",
+                     f"{status} {error} {seen}")
+        tooled = os.path.join(os.path.dirname(out),
+                              "tooled-" + os.path.basename(out))
+        for tool, command in distribution_commands(out, tooled):
+            done = subprocess.run(command, capture_output=True, text=True)
+            suite.expect(done.returncode == 0, f"{label}: {tool} runs",
+                         done.stderr)
+            checked = suite.offbundle_run(["verify", tooled])
+            status, error, seen = registered(suite, tooled)
+            suite.expect(checked.returncode == 0 and status == 0 and
+                         seen == expected_registrations(objects),
+                         f"{label}: after {tool} it verifies and loads the "
+                         "same", f"{checked.stderr} {status} {error}")
+            os.remove(tooled)
+
+
+def check_unpack_refusals(suite, root, objects):
+    out = os.path.join(suite.work, "refused")
+    ordinary = os.path.join(suite.work, "first.o")
+    for label, binary, needle in (
+            ("an object that is not kpack'd", ordinary,
+             "not a kpack'd program or library"),
+            ("a kpack archive", os.path.join(root, ".kpack",
+                                             "demo_gfx906.kpack"),
+             "not a kpack'd program or library")):
+        done = suite.offbundle_run(["unpack-kpack", binary, "-o", out])
+        suite.expect(done.returncode == 1 and needle in done.stderr and
+                     len(done.stderr.splitlines()) == 1 and
+                     not os.path.exists(out),
+                     f"unpack-kpack of {label} is refused", done.stderr)
+    broken = os.path.join(suite.work, "broken", "missing", "bin", "app")
+    done = suite.offbundle_run(["unpack-kpack", broken, "-o", out])
+    suite.expect(done.returncode == 1 and "no kpack archive found" in
+                 done.stderr and not os.path.exists(out),
+                 "unpack-kpack without the archives is refused, writing "
+                 "nothing", done.stderr)
+    with open(out, "wb") as handle:
+        handle.write(b"keep")
+    done = suite.offbundle_run(["unpack-kpack", broken, "-o", out])
+    suite.expect(done.returncode == 1 and read(out) == b"keep",
+                 "a failed unpack-kpack leaves an existing output as it was")
+    os.remove(out)
+
+
 def check_rewrites_refused(suite, *binaries):
     for binary in binaries:
         for command in (["prune", "-k", "gfx906"], ["compress"],
@@ -474,6 +603,9 @@ def main():
         check_wrapper_pointers(suite, dll)
         check_archive_alone(suite, root, objects)
         check_failures(suite, objects, root)
+        check_unpack(suite, program, objects)
+        check_unpack(suite, library, objects)
+        check_unpack_refusals(suite, root, objects)
         check_rewrites_refused(suite, program, library, dll)
         return finish(suite.passed, suite.failed)
     finally:

@@ -1,0 +1,156 @@
+// unpack-kpack (see kpack_unpack.h): the kpack'd file checked, its code
+// objects gathered into bundles, the wrappers patched in a copy, and
+// .hip_fatbin resized around the bundles.
+
+#include "rewrite/kpack_unpack.h"
+
+#include "bundler/kpack_discovery.h"
+#include "compression/compressed_bundle.h"
+#include "formats/elf/elf_object.h"
+#include "formats/elf/hip_wrappers.h"
+#include "formats/elf/linked_section_resize.h"
+#include "formats/kpack_marker.h"
+#include "support/byte_order.h"
+#include "support/offload_sections.h"
+
+namespace offbundle {
+namespace {
+
+// clang's -bundle-align for HIP: each bundle starts at such a boundary.
+constexpr uint64_t kBundleAlignment = 4096;
+
+// Elf64_Rela: r_offset, r_info, r_addend.
+constexpr uint64_t kRelaSize = 24;
+constexpr uint64_t kRelaAddend = 16;
+
+const ElfSection *sectionNamed(const ElfObject &object, std::string_view name) {
+  for (const ElfSection &section : object.sections())
+    if (section.name == name)
+      return &section;
+  return nullptr;
+}
+
+// The copy of the input whose wrapper `i` is HIPF, 0 in its last field, and
+// points (field and RELATIVE addend alike) at `fatbinStart + i`.
+std::string patchWrappers(const ElfObject &object, const ElfSection &segment,
+                          const HipWrappers &wrappers) {
+  std::string patched(object.bytes());
+  for (size_t i = 0; i < wrappers.wrappers.size(); ++i) {
+    const uint64_t at = segment.offset + i * kHipWrapperSize;
+    const uint64_t target = wrappers.fatbinStart + i;
+    storeLittleEndian(patched, at, kHipWrapperMagic, 4);
+    storeLittleEndian(patched, at + kHipWrapperBinaryOffset, target, 8);
+    storeLittleEndian(patched, at + kHipWrapperReservedOffset, 0, 8);
+    const uint64_t pointer =
+        wrappers.wrappers[i].address + kHipWrapperBinaryOffset;
+    for (const ElfSection &section : object.sections()) {
+      if (section.type != elf::kTypeRela)
+        continue;
+      const std::string_view table = object.contents(section);
+      for (uint64_t entry = 0; entry + kRelaSize <= table.size();
+           entry += kRelaSize) {
+        const uint32_t type =
+            static_cast<uint32_t>(loadLittle64(table, entry + 8));
+        if (loadLittle64(table, entry) == pointer &&
+            (type == elf::kRelocationRelativeX86_64 ||
+             type == elf::kRelocationRelativeAArch64))
+          storeLittleEndian(patched, section.offset + entry + kRelaAddend,
+                            target, 8);
+      }
+    }
+  }
+  return patched;
+}
+
+} // namespace
+
+Result<KpackUnpacking> unpackKpack(const std::string &file,
+                                   std::string_view bytes,
+                                   const KpackUnpackRequest &request) {
+  if (!isElf(bytes))
+    return fileError(file, "not a kpack'd program or library (not an ELF "
+                           "file)");
+  auto object = parseElfObject(bytes);
+  if (!object)
+    return fileError(file, object.error().message);
+  const ElfSection *marker = sectionNamed(*object, kKpackMarkerSection);
+  const ElfSection *segment = sectionNamed(*object, kHipWrapperSection);
+  const ElfSection *fatbin = sectionNamed(*object, kHipFatbinSection);
+  if (!marker || !segment || !fatbin ||
+      object->header().programHeaderCount == 0)
+    return fileError(file, "not a kpack'd program or library (no " +
+                               std::string(kKpackMarkerSection) +
+                               " marker, wrappers and .hip_fatbin)");
+  auto found = readHipWrappers(*object);
+  if (!found)
+    return fileError(file, found.error().message);
+  if (!*found || (*found)->wrappers.empty())
+    return fileError(file, "no HIP fat binary wrappers in " +
+                               std::string(kHipWrapperSection));
+  const HipWrappers &wrappers = **found;
+  std::vector<uint64_t> indices;
+  for (const HipWrapper &wrapper : wrappers.wrappers) {
+    if (wrapper.magic != kHipKpackWrapperMagic)
+      return fileError(file, "the HIP wrapper at " +
+                                 std::to_string(wrapper.address) +
+                                 " is not a kpack wrapper (HIPK): files "
+                                 "mixing kpack'd and ordinary wrappers are "
+                                 "not unpacked");
+    indices.push_back(wrapper.reserved & 0xffffffff);
+  }
+  if (fatbin->type == kElfSectionTypeNoBits)
+    return fileError(file, ".hip_fatbin holds no bytes in the file "
+                           "(SHT_NOBITS, as ROCm's kpack tool leaves a "
+                           ".hip_fatbin of whole pages); such files are "
+                           "not unpacked yet");
+  if (fatbin->size < wrappers.wrappers.size())
+    return fileError(file, ".hip_fatbin (" + std::to_string(fatbin->size) +
+                               " bytes) is smaller than the number of "
+                               "wrappers (" +
+                               std::to_string(wrappers.wrappers.size()) + ")");
+
+  auto bundles =
+      assembleKpackReferences(file, object->contents(*marker), indices);
+  if (!bundles)
+    return bundles.takeError();
+
+  KpackUnpacking unpacking;
+  OutputPlan contents;
+  std::vector<AddressMove> moves;
+  for (size_t i = 0; i < bundles->size(); ++i) {
+    AssembledKpackBundle &bundle = (*bundles)[i];
+    unpacking.codeObjects += bundle.storedSizes.size();
+    contents.addZeros((kBundleAlignment - contents.size() % kBundleAlignment) %
+                      kBundleAlignment);
+    moves.push_back({wrappers.fatbinStart + i, contents.size()});
+    if (request.compress) {
+      CompressionOptions options;
+      options.level = request.compressionLevel;
+      auto compressed = compressBundle(bundle.bundle, options);
+      if (!compressed)
+        return fileError(file, compressed.error().message);
+      contents.addBytes(std::move(*compressed));
+    } else {
+      contents.addBytes(std::move(bundle.bundle));
+    }
+  }
+  unpacking.bundles = bundles->size();
+
+  unpacking.patchedInput =
+      InputFile::fromMemory(file, patchWrappers(*object, *segment, wrappers));
+  auto patched = parseElfObject(unpacking.patchedInput->contents());
+  if (!patched)
+    return fileError(file, patched.error().message);
+  LinkedSectionResize resize;
+  resize.sectionName = kHipFatbinSection;
+  resize.moves = std::move(moves);
+  for (const HipWrapper &wrapper : wrappers.wrappers)
+    resize.pointerFields.push_back(wrapper.address + kHipWrapperBinaryOffset);
+  auto plan = planLinkedSectionResize(*patched, resize, std::move(contents));
+  if (!plan)
+    return fileError(file, plan.error().message);
+  unpacking.plan = std::move(*plan);
+  return unpacking;
+}
+
+} // namespace offbundle
