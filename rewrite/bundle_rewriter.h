@@ -17,6 +17,7 @@
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_section_resize.h"
+#include "formats/pe_hip_wrappers.h"
 #include "rewrite/rewrite.h"
 #include "support/file_io.h"
 #include "support/output_plan.h"
@@ -321,5 +322,16 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
 Result<OutputPlan> rewritePeImage(const std::string &file,
                                   std::string_view bytes,
                                   BundleRewriter &rewriter);
+
+// The PE image laid out again around new .hip_fat contents (what
+// rewritePeImage does once the bundles are rewritten; see pe_rewrite.cpp):
+// `rewrite.moves` maps the wrappers' pointers (`image`'s, which may differ
+// from the file's) to their bundles; `patches` are further fields to set.
+// checkRewritablePeImage first says whether the image may be rewritten.
+Status checkRewritablePeImage(const std::string &file, const PeLayout &layout);
+Result<OutputPlan> layOutPeFatbin(const std::string &file,
+                                  std::string_view bytes,
+                                  const PeHipImage &image,
+                                  FatbinRewrite rewrite, Patches patches);
 
 } // namespace offbundle::rewriting

@@ -9,7 +9,10 @@
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
 #include "formats/elf/linked_section_resize.h"
+#include "formats/file_magic.h"
 #include "formats/kpack_marker.h"
+#include "formats/pe_hip_wrappers.h"
+#include "rewrite/bundle_rewriter.h"
 #include "support/byte_order.h"
 #include "support/offload_sections.h"
 
@@ -62,11 +65,110 @@ std::string patchWrappers(const ElfObject &object, const ElfSection &segment,
   return patched;
 }
 
+// Each wrapper's index, which names its code objects in the archives; every
+// wrapper must be kpack'd.
+Result<std::vector<uint64_t>>
+kpackIndices(const std::string &file, const std::vector<HipWrapper> &wrappers) {
+  std::vector<uint64_t> indices;
+  for (const HipWrapper &wrapper : wrappers) {
+    if (wrapper.magic != kHipKpackWrapperMagic)
+      return fileError(file, "the HIP wrapper at " +
+                                 std::to_string(wrapper.address) +
+                                 " is not a kpack wrapper (HIPK): files "
+                                 "mixing kpack'd and ordinary wrappers are "
+                                 "not unpacked");
+    indices.push_back(wrapper.reserved & 0xffffffff);
+  }
+  return indices;
+}
+
+// The bundles, plain or compressed, one after another at 4096-byte
+// boundaries; each wrapper's stand-in address `fatbinStart + i` moved to
+// its bundle.
+Result<rewriting::FatbinRewrite>
+layOutBundles(const std::string &file,
+              std::vector<AssembledKpackBundle> bundles, uint64_t fatbinStart,
+              const KpackUnpackRequest &request, KpackUnpacking &unpacking) {
+  rewriting::FatbinRewrite laid;
+  for (size_t i = 0; i < bundles.size(); ++i) {
+    AssembledKpackBundle &bundle = bundles[i];
+    unpacking.codeObjects += bundle.storedSizes.size();
+    laid.contents.addZeros(
+        (kBundleAlignment - laid.contents.size() % kBundleAlignment) %
+        kBundleAlignment);
+    laid.moves.push_back({fatbinStart + i, laid.contents.size()});
+    if (!request.compress) {
+      laid.contents.addBytes(std::move(bundle.bundle));
+      continue;
+    }
+    CompressionOptions options;
+    options.level = request.compressionLevel;
+    auto compressed = compressBundle(bundle.bundle, options);
+    if (!compressed)
+      return fileError(file, compressed.error().message);
+    laid.contents.addBytes(std::move(*compressed));
+  }
+  unpacking.bundles = bundles.size();
+  return laid;
+}
+
+// A kpack'd DLL or EXE: the wrappers in .hipFatB made HIPF in place, and the
+// image laid out around the new .hip_fat as rewrites lay it out.
+Result<KpackUnpacking> unpackKpackImage(const std::string &file,
+                                        std::string_view bytes,
+                                        const KpackUnpackRequest &request) {
+  auto found = readPeHipWrappers(bytes);
+  if (!found)
+    return fileError(file, found.error().message);
+  const CoffSection *marker = nullptr;
+  if (*found)
+    for (const CoffSection &section : (*found)->layout.sections)
+      if (section.name == kKpackMarkerImageSection)
+        marker = &section;
+  if (!*found || !marker || (*found)->hip.wrappers.empty())
+    return fileError(file, "not a kpack'd DLL or EXE (no " +
+                               std::string(kKpackMarkerImageSection) +
+                               " marker and .hipFatB wrappers)");
+  PeHipImage image = **found;
+  if (Status rewritable = rewriting::checkRewritablePeImage(file, image.layout);
+      !rewritable.ok())
+    return rewritable.takeError();
+  auto indices = kpackIndices(file, image.hip.wrappers);
+  if (!indices)
+    return indices.takeError();
+  auto bundles = assembleKpackReferences(file, marker->contents, *indices);
+  if (!bundles)
+    return bundles.takeError();
+  KpackUnpacking unpacking;
+  auto laid = layOutBundles(file, std::move(*bundles), image.hip.fatbinStart,
+                            request, unpacking);
+  if (!laid)
+    return laid.takeError();
+
+  rewriting::Patches patches;
+  const CoffSection &segment = image.layout.sections[image.layout.segment];
+  for (size_t i = 0; i < image.hip.wrappers.size(); ++i) {
+    const uint64_t at = segment.fileOffset + i * kHipWrapperSize;
+    patches.set(at, kHipWrapperMagic, 4);
+    patches.set(at + kHipWrapperReservedOffset, 0, 8);
+    image.hip.wrappers[i].binary = image.hip.fatbinStart + i;
+  }
+  auto plan = rewriting::layOutPeFatbin(file, bytes, image, std::move(*laid),
+                                        std::move(patches));
+  if (!plan)
+    return plan.takeError();
+  unpacking.patchedInput = InputFile::fromMemory(file, std::string(bytes));
+  unpacking.plan = std::move(*plan);
+  return unpacking;
+}
+
 } // namespace
 
 Result<KpackUnpacking> unpackKpack(const std::string &file,
                                    std::string_view bytes,
                                    const KpackUnpackRequest &request) {
+  if (identifyFile(bytes) == FileMagic::PeImage)
+    return unpackKpackImage(file, bytes, request);
   if (!isElf(bytes))
     return fileError(file, "not a kpack'd program or library (not an ELF "
                            "file)");
@@ -88,16 +190,9 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
     return fileError(file, "no HIP fat binary wrappers in " +
                                std::string(kHipWrapperSection));
   const HipWrappers &wrappers = **found;
-  std::vector<uint64_t> indices;
-  for (const HipWrapper &wrapper : wrappers.wrappers) {
-    if (wrapper.magic != kHipKpackWrapperMagic)
-      return fileError(file, "the HIP wrapper at " +
-                                 std::to_string(wrapper.address) +
-                                 " is not a kpack wrapper (HIPK): files "
-                                 "mixing kpack'd and ordinary wrappers are "
-                                 "not unpacked");
-    indices.push_back(wrapper.reserved & 0xffffffff);
-  }
+  auto indices = kpackIndices(file, wrappers.wrappers);
+  if (!indices)
+    return indices.takeError();
   if (fatbin->type == kElfSectionTypeNoBits)
     return fileError(file, ".hip_fatbin holds no bytes in the file "
                            "(SHT_NOBITS, as ROCm's kpack tool leaves a "
@@ -110,31 +205,15 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
                                std::to_string(wrappers.wrappers.size()) + ")");
 
   auto bundles =
-      assembleKpackReferences(file, object->contents(*marker), indices);
+      assembleKpackReferences(file, object->contents(*marker), *indices);
   if (!bundles)
     return bundles.takeError();
 
   KpackUnpacking unpacking;
-  OutputPlan contents;
-  std::vector<AddressMove> moves;
-  for (size_t i = 0; i < bundles->size(); ++i) {
-    AssembledKpackBundle &bundle = (*bundles)[i];
-    unpacking.codeObjects += bundle.storedSizes.size();
-    contents.addZeros((kBundleAlignment - contents.size() % kBundleAlignment) %
-                      kBundleAlignment);
-    moves.push_back({wrappers.fatbinStart + i, contents.size()});
-    if (request.compress) {
-      CompressionOptions options;
-      options.level = request.compressionLevel;
-      auto compressed = compressBundle(bundle.bundle, options);
-      if (!compressed)
-        return fileError(file, compressed.error().message);
-      contents.addBytes(std::move(*compressed));
-    } else {
-      contents.addBytes(std::move(bundle.bundle));
-    }
-  }
-  unpacking.bundles = bundles->size();
+  auto laid = layOutBundles(file, std::move(*bundles), wrappers.fatbinStart,
+                            request, unpacking);
+  if (!laid)
+    return laid.takeError();
 
   unpacking.patchedInput =
       InputFile::fromMemory(file, patchWrappers(*object, *segment, wrappers));
@@ -143,10 +222,11 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
     return fileError(file, patched.error().message);
   LinkedSectionResize resize;
   resize.sectionName = kHipFatbinSection;
-  resize.moves = std::move(moves);
+  resize.moves = std::move(laid->moves);
   for (const HipWrapper &wrapper : wrappers.wrappers)
     resize.pointerFields.push_back(wrapper.address + kHipWrapperBinaryOffset);
-  auto plan = planLinkedSectionResize(*patched, resize, std::move(contents));
+  auto plan =
+      planLinkedSectionResize(*patched, resize, std::move(laid->contents));
   if (!plan)
     return fileError(file, plan.error().message);
   unpacking.plan = std::move(*plan);

@@ -50,6 +50,18 @@ uint32_t peChecksum(std::string_view image, uint64_t field) {
 
 } // namespace
 
+Status checkRewritablePeImage(const std::string &file, const PeLayout &layout) {
+  if (layout.certificateTableSize != 0)
+    return fileError(file, "a signed PE image cannot be rewritten: its "
+                           "signature would no longer match");
+  const uint64_t alignment = layout.fileAlignment;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+    return fileError(file, "malformed PE image: FileAlignment " +
+                               std::to_string(alignment) +
+                               " is no power of two");
+  return Status::success();
+}
+
 Result<OutputPlan> rewritePeImage(const std::string &file,
                                   std::string_view bytes,
                                   BundleRewriter &rewriter) {
@@ -60,15 +72,9 @@ Result<OutputPlan> rewritePeImage(const std::string &file,
     return fileError(file, "no HIP fat binary wrappers (.hipFatB) point into "
                            ".hip_fat: no GPU code to rewrite");
   const PeHipImage &image = **found;
-  const PeLayout &layout = image.layout;
-  if (layout.certificateTableSize != 0)
-    return fileError(file, "a signed PE image cannot be rewritten: its "
-                           "signature would no longer match");
-  const uint64_t alignment = layout.fileAlignment;
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-    return fileError(file, "malformed PE image: FileAlignment " +
-                               std::to_string(alignment) +
-                               " is no power of two");
+  if (Status rewritable = checkRewritablePeImage(file, image.layout);
+      !rewritable.ok())
+    return rewritable.takeError();
 
   const std::string_view section = peImageSectionName(kHipFatbinSection);
   auto rewritten = rewriteFatbin(file, bytes, image.hip, section, rewriter);
@@ -76,7 +82,16 @@ Result<OutputPlan> rewritePeImage(const std::string &file,
     return rewritten.takeError();
   if (!*rewritten)
     return OutputPlan::wholeInput(bytes.size());
-  FatbinRewrite &fatbinRewrite = **rewritten;
+  return layOutPeFatbin(file, bytes, image, std::move(**rewritten), Patches());
+}
+
+Result<OutputPlan> layOutPeFatbin(const std::string &file,
+                                  std::string_view bytes,
+                                  const PeHipImage &image,
+                                  FatbinRewrite fatbinRewrite,
+                                  Patches patches) {
+  const PeLayout &layout = image.layout;
+  const uint64_t alignment = layout.fileAlignment;
   const CoffSection &fatbin = layout.sections[layout.fatbin];
   const uint64_t newSize = fatbinRewrite.contents.size();
   const uint64_t newRaw = (newSize + alignment - 1) / alignment * alignment;
@@ -92,7 +107,6 @@ Result<OutputPlan> rewritePeImage(const std::string &file,
   // Where what followed the old raw data goes.
   auto moved = [&](uint64_t offset) { return offset - end + start + newRaw; };
 
-  Patches patches;
   patches.set(fatbin.headerOffset + kSizeOfRawDataField, newRaw, 4);
   for (size_t index = 0; index < layout.sections.size(); ++index) {
     const CoffSection &other = layout.sections[index];

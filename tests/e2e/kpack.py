@@ -74,7 +74,7 @@ static const struct wrapper wrappers[2] = {{
     {{0x4B504948u, 1, marker, 0}}, {{0x4B504948u, 1, marker, 1}} }};
 /* ROCm's tool keeps .hip_fatbin, its pages emptied. */
 __attribute__((section(".hip_fatbin"), used, aligned(4096)))
-static const unsigned char fatbin[64] = {{ 0 }};
+static const unsigned char fatbin[{fatbin_size}] = {{ 0 }};
 {register}
 {main}
 """
@@ -174,7 +174,7 @@ def build_prefix(suite, objects, root):
         with open(source, "w") as handle:
             handle.write(HOST_SOURCE.format(
                 marker=", ".join(str(b) for b in marker), main=main,
-                register=REGISTER))
+                register=REGISTER, fatbin_size=64))
         output = os.path.join(root, target)
         os.makedirs(os.path.dirname(output), exist_ok=True)
         suite.build_step([clang, "-O1"] + extra +
@@ -188,20 +188,23 @@ def build_prefix(suite, objects, root):
     return paths["program"], paths["library"]
 
 
-def build_dll(suite, objects, root):
+def build_dll(suite, objects, root, name="demo.dll", fatbin_size=65536):
     """A kpack'd Windows DLL (clang 22 and lld-link): .hipFatB wrappers
-    pointing, through base relocations, at a .kpackrf marker."""
+    pointing, through base relocations, at a .kpackrf marker; .hip_fat
+    keeps `fatbin_size` bytes, as ROCm's tool keeps the section's size in
+    memory."""
     marker = kpack_marker(DLL_KERNEL_NAME, [DLL_SEARCH_PATH])
-    source = os.path.join(suite.work, "dll.c")
+    source = os.path.join(suite.work, name + ".c")
     with open(source, "w") as handle:
         handle.write(HOST_SOURCE.replace(".rocm_kpack_ref", ".kpackrf").format(
             marker=", ".join(str(b) for b in marker),
-            main="int demo(void) { return 1; }", register=""))
-    obj = os.path.join(suite.work, "dll.obj")
+            main="int demo(void) { return 1; }", register="",
+            fatbin_size=fatbin_size))
+    obj = os.path.join(suite.work, name + ".obj")
     suite.build_step([suite.reference_tool("clang"),
                       "--target=x86_64-pc-windows-msvc", "-O2", "-c", source,
                       "-o", obj])
-    output = os.path.join(root, "bin", "demo.dll")
+    output = os.path.join(root, "bin", name)
     suite.build_step([suite.reference_tool("lld-link"), "/dll", "/noentry",
                       "/force:unresolved", obj, "/out:" + output])
     for arch, data in archives_for(suite, objects, DLL_KERNEL_NAME).items():
@@ -486,6 +489,22 @@ def distribution_commands(path, out):
                           f"patchelf --set-rpath /opt/demo/lib '{out}'"])]
 
 
+def unpack(suite, binary, compress):
+    """(label, output) of unpack-kpack, the output keeping the binary's
+    suffix; output None when it failed."""
+    name = os.path.basename(binary)
+    label = f"{name} unpacked" + (" and compressed" if compress else "")
+    suffix = os.path.splitext(name)[1]
+    out = os.path.join(suite.work, label.replace(" ", "_") +
+                       (suffix if suffix in (".so", ".dll") else ""))
+    done = suite.offbundle_run(["unpack-kpack", binary, "-o", out] +
+                               (["--compress"] if compress else []))
+    suite.expect(done.returncode == 0 and
+                 "2 bundles (4 code objects)" in done.stdout,
+                 f"{label}: unpack-kpack succeeds", done.stderr)
+    return label, out if done.returncode == 0 else None
+
+
 def check_unpack(suite, binary, objects):
     name = os.path.basename(binary)
     status, error, seen = registered(suite, binary)
@@ -493,15 +512,8 @@ def check_unpack(suite, binary, objects):
                  f"{name}: the kpack'd original does not load without kpack "
                  "support (the control)", f"{status} {error} {seen}")
     for compress in (False, True):
-        label = f"{name} unpacked" + (" and compressed" if compress else "")
-        out = os.path.join(suite.work, label.replace(" ", "_") +
-                           (".so" if name.endswith(".so") else ""))
-        done = suite.offbundle_run(["unpack-kpack", binary, "-o", out] +
-                                   (["--compress"] if compress else []))
-        suite.expect(done.returncode == 0 and
-                     "2 bundles (4 code objects)" in done.stdout,
-                     f"{label}: unpack-kpack succeeds", done.stderr)
-        if done.returncode != 0:
+        label, out = unpack(suite, binary, compress)
+        if out is None:
             continue
         suite.expect(os.stat(out).st_mode & 0o777 ==
                      os.stat(binary).st_mode & 0o777,
@@ -534,6 +546,45 @@ def check_unpack(suite, binary, objects):
                          f"{label}: after {tool} it verifies and loads the "
                          "same", f"{checked.stderr} {status} {error}")
             os.remove(tooled)
+
+
+def check_unpack_dll(suite, dll, objects):
+    """A kpack'd DLL unpacked: .hip_fat's raw data holds the bundles (its
+    place in memory unchanged), the wrappers point at them through their
+    base relocations, and the code objects are LLVM 22's."""
+    for compress in (False, True):
+        label, out = unpack(suite, dll, compress)
+        if out is None:
+            continue
+        done = suite.offbundle_run(["verify", out])
+        suite.expect(done.returncode == 0, f"{label}: verify passes "
+                     "(HIPF wrappers at bundle starts, base relocations)",
+                     done.stdout + done.stderr)
+        done = subprocess.run([suite.reference_tool("llvm-readobj"),
+                               "--file-headers", "--sections",
+                               "--coff-basereloc", out],
+                              capture_output=True, text=True)
+        suite.expect(done.returncode == 0 and "warning" not in done.stderr,
+                     f"{label}: llvm-readobj reads it without a warning",
+                     done.stderr[:300])
+        extracted_folder = os.path.join(suite.work, label.replace(" ", "_"))
+        done = suite.offbundle_run(["extract", out, "-o", extracted_folder])
+        extracted = []
+        for folder, _, files in os.walk(extracted_folder):
+            extracted += [read(os.path.join(folder, f)) for f in files]
+        suite.expect(done.returncode == 0 and
+                     sorted(extracted) == sorted(objects.values()),
+                     f"{label}: its code objects are those LLVM 22 "
+                     "unbundles", done.stderr)
+    small = build_dll(suite, objects, os.path.dirname(os.path.dirname(dll)),
+                      name="small.dll", fatbin_size=64)
+    out = os.path.join(suite.work, "small-unpacked.dll")
+    done = suite.offbundle_run(["unpack-kpack", small, "-o", out])
+    suite.expect(done.returncode == 1 and
+                 "bytes .hip_fat has in memory" in done.stderr and
+                 not os.path.exists(out),
+                 "a DLL whose .hip_fat is too small in memory is refused",
+                 done.stderr)
 
 
 def check_unpack_refusals(suite, root, objects):
@@ -605,6 +656,7 @@ def main():
         check_failures(suite, objects, root)
         check_unpack(suite, program, objects)
         check_unpack(suite, library, objects)
+        check_unpack_dll(suite, dll, objects)
         check_unpack_refusals(suite, root, objects)
         check_rewrites_refused(suite, program, library, dll)
         return finish(suite.passed, suite.failed)
