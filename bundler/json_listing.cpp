@@ -147,7 +147,8 @@ public:
     json_.field("index", uint64_t{bundlesWritten_++});
     writeNameOrNull("member", bundle.member);
     writeNameOrNull("section", bundle.section);
-    json_.field("format", containerName(bundle.format));
+    json_.field("format",
+                bundle.kpack ? "kpack" : containerName(bundle.format));
     json_.field("offset", bundle.fileOffset);
     json_.field("size", bundle.fileSize);
     writeUri(bundle.fileOffset, bundle.fileSize);

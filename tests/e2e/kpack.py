@@ -312,6 +312,30 @@ def check_binary(suite, path, kernel_name, objects):
                  f"{name}: verify passes", done.stdout + done.stderr)
 
 
+def check_bundler_listing(suite, bundler, program, objects):
+    """clang-offload-bundler's own modes: -list finds nothing, as LLVM 22's
+    tool; -list -format=json describes the kpack bundles."""
+    done = subprocess.run([bundler, "-list", "-type=o", "-input=" + program],
+                          capture_output=True, text=True)
+    suite.expect(done.returncode == 0 and done.stdout == "",
+                 "clang-offload-bundler -list: nothing, as LLVM 22",
+                 done.stdout + done.stderr)
+    done = subprocess.run([bundler, "-list", "-format=json", "-type=o",
+                           "-input=" + program], capture_output=True,
+                          text=True)
+    bundles = json.loads(done.stdout)["bundles"] if done.returncode == 0 \
+        else []
+    suite.expect([(b["format"], b["section"], b["size"],
+                   sorted((e["id"], e["size"]) for e in b["entries"]))
+                  for b in bundles] ==
+                 [("kpack", f"{KERNEL_NAME}#{i}", 0,
+                   sorted((f"hipv4-amdgcn-amd-amdhsa--{arch}",
+                           len(objects[(i, arch)])) for arch in ARCHES))
+                  for i in range(len(SOURCES))],
+                 "clang-offload-bundler -list -format=json: the kpack "
+                 "bundles", done.stdout[:300] + done.stderr)
+
+
 def check_archive_alone(suite, root, objects):
     path = os.path.join(root, ".kpack", "demo_gfx1030.kpack")
     entries, error = listing(suite, path)
@@ -633,8 +657,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--offbundle", required=True)
     parser.add_argument("--reference-bin", required=True)
+    parser.add_argument("--bundler", required=True,
+                        help="this project's clang-offload-bundler")
     args = parser.parse_args()
-    require_executables(args.offbundle,
+    require_executables(args.offbundle, args.bundler,
                         *(os.path.join(args.reference_bin, name)
                           for name in ("clang", "clang-offload-bundler",
                                        "llvm-objcopy", "lld-link")))
@@ -648,6 +674,7 @@ def main():
         root = os.path.join(work, "prefix")
         program, library = build_prefix(suite, objects, root)
         check_binary(suite, program, KERNEL_NAME, objects)
+        check_bundler_listing(suite, args.bundler, program, objects)
         check_binary(suite, library, LIBRARY_KERNEL_NAME, objects)
         dll = build_dll(suite, objects, root)
         check_binary(suite, dll, DLL_KERNEL_NAME, objects)
