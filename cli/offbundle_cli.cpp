@@ -77,7 +77,10 @@ std::string mainHelp() {
                      "or compressed),\n"
                      "fat objects, objects with .hip_fatbin or "
                      ".llvm.offloading sections,\n"
-                     "archives, executables and shared libraries.\n"
+                     "archives, executables and shared libraries (Linux and "
+                     "Windows),\n"
+                     "kpack archives and the kpack'd binaries that use "
+                     "them.\n"
                      "\n"
                      "Commands:\n";
   size_t width = 0;
