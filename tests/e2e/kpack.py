@@ -16,8 +16,8 @@ search path holds @GFXARCH@) are written here from ROCm's documented layout
   base relocations at a .kpackrf marker): the code objects are those LLVM
   22 unbundles, per wrapper and per architecture;
 - a .kpack archive given alone is listed, sized and verified;
-- verify fails with one line naming the archive (or the binary, for what
-  only it knows) when an archive is missing, a table does not match (a key
+- verify, list, sizes, extract and unpack-kpack fail with one line naming
+  the archive (or the binary, for what only it knows) when an archive is missing, a table does not match (a key
   no archive has, an architecture the archive does not list), a frame does
   not decompress to original_size, a frame is damaged, a code object is not
   an AMDGPU ELF for its architecture, or the archive's header or table is
@@ -369,16 +369,31 @@ def check_archive_alone(suite, root, objects):
                  "an archive alone verifies", done.stdout + done.stderr)
 
 
-def expect_failure(suite, path, label, *needles):
-    """verify fails with one error line holding every needle."""
-    before = {p: read(p) for p in (path,)}
-    done = suite.offbundle_run(["verify", path])
-    lines = done.stderr.splitlines()
-    suite.expect(done.returncode == 1 and len(lines) == 1 and
-                 "error: " in lines[0] and
-                 all(needle in done.stderr for needle in needles),
-                 f"verify: {label}", f"{done.returncode} {done.stderr!r}")
-    suite.expect(read(path) == before[path], f"{label}: the file is unchanged")
+def expect_failure(suite, path, label, *needles, verify_only=False):
+    """Every command that reads the file fails with one error line: verify,
+    list, sizes and extract holding every needle, unpack-kpack (of a
+    binary) with some reason; nothing is written, and the file is left as
+    it was. With `verify_only`, a fault only verify looks for."""
+    before = read(path)
+    out = os.path.join(suite.work, "failed-output")
+    commands = [["verify", path]]
+    if not verify_only:
+        commands += [["list", path], ["sizes", path],
+                     ["extract", path, "-o", out]]
+        if not path.endswith(".kpack"):
+            commands.append(["unpack-kpack", path, "-o", out])
+    for command in commands:
+        done = suite.offbundle_run(command)
+        lines = done.stderr.splitlines()
+        exact = command[0] != "unpack-kpack"
+        suite.expect(done.returncode == 1 and len(lines) == 1 and
+                     "error: " in lines[0] and
+                     (not exact or
+                      all(needle in done.stderr for needle in needles)) and
+                     not os.path.exists(out),
+                     f"{command[0]}: {label}",
+                     f"{done.returncode} {done.stderr!r}")
+    suite.expect(read(path) == before, f"{label}: the file is unchanged")
 
 
 def check_failures(suite, objects, program_source_root):
@@ -474,7 +489,8 @@ def check_wrapper_pointers(suite, dll):
     moved = os.path.join(os.path.dirname(dll), "moved.dll")
     write(moved, bytes(data))
     expect_failure(suite, moved, "a HIPK wrapper pointing past the marker",
-                   "not to the kpack marker (.kpackrf at " + hex(pointer))
+                   "not to the kpack marker (.kpackrf at " + hex(pointer),
+                   verify_only=True)
     os.remove(moved)
 
 
