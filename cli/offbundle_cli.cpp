@@ -27,6 +27,7 @@
 #include "toolkit/html_report.h"
 #include "toolkit/in_place.h"
 #include "toolkit/inventory.h"
+#include "toolkit/kernels.h"
 #include "toolkit/reports.h"
 #include "toolkit/verification.h"
 
@@ -60,6 +61,9 @@ constexpr CommandSpec kCommands[] = {
      "copy whose compressed bundles are plain", false},
     {"verify", "FILE|FOLDER...",
      "check every bundle, compressed ones against their hash", false},
+    {"kernels", "FILE|FOLDER...",
+     "every GPU kernel per target: registers, memory, occupancy, code size",
+     true},
     {"unpack-kpack", "FILE -o OUT",
      "rebuild an ordinary fat binary from a kpack'd one and its archives",
      false},
@@ -116,6 +120,19 @@ po::options_description commandOptions(const CommandSpec &command) {
     options.add_options()("html", po::value<std::string>(),
                           "also write the report as one self-contained HTML "
                           "page (chart, sortable table, what pruning saves)");
+  if (command.name == "kernels") {
+    std::string fields;
+    for (std::string_view field : kernelSortFields())
+      fields += (fields.empty() ? "" : ", ") + std::string(field);
+    options.add_options()(
+        "target,t", po::value<std::vector<std::string>>()->composing(),
+        "only the kernels of this target (repeatable, or comma-separated), "
+        "in the forms extract's --target takes")(
+        "sort", po::value<std::string>(),
+        ("order each target's kernels by this field: " + fields +
+         " (largest first; occupancy and name smallest first)")
+            .c_str())("demangle", "print C++ kernel names demangled");
+  }
   if (command.name == "extract")
     options.add_options()(
         "target,t", po::value<std::vector<std::string>>()->composing(),
@@ -183,6 +200,8 @@ struct Request {
   bool inPlace = false;             // prune, compress, decompress
   bool dryRun = false;              // prune, compress, decompress
   bool compress = false;            // unpack-kpack
+  std::string sortField;            // kernels --sort
+  bool demangle = false;            // kernels --demangle
   std::string html;                 // sizes --html
   unsigned jobs = 1;                // files at once
   bool quiet = false;               // no progress line
@@ -225,6 +244,9 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.inPlace = values.count("in-place") != 0;
   request.dryRun = values.count("dry-run") != 0;
   request.compress = values.count("compress") != 0;
+  request.demangle = values.count("demangle") != 0;
+  if (values.count("sort"))
+    request.sortField = values["sort"].as<std::string>();
   request.jobs = std::max(1u, std::thread::hardware_concurrency());
   if (values.count("jobs"))
     request.jobs = values["jobs"].as<unsigned>();
@@ -410,6 +432,43 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   return reporter.finish(failed ? 1 : 0);
 }
 
+// kernels: each file's kernels, per target; the report comes once every
+// file was tried.
+ToolOutcome runKernels(const Request &request, ToolReporter &reporter) {
+  const std::string usage = " (see 'offbundle kernels --help')";
+  KernelsRequest kernels;
+  auto selectors = parseTargetSelectors(request.targets);
+  if (!selectors)
+    return reporter.fail(selectors.error().message + usage);
+  kernels.selectors = std::move(*selectors);
+  const std::vector<std::string_view> &fields = kernelSortFields();
+  if (!request.sortField.empty() &&
+      std::find(fields.begin(), fields.end(), request.sortField) ==
+          fields.end())
+    return reporter.fail("unknown field '" + request.sortField +
+                         "' for --sort" + usage);
+  kernels.sortField = request.sortField;
+  kernels.demangle = request.demangle;
+  api::FileWalk walk = api::walkFiles(request.files);
+  ProgressLine progress(walk, !request.quiet);
+  std::vector<FileKernels> files;
+  const bool failed = describeEachInput<std::vector<TargetKernels>>(
+      walk, request.jobs,
+      [&](const api::WalkedFile &, const api::Input &input) {
+        return kernelsOf(input, kernels);
+      },
+      [&](const std::string &path, std::vector<TargetKernels> targets) {
+        files.push_back({path, std::move(targets)});
+      },
+      [&](const std::string &message) { reporter.error(message); },
+      [&](const api::WalkedFile &file) { progress.fileDone(file); });
+  progress.clear();
+  if (!files.empty() || !failed)
+    reporter.print(request.json ? kernelsJson(files, walk)
+                                : kernelsText(files, walk));
+  return reporter.finish(failed ? 1 : 0);
+}
+
 // unpack-kpack: one kpack'd file rebuilt into another, which appears only
 // when everything succeeded.
 ToolOutcome runUnpackKpack(const Request &request, ToolReporter &reporter) {
@@ -468,6 +527,8 @@ ToolOutcome runOffbundle(const std::vector<std::string> &argv) {
     return runSizes(*request, reporter);
   if (command->name == "unpack-kpack")
     return runUnpackKpack(*request, reporter);
+  if (command->name == "kernels")
+    return runKernels(*request, reporter);
   return runRewrite(*request, reporter);
 }
 

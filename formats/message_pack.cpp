@@ -178,6 +178,12 @@ std::optional<uint64_t> MessagePackValue::asUnsigned() const {
   return object_->via.u64;
 }
 
+std::optional<bool> MessagePackValue::asBoolean() const {
+  if (object_->type != MSGPACK_OBJECT_BOOLEAN)
+    return std::nullopt;
+  return object_->via.boolean;
+}
+
 uint32_t MessagePackValue::size() const {
   if (isArray())
     return object_->via.array.size;

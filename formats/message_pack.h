@@ -36,6 +36,8 @@ public:
   std::optional<std::string_view> asString() const;
   // A non-negative integer's value; nothing for other kinds.
   std::optional<uint64_t> asUnsigned() const;
+  // A boolean's value; nothing for other kinds.
+  std::optional<bool> asBoolean() const;
   // The number of elements of an array, of pairs of a map; 0 otherwise.
   uint32_t size() const;
   // Element `index` of an array (index < size()).

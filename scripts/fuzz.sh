@@ -47,6 +47,7 @@ dictionary_of() {
     fuzz_elf_object) echo elf ;;
     fuzz_coff_object) echo coff ;;
     fuzz_kpack) echo kpack ;;
+    fuzz_amdgpu_metadata) echo amdgpu_metadata ;;
     fuzz_ar_archive) echo archive ;;
     fuzz_bitcode_symbols) echo bitcode ;;
     fuzz_offload_target) echo target ;;

@@ -40,14 +40,6 @@ void entriesJson(JsonWriter &json, const std::vector<InventoryEntry> &entries) {
   json.endArray();
 }
 
-std::string padLeft(const std::string &text, size_t width) {
-  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
-}
-
-std::string padRight(const std::string &text, size_t width) {
-  return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
-}
-
 std::string summaryText(const std::string &path, const SizeSummary &summary) {
   std::string text = path + ": " + std::to_string(summary.fileSize) +
                      " bytes; " +
@@ -137,7 +129,16 @@ std::string withSkipped(std::string text, const api::FileWalk &walk) {
   return text + (text.empty() ? "" : "\n") + skipped;
 }
 
-// "skipped": what a folder walk skipped, when a folder was walked.
+} // namespace
+
+std::string padLeft(const std::string &text, size_t width) {
+  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
+std::string padRight(const std::string &text, size_t width) {
+  return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
+}
+
 void skippedJson(JsonWriter &json, const api::FileWalk &walk) {
   if (!walk.walkedFolder)
     return;
@@ -148,8 +149,6 @@ void skippedJson(JsonWriter &json, const api::FileWalk &walk) {
   json.field("special_files", walk.skipped.special);
   json.endObject();
 }
-
-} // namespace
 
 std::string percent(uint64_t part, uint64_t whole) {
   if (whole == 0)

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "support/json_writer.h"
 #include "toolkit/inventory.h"
 
 namespace offbundle {
@@ -72,6 +73,11 @@ std::string skippedText(const api::SkippedFiles &skipped);
 
 // part / whole as "12.3%", or "-" when whole is 0.
 std::string percent(uint64_t part, uint64_t whole);
+// Text padded with spaces to `width`, on the left or on the right.
+std::string padLeft(const std::string &text, size_t width);
+std::string padRight(const std::string &text, size_t width);
+// "skipped": what a folder walk skipped, when a folder was walked.
+void skippedJson(JsonWriter &json, const api::FileWalk &walk);
 
 std::string counted(uint64_t count, const std::string &singular,
                     const std::string &plural);

@@ -356,6 +356,35 @@ private:
   std::unique_ptr<State> state_;
 };
 
+// A GPU kernel of an AMDGPU code object (a bundle entry's payload), as its
+// metadata note describes it (code object versions 3 to 6), with its
+// occupancy in waves per SIMD as clang 22's kernel-resource-usage remark
+// gives it, and the size of its code.
+struct Kernel {
+  std::string name;       // mangled, as stored
+  uint64_t vgprCount = 0; // AGPRs included, as the metadata counts them
+  uint64_t agprCount = 0;
+  uint64_t sgprCount = 0;
+  uint64_t vgprSpillCount = 0;
+  uint64_t sgprSpillCount = 0;
+  uint64_t groupSegmentFixedSize = 0;   // LDS bytes
+  uint64_t privateSegmentFixedSize = 0; // scratch bytes per lane
+  bool usesDynamicStack = false;
+  uint64_t wavefrontSize = 64;
+  uint64_t maxFlatWorkgroupSize = 0;
+  uint64_t kernargSegmentSize = 0;
+  std::optional<uint32_t> occupancy; // nothing for an unknown processor
+  std::optional<uint64_t> codeBytes; // nothing without its symbol
+};
+// The processor the code object is built for and its kernels, in metadata
+// order; an Error for what is not an AMDGPU code object or whose metadata
+// is malformed.
+struct CodeObjectKernels {
+  std::string processor;
+  std::vector<Kernel> kernels;
+};
+Expected<CodeObjectKernels> readKernels(std::string_view codeObject);
+
 // An ordinary HIP fat binary rebuilt from a kpack'd ELF program or library
 // (HIP wrappers with the magic HIPK and a .rocm_kpack_ref marker) and the
 // kpack archives its marker names: HIPF wrappers, each pointing at a bundle

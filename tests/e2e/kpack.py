@@ -11,7 +11,8 @@ search path holds @GFXARCH@) are written here from ROCm's documented layout
 (tests/kpack_bytes.py), compiled and linked by clang 22. Checked:
 
 - the writer's archive bytes field by field against the documented layout;
-- list, sizes, extract and verify of the program, the library and a
+- list, sizes, extract, verify and kernels of the program, the library
+  and a
   Windows DLL (clang 22 and lld-link; .hipFatB wrappers pointing through
   base relocations at a .kpackrf marker): the code objects are those LLVM
   22 unbundles, per wrapper and per architecture;
@@ -310,6 +311,21 @@ def check_binary(suite, path, kernel_name, objects):
     done = suite.offbundle_run(["verify", path])
     suite.expect(done.returncode == 0 and "ok, 2 bundles" in done.stdout,
                  f"{name}: verify passes", done.stdout + done.stderr)
+
+    # The kernels of the code objects it loads, found through the archives.
+    done = suite.offbundle_run(["kernels", "--json", path])
+    suite.expect(done.returncode == 0, f"{name}: kernels succeeds",
+                 done.stderr)
+    if done.returncode == 0:
+        targets = json.loads(done.stdout)["files"][0]["targets"]
+        suite.expect(sorted((t["target"], sorted(k["name"] for k in
+                                                 t["kernels"]))
+                            for t in targets) ==
+                     sorted((f"amdgcn-amd-amdhsa--{arch}",
+                             ["_Z4fillPf", "_Z5scalePff", "_Z7add_onePi"])
+                            for arch in ARCHES),
+                     f"{name}: kernels lists every kernel of every "
+                     "translation unit, per architecture", targets)
 
 
 def check_bundler_listing(suite, bundler, program, objects):

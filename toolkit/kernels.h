@@ -1,0 +1,53 @@
+// offbundle kernels: every GPU kernel of a file's AMDGPU code objects, per
+// target, with its registers, memory, occupancy and code size
+// (api::readKernels), sorted and printed as a table per target or as JSON.
+#pragma once
+
+#include <offbundle/offbundle.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rewrite/target_selection.h"
+#include "support/error.h"
+
+namespace offbundle {
+
+struct KernelRow {
+  api::Kernel kernel;
+  std::string name; // demangled when asked
+};
+
+struct TargetKernels {
+  std::string target; // as sizes names targets: amdgcn-amd-amdhsa--gfx906
+  std::vector<KernelRow> kernels;
+};
+
+struct FileKernels {
+  std::string file;
+  std::vector<TargetKernels> targets;
+};
+
+struct KernelsRequest {
+  std::vector<TargetSelector> selectors; // empty: every target
+  std::string sortField;                 // empty: metadata order
+  bool demangle = false;
+};
+
+// The fields --sort takes, as the JSON names them.
+const std::vector<std::string_view> &kernelSortFields();
+
+// The kernels of every AMDGPU code object `input` holds whose entry the
+// selectors select, by target in the order targets first appear. Entries
+// that are not AMDGPU code objects (host code, bitcode) are passed over;
+// a code object whose metadata cannot be read is an Error naming it.
+Result<std::vector<TargetKernels>> kernelsOf(const api::Input &input,
+                                             const KernelsRequest &request);
+
+std::string kernelsText(const std::vector<FileKernels> &files,
+                        const api::FileWalk &walk);
+std::string kernelsJson(const std::vector<FileKernels> &files,
+                        const api::FileWalk &walk);
+
+} // namespace offbundle
