@@ -205,11 +205,9 @@ private:
     auto wrappers = readHipWrappers(elf);
     if (!wrappers)
       return failure(member, "", wrappers.error().message);
-    std::vector<uint64_t> indices;
-    if (*wrappers)
-      for (const HipWrapper &wrapper : (*wrappers)->wrappers)
-        if (wrapper.magic == kHipKpackWrapperMagic)
-          indices.push_back(wrapper.reserved & 0xffffffff);
+    const std::vector<uint64_t> indices =
+        *wrappers ? kpackWrapperIndices((*wrappers)->wrappers)
+                  : std::vector<uint64_t>();
     return addKpackReferences(elf.contents(marker), indices, member);
   }
 
@@ -300,11 +298,9 @@ private:
     auto image = readPeHipWrappers(bytes);
     if (!image)
       return failure(member, "", image.error().message);
-    std::vector<uint64_t> indices;
-    if (*image)
-      for (const HipWrapper &wrapper : (*image)->hip.wrappers)
-        if (wrapper.magic == kHipKpackWrapperMagic)
-          indices.push_back(wrapper.reserved & 0xffffffff);
+    const std::vector<uint64_t> indices =
+        *image ? kpackWrapperIndices((*image)->hip.wrappers)
+               : std::vector<uint64_t>();
     return addKpackReferences(marker, indices, member);
   }
 

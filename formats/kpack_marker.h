@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/elf/hip_wrappers.h"
 #include "support/error.h"
 
 namespace offbundle {
@@ -43,6 +44,18 @@ struct KpackMarker {
 // Reads the marker's map from the start of `bytes` (a section may be
 // padded after it). The Error says what is missing or malformed.
 Result<KpackMarker> readKpackMarker(std::string_view bytes);
+
+// The translation-unit index of each HIPK wrapper, in wrapper order (the
+// low 32 bits of its last field, which ROCm's tool writes); ordinary
+// wrappers are passed over.
+inline std::vector<uint64_t>
+kpackWrapperIndices(const std::vector<HipWrapper> &wrappers) {
+  std::vector<uint64_t> indices;
+  for (const HipWrapper &wrapper : wrappers)
+    if (wrapper.magic == kHipKpackWrapperMagic)
+      indices.push_back(wrapper.reserved & 0xffffffff);
+  return indices;
+}
 
 // The table key of wrapper `index`'s code objects.
 inline std::string kpackBinaryKey(const KpackMarker &marker, uint64_t index) {

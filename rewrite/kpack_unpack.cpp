@@ -69,17 +69,14 @@ std::string patchWrappers(const ElfObject &object, const ElfSection &segment,
 // wrapper must be kpack'd.
 Result<std::vector<uint64_t>>
 kpackIndices(const std::string &file, const std::vector<HipWrapper> &wrappers) {
-  std::vector<uint64_t> indices;
-  for (const HipWrapper &wrapper : wrappers) {
+  for (const HipWrapper &wrapper : wrappers)
     if (wrapper.magic != kHipKpackWrapperMagic)
       return fileError(file, "the HIP wrapper at " +
                                  std::to_string(wrapper.address) +
                                  " is not a kpack wrapper (HIPK): files "
                                  "mixing kpack'd and ordinary wrappers are "
                                  "not unpacked");
-    indices.push_back(wrapper.reserved & 0xffffffff);
-  }
-  return indices;
+  return kpackWrapperIndices(wrappers);
 }
 
 // The bundles, plain or compressed, one after another at 4096-byte
