@@ -157,43 +157,78 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   return Input(std::move(state));
 }
 
+namespace {
+
+// Walks the entries of a bundle in file order (readers visit entries in
+// order only): those `wanted` names are read and given to `visit`, which
+// says whether to go on; the others are skipped unread.
+offbundle::Status walkPayloads(
+    const DiscoveredBundle &found, const BundlerConfig &config,
+    const std::function<bool(size_t entry)> &wanted,
+    const std::function<bool(size_t entry, std::string_view bytes)> &visit) {
+  std::string commandLog;
+  auto reader =
+      openDiscoveredBundle(found, config, /*fileOrder=*/true, commandLog);
+  if (!reader)
+    return reader.takeError();
+  BundleReader &entries = **reader;
+  size_t index = 0;
+  return forEachEntry(entries, [&](std::string_view) -> Result<EntryWalk> {
+    const size_t entry = index++;
+    if (!wanted(entry)) {
+      if (offbundle::Status skipped = entries.skipEntry(); !skipped.ok())
+        return skipped.takeError();
+      return EntryWalk::Continue;
+    }
+    auto payload = entries.readEntry();
+    if (!payload)
+      return payload.takeError();
+    if (payload->rewrittenObject) {
+      const std::string rendered = payload->rewrittenObject->render();
+      return visit(entry, rendered) ? EntryWalk::Continue : EntryWalk::Stop;
+    }
+    return visit(entry,
+                 found.data->contents().substr(payload->offset, payload->size))
+               ? EntryWalk::Continue
+               : EntryWalk::Stop;
+  });
+}
+
+} // namespace
+
 Expected<std::string> Input::payload(size_t bundleIndex,
                                      size_t entryIndex) const {
   if (bundleIndex >= state_->bundles.size() ||
       entryIndex >= state_->bundles[bundleIndex].entries.size())
     return Error{"no entry " + std::to_string(entryIndex) + " in bundle " +
                  std::to_string(bundleIndex)};
-  const DiscoveredBundle &found = state_->discovery.bundles[bundleIndex];
-  std::string commandLog;
-  auto reader = openDiscoveredBundle(found, state_->config,
-                                     /*fileOrder=*/true, commandLog);
-  if (!reader)
-    return toError(reader.error());
-  // Walks to the entry: readers visit entries in order only.
-  BundleReader &entries = **reader;
-  size_t index = 0;
   std::optional<std::string> bytes;
-  offbundle::Status walked =
-      forEachEntry(entries, [&](std::string_view) -> Result<EntryWalk> {
-        if (index++ < entryIndex) {
-          if (offbundle::Status skipped = entries.skipEntry(); !skipped.ok())
-            return skipped.takeError();
-          return EntryWalk::Continue;
-        }
-        auto payload = entries.readEntry();
-        if (!payload)
-          return payload.takeError();
-        bytes = payload->rewrittenObject
-                    ? payload->rewrittenObject->render()
-                    : std::string(found.data->contents().substr(payload->offset,
-                                                                payload->size));
-        return EntryWalk::Stop;
+  offbundle::Status walked = walkPayloads(
+      state_->discovery.bundles[bundleIndex], state_->config,
+      [&](size_t entry) { return entry == entryIndex; },
+      [&](size_t, std::string_view found) {
+        bytes = std::string(found);
+        return false;
       });
   if (!walked.ok())
     return toError(walked.error());
   if (!bytes)
     return Error{"the bundle changed since it was opened"};
   return std::move(*bytes);
+}
+
+Outcome Input::forEachPayload(
+    size_t bundleIndex,
+    const std::function<bool(size_t entry, std::string_view bytes)> &visit)
+    const {
+  if (bundleIndex >= state_->bundles.size())
+    return Error{"no bundle " + std::to_string(bundleIndex)};
+  offbundle::Status walked = walkPayloads(
+      state_->discovery.bundles[bundleIndex], state_->config,
+      [](size_t) { return true; }, visit);
+  if (!walked.ok())
+    return toError(walked.error());
+  return std::monostate{};
 }
 
 std::optional<std::string> Input::entryUri(size_t bundleIndex,

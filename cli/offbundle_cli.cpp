@@ -119,7 +119,13 @@ po::options_description commandOptions(const CommandSpec &command) {
   if (command.name == "sizes")
     options.add_options()("html", po::value<std::string>(),
                           "also write the report as one self-contained HTML "
-                          "page (chart, sortable table, what pruning saves)");
+                          "page (chart, sortable table, what pruning saves)")(
+        "by-kernel",
+        "instead, the kernels taking the most code bytes, each summed over "
+        "every target and file holding it")(
+        "top", po::value<size_t>(),
+        "with --by-kernel, only this many of the largest (default: all)")(
+        "demangle", "with --by-kernel, print C++ kernel names demangled");
   if (command.name == "kernels") {
     std::string fields;
     for (std::string_view field : kernelSortFields())
@@ -203,6 +209,8 @@ struct Request {
   std::string sortField;            // kernels --sort
   bool demangle = false;            // kernels --demangle
   std::string html;                 // sizes --html
+  bool byKernel = false;            // sizes --by-kernel
+  size_t top = 0;                   // sizes --by-kernel --top; 0: all
   unsigned jobs = 1;                // files at once
   bool quiet = false;               // no progress line
 };
@@ -256,6 +264,19 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.quiet = values.count("quiet") != 0;
   if (values.count("html"))
     request.html = values["html"].as<std::string>();
+  request.byKernel = values.count("by-kernel") != 0;
+  if (values.count("top"))
+    request.top = values["top"].as<size_t>();
+  const std::string usage =
+      " (see 'offbundle " + std::string(command.name) + " --help')";
+  if (request.byKernel && !request.html.empty())
+    return makeError("--by-kernel and --html do not go together" + usage);
+  if (!request.byKernel && (values.count("top") || request.demangle) &&
+      command.name == "sizes")
+    return makeError(std::string(values.count("top") ? "--top" : "--demangle") +
+                     " needs --by-kernel" + usage);
+  if (values.count("top") && request.top == 0)
+    return makeError("--top needs at least 1" + usage);
   if (values.count("output"))
     request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
@@ -304,7 +325,11 @@ ToolOutcome runList(const Request &request, ToolReporter &reporter) {
 }
 
 // sizes: as list, and with --html the page too.
+ToolOutcome runSizesByKernel(const Request &request, ToolReporter &reporter);
+
 ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
+  if (request.byKernel)
+    return runSizesByKernel(request, reporter);
   api::FileWalk walk = api::walkFiles(request.files);
   bool failed = false;
   const std::vector<FileSizes> summaries = describeFiles<FileSizes>(
@@ -432,6 +457,28 @@ ToolOutcome runVerify(const Request &request, ToolReporter &reporter) {
   return reporter.finish(failed ? 1 : 0);
 }
 
+// The kernels of every file `request` names, per target; an error line for
+// each file that fails.
+std::vector<FileKernels> collectKernels(const Request &request,
+                                        const KernelsRequest &kernels,
+                                        ToolReporter &reporter,
+                                        api::FileWalk &walk, bool &failed) {
+  ProgressLine progress(walk, !request.quiet);
+  std::vector<FileKernels> files;
+  failed = describeEachInput<std::vector<TargetKernels>>(
+      walk, request.jobs,
+      [&](const api::WalkedFile &, const api::Input &input) {
+        return kernelsOf(input, kernels);
+      },
+      [&](const std::string &path, std::vector<TargetKernels> targets) {
+        files.push_back({path, std::move(targets)});
+      },
+      [&](const std::string &message) { reporter.error(message); },
+      [&](const api::WalkedFile &file) { progress.fileDone(file); });
+  progress.clear();
+  return files;
+}
+
 // kernels: each file's kernels, per target; the report comes once every
 // file was tried.
 ToolOutcome runKernels(const Request &request, ToolReporter &reporter) {
@@ -450,22 +497,29 @@ ToolOutcome runKernels(const Request &request, ToolReporter &reporter) {
   kernels.sortField = request.sortField;
   kernels.demangle = request.demangle;
   api::FileWalk walk = api::walkFiles(request.files);
-  ProgressLine progress(walk, !request.quiet);
-  std::vector<FileKernels> files;
-  const bool failed = describeEachInput<std::vector<TargetKernels>>(
-      walk, request.jobs,
-      [&](const api::WalkedFile &, const api::Input &input) {
-        return kernelsOf(input, kernels);
-      },
-      [&](const std::string &path, std::vector<TargetKernels> targets) {
-        files.push_back({path, std::move(targets)});
-      },
-      [&](const std::string &message) { reporter.error(message); },
-      [&](const api::WalkedFile &file) { progress.fileDone(file); });
-  progress.clear();
+  bool failed = false;
+  const std::vector<FileKernels> files =
+      collectKernels(request, kernels, reporter, walk, failed);
   if (!files.empty() || !failed)
     reporter.print(request.json ? kernelsJson(files, walk)
                                 : kernelsText(files, walk));
+  return reporter.finish(failed ? 1 : 0);
+}
+
+// sizes --by-kernel: the kernels of every file, summed by name over targets
+// and files, largest first.
+ToolOutcome runSizesByKernel(const Request &request, ToolReporter &reporter) {
+  KernelsRequest kernels;
+  kernels.demangle = request.demangle;
+  api::FileWalk walk = api::walkFiles(request.files);
+  bool failed = false;
+  const std::vector<FileKernels> files =
+      collectKernels(request, kernels, reporter, walk, failed);
+  if (files.empty() && failed)
+    return reporter.finish(1);
+  const KernelTotals totals = kernelTotals(files, request.top);
+  reporter.print(request.json ? kernelTotalsJson(totals, walk)
+                              : kernelTotalsText(totals, walk));
   return reporter.finish(failed ? 1 : 0);
 }
 

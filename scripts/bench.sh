@@ -71,6 +71,11 @@
 #                 tree: faster (within 1x), peak RSS <= 128 MiB; the copy
 #                 pruned is made (and synced) before each run
 #                 (18 and 19 need about 3 GiB where the data goes)
+#  20. tk_kernels `offbundle kernels` of the ROCm library (888 code objects,
+#                 every kernel's metadata, descriptor and symbol read)
+#                 against `offbundle extract` of the same library (every
+#                 entry written into a folder): within 3x; peak RSS
+#                 (mapped input pages included) <= 400 MiB
 # With --size 2 (4 x 2 MiB, a typical HIP object) the targets are >= 1.3x
 # for every compressed scenario and >= 3x for every other (the start-up and
 # archive targets stay those above).
@@ -548,7 +553,7 @@ tk_prune_ms="" tk_prune_rss="" tk_lib_md5_ms="" tk_lib_cp_ms="" tk_lib_unzstd_ms
 declare -A tk_lib
 if selected tk_sizes || selected tk_list || selected tk_prune ||
   selected tk_lib_compress || selected tk_lib_decompress ||
-  selected tk_tree_sizes || selected tk_tree_prune; then
+  selected tk_tree_sizes || selected tk_tree_prune || selected tk_kernels; then
   offbundle=$(dirname "$ours")/offbundle
   deb=$(find "$repo_root/build/tests/rocm_packages" -name 'librocsparse0_*.deb' 2>/dev/null | head -1)
   if [[ -z $deb ]] && (apt-get download librocsparse0 >/dev/null 2>&1); then
@@ -572,6 +577,15 @@ if selected tk_sizes || selected tk_list || selected tk_prune ||
       tk_prune_ms=$(median_ms tk_prune.json 0)
       tk_prune_rss=$(peak_rss_mib "rm -f pruned.so" "${prune[@]}")
       rm -f pruned.so tk-cp-source.so tk-cp-copy.so
+    fi
+    if selected tk_kernels; then
+      progress "[tk_kernels] timing ($runs runs)"
+      hyperfine -N --style none --warmup 1 --runs "$runs" \
+        --prepare "rm -rf tk-extracted" --export-json tk_kernels.json \
+        -n ours "$(q "$offbundle" kernels "$library")" \
+        -n extract "$(q "$offbundle" extract "$library" -o tk-extracted)" >/dev/null
+      tk_lib[tk_kernels]="$(median_ms tk_kernels.json 0) $(median_ms tk_kernels.json 1) $(peak_rss_mib "" "$offbundle" kernels "$library") 3 400"
+      rm -rf tk-extracted
     fi
     if selected tk_lib_compress || selected tk_lib_decompress; then
       compress=("$offbundle" compress "$library" -o lib-compressed.so)
@@ -653,7 +667,7 @@ PY
     rm -rf tree-src
     rm -rf rocsparse
   else
-    echo "bench.sh: tk_sizes, tk_list, tk_prune, tk_lib_compress, tk_lib_decompress left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
+    echo "bench.sh: tk_sizes, tk_list, tk_prune, tk_lib_compress, tk_lib_decompress, tk_tree_sizes, tk_tree_prune, tk_kernels left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
   fi
 fi
 
@@ -705,7 +719,7 @@ fi
 if [[ -n ${tk_lib[*]:-} ]]; then
   echo
   printf '%-26s %10s %10s %7s %9s\n' "whole library" "ours ms" "floor ms" ratio "ours MiB"
-  for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune; do
+  for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune tk_kernels; do
     [[ -n ${tk_lib[$name]:-} ]] || continue
     read -r o f m _ <<<"${tk_lib[$name]}"
     printf '%-26s %10s %10s %6.2fx %9s\n' "$name" "$o" "$f" "$(awk -v o="$o" -v f="$f" 'BEGIN { print o / f }')" "$m"
@@ -768,7 +782,7 @@ if [[ -n $tk_prune_ms ]]; then
   verdict "tk_prune: ${prune_ratio}x cp <= 2x" "$(lt "$prune_ratio" 2.0001)"
   verdict "tk_prune: peak $tk_prune_rss MiB <= 64 MiB" "$(lt "$tk_prune_rss" 64.0001)"
 fi
-for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune; do
+for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune tk_kernels; do
   [[ -n ${tk_lib[$name]:-} ]] || continue
   read -r o f m limit rss_limit <<<"${tk_lib[$name]}"
   ratio=$(awk -v o="$o" -v f="$f" 'BEGIN { printf "%.2f", o / f }')

@@ -8,6 +8,7 @@
 #include <cxxabi.h>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 #include "support/json_writer.h"
 #include "toolkit/inventory.h"
@@ -98,44 +99,149 @@ Result<std::vector<TargetKernels>> kernelsOf(const api::Input &input,
                                              const KernelsRequest &request) {
   std::vector<TargetKernels> targets;
   const std::vector<api::Bundle> &bundles = input.bundles();
+  auto wanted = [&](const api::Entry &entry) {
+    return entry.target && entry.target->triple.rfind("amdgcn", 0) == 0 &&
+           (request.selectors.empty() ||
+            anySelects(request.selectors, entry.id));
+  };
   for (size_t b = 0; b < bundles.size(); ++b) {
-    for (size_t e = 0; e < bundles[b].entries.size(); ++e) {
-      const api::Entry &entry = bundles[b].entries[e];
-      if (!entry.target || entry.target->triple.rfind("amdgcn", 0) != 0)
-        continue;
-      if (!request.selectors.empty() &&
-          !anySelects(request.selectors, entry.id))
-        continue;
-      auto payload = input.payload(b, e);
-      if (!payload)
-        return makeError(payload.error().message);
-      // Device bitcode (-fgpu-rdc objects) holds no kernels yet.
-      if (payload->rfind("\x7f"
-                         "ELF",
-                         0) != 0)
-        continue;
-      auto read = api::readKernels(*payload);
-      if (!read)
-        return fileError(input.path(),
-                         "entry '" + entry.id + "': " + read.error().message);
-      const std::string target = targetOf(entry);
-      auto found = std::find_if(
-          targets.begin(), targets.end(),
-          [&](const TargetKernels &known) { return known.target == target; });
-      if (found == targets.end()) {
-        targets.push_back({target, {}});
-        found = targets.end() - 1;
-      }
-      for (api::Kernel &kernel : read->kernels) {
-        std::string name =
-            request.demangle ? demangled(kernel.name) : kernel.name;
-        found->kernels.push_back({std::move(kernel), std::move(name)});
-      }
-    }
+    const std::vector<api::Entry> &entries = bundles[b].entries;
+    if (std::none_of(entries.begin(), entries.end(), wanted))
+      continue;
+    // The bundle is read once; each code object's headers, notes and
+    // symbols are read in place.
+    std::optional<Error> failed;
+    api::Outcome walked =
+        input.forEachPayload(b, [&](size_t e, std::string_view payload) {
+          const api::Entry &entry = entries.at(e);
+          // Device bitcode (-fgpu-rdc objects) holds no kernels yet.
+          if (!wanted(entry) || payload.rfind("\x7f"
+                                              "ELF",
+                                              0) != 0)
+            return true;
+          auto read = api::readKernels(payload);
+          if (!read) {
+            failed = fileError(input.path(), "entry '" + entry.id +
+                                                 "': " + read.error().message);
+            return false;
+          }
+          const std::string target = targetOf(entry);
+          auto found = std::find_if(targets.begin(), targets.end(),
+                                    [&](const TargetKernels &known) {
+                                      return known.target == target;
+                                    });
+          if (found == targets.end()) {
+            targets.push_back({target, {}});
+            found = targets.end() - 1;
+          }
+          for (api::Kernel &kernel : read->kernels) {
+            std::string name =
+                request.demangle ? demangled(kernel.name) : kernel.name;
+            found->kernels.push_back({std::move(kernel), std::move(name)});
+          }
+          return true;
+        });
+    if (failed)
+      return std::move(*failed);
+    if (!walked)
+      return makeError(walked.error().message);
   }
   for (TargetKernels &target : targets)
     sortRows(target.kernels, request.sortField);
   return targets;
+}
+
+KernelTotals kernelTotals(const std::vector<FileKernels> &files, size_t top) {
+  KernelTotals totals;
+  std::unordered_map<std::string_view, size_t> byName;
+  for (const FileKernels &file : files) {
+    bool holdsKernels = false;
+    for (const TargetKernels &target : file.targets) {
+      for (const KernelRow &row : target.kernels) {
+        holdsKernels = true;
+        const uint64_t bytes = row.kernel.codeBytes.value_or(0);
+        auto [at, added] =
+            byName.try_emplace(row.kernel.name, totals.kernels.size());
+        if (added)
+          totals.kernels.push_back({row.name, 0, 0, {}, 0});
+        KernelTotal &total = totals.kernels[at->second];
+        total.codeBytes += bytes;
+        total.instances += 1;
+        total.largestCodeBytes = std::max(total.largestCodeBytes, bytes);
+        if (std::find(total.targets.begin(), total.targets.end(),
+                      target.target) == total.targets.end())
+          total.targets.push_back(target.target);
+        totals.instances += 1;
+        totals.codeBytes += bytes;
+      }
+    }
+    totals.files += holdsKernels ? 1 : 0;
+  }
+  std::stable_sort(totals.kernels.begin(), totals.kernels.end(),
+                   [](const KernelTotal &a, const KernelTotal &b) {
+                     if (a.codeBytes != b.codeBytes)
+                       return a.codeBytes > b.codeBytes;
+                     return a.name < b.name;
+                   });
+  totals.names = totals.kernels.size();
+  if (top != 0 && totals.kernels.size() > top)
+    totals.kernels.resize(top);
+  return totals;
+}
+
+std::string kernelTotalsText(const KernelTotals &totals,
+                             const api::FileWalk &walk) {
+  if (totals.instances == 0) {
+    const std::string skipped = skippedText(walk.skipped);
+    return "no kernels\n" + (skipped.empty() ? "" : "\n" + skipped);
+  }
+  std::string text = counted(totals.instances, "kernel", "kernels") + " in " +
+                     counted(totals.files, "file", "files") + ", " +
+                     std::to_string(totals.codeBytes) +
+                     " code bytes; summed by name over targets, largest first";
+  if (totals.kernels.size() < totals.names)
+    text += " (the " + std::to_string(totals.kernels.size()) + " largest of " +
+            std::to_string(totals.names) + " names)";
+  text += ":\n";
+  text += "  code_bytes   share  instances  targets     largest  name\n";
+  for (const KernelTotal &kernel : totals.kernels)
+    text += "  " + padLeft(std::to_string(kernel.codeBytes), 10) + "  " +
+            padLeft(percent(kernel.codeBytes, totals.codeBytes), 6) + "  " +
+            padLeft(std::to_string(kernel.instances), 9) + "  " +
+            padLeft(std::to_string(kernel.targets.size()), 7) + "  " +
+            padLeft(std::to_string(kernel.largestCodeBytes), 10) + "  " +
+            kernel.name + "\n";
+  const std::string skipped = skippedText(walk.skipped);
+  return skipped.empty() ? text : text + "\n" + skipped;
+}
+
+std::string kernelTotalsJson(const KernelTotals &totals,
+                             const api::FileWalk &walk) {
+  JsonWriter json;
+  json.beginObject();
+  json.field("files", uint64_t{totals.files});
+  json.field("kernels", uint64_t{totals.instances});
+  json.field("code_bytes", totals.codeBytes);
+  json.field("names", uint64_t{totals.names});
+  json.key("largest");
+  json.beginArray();
+  for (const KernelTotal &kernel : totals.kernels) {
+    json.beginObject();
+    json.field("name", kernel.name);
+    json.field("code_bytes", kernel.codeBytes);
+    json.field("instances", uint64_t{kernel.instances});
+    json.key("targets");
+    json.beginArray();
+    for (const std::string &target : kernel.targets)
+      json.string(target);
+    json.endArray();
+    json.field("largest_code_bytes", kernel.largestCodeBytes);
+    json.endObject();
+  }
+  json.endArray();
+  skippedJson(json, walk);
+  json.endObject();
+  return json.finish();
 }
 
 std::string kernelsText(const std::vector<FileKernels> &files,

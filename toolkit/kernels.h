@@ -45,6 +45,32 @@ const std::vector<std::string_view> &kernelSortFields();
 Result<std::vector<TargetKernels>> kernelsOf(const api::Input &input,
                                              const KernelsRequest &request);
 
+// sizes --by-kernel: a kernel, by its (mangled) name, over every code
+// object of every file and target holding it.
+struct KernelTotal {
+  std::string name;                 // as printed: demangled when asked
+  uint64_t codeBytes = 0;           // the sum of its code_bytes
+  size_t instances = 0;             // the code objects holding it
+  std::vector<std::string> targets; // in the order first seen
+  uint64_t largestCodeBytes = 0;    // its largest instance
+};
+
+struct KernelTotals {
+  std::vector<KernelTotal> kernels; // largest codeBytes first, then by name
+  size_t names = 0;                 // distinct names, before any --top cut
+  size_t instances = 0;             // every kernel of every code object
+  uint64_t codeBytes = 0;           // their code_bytes, summed
+  size_t files = 0;                 // files holding at least one kernel
+};
+
+// The totals of `files`' kernels, the `top` largest (0: all).
+KernelTotals kernelTotals(const std::vector<FileKernels> &files, size_t top);
+
+std::string kernelTotalsText(const KernelTotals &totals,
+                             const api::FileWalk &walk);
+std::string kernelTotalsJson(const KernelTotals &totals,
+                             const api::FileWalk &walk);
+
 std::string kernelsText(const std::vector<FileKernels> &files,
                         const api::FileWalk &walk);
 std::string kernelsJson(const std::vector<FileKernels> &files,

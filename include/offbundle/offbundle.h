@@ -9,7 +9,8 @@
 //   - Input::bundles walks every bundle it holds and every entry of each:
 //     the ID as stored, the parsed target, sizes and offsets, the
 //     compression header;
-//   - Input::payload reads an entry's bytes, decompressed;
+//   - Input::payload reads an entry's bytes, decompressed, and
+//     Input::forEachPayload each entry's of a bundle in one pass;
 //   - Input::checkLinkedFile checks what the HIP runtime follows in an
 //     executable or shared library, DLL or EXE (offbundle verify);
 //   - bundle() writes a set of entries into any container type, and
@@ -32,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -158,6 +160,16 @@ public:
   // and its entries): for fat objects, the device object as the tool
   // writes it.
   Expected<std::string> payload(size_t bundle, size_t entry) const;
+  // Calls visit(entry, bytes) for every entry of bundle `bundle` in file
+  // order, reading (and decompressing) the bundle once: for reading every
+  // entry, cheaper than payload() per entry. `bytes` is valid during the
+  // call only; plain payloads are views of the file, not copies, so a
+  // visitor reading headers touches only those. Returning false stops the
+  // walk.
+  Outcome
+  forEachPayload(size_t bundle,
+                 const std::function<bool(size_t entry, std::string_view bytes)>
+                     &visit) const;
   // The code object URI of an entry's bytes in the file
   // ("file:///abs/path#offset=N&size=M"), as ROCm's runtime and debugger
   // name code objects; nullopt when the bytes exist only decompressed or in

@@ -16,7 +16,9 @@ are compiled by clang 22 for gfx906, gfx908, gfx90a, gfx942, gfx1030
   object (llvm-readelf-22 --syms).
 
 Also checked: -t selects targets, --sort orders, --demangle demangles, a
-code object whose note is damaged is one error line.
+code object whose note is damaged is one error line; sizes --by-kernel sums
+each kernel's symbol sizes over every object, largest first, and --top
+keeps the largest.
 """
 
 import argparse
@@ -222,7 +224,69 @@ def check_processor(suite, processor, flags):
         suite.expect(kernel["code_bytes"] == sizes.get(name),
                      f"{what}: code_bytes is its symbol's size",
                      f"{kernel['code_bytes']} != {sizes.get(name)}")
-    return os.path.join(folder, "k.o")
+    return os.path.join(folder, "k.o"), sizes
+
+
+def check_by_kernel(suite, built):
+    """sizes --by-kernel over every object: each kernel's code bytes summed
+    over the objects (llvm-readelf's symbol sizes), largest first."""
+    objects = [obj for obj, _ in built]
+    totals = {}
+    targets = {}
+    for (obj, sizes), (processor, _) in zip(built, PROCESSORS):
+        # The kernels: what the note lists, whose symbols are sized.
+        for name in readelf_notes(suite, os.path.join(
+                os.path.dirname(obj), "k.co")):
+            count, total, largest = totals.get(name, (0, 0, 0))
+            totals[name] = (count + 1, total + sizes[name],
+                            max(largest, sizes[name]))
+            targets.setdefault(name, [])
+            if f"amdgcn-amd-amdhsa--{processor}" not in targets[name]:
+                targets[name].append(f"amdgcn-amd-amdhsa--{processor}")
+    expected = sorted(totals.items(), key=lambda item: (-item[1][1], item[0]))
+    done = subprocess.run([suite.offbundle, "sizes", "--by-kernel", "--json"]
+                          + objects, capture_output=True, text=True,
+                          timeout=120)
+    suite.expect(done.returncode == 0, "sizes --by-kernel --json succeeds",
+                 done.stderr)
+    if done.returncode != 0:
+        return
+    report = json.loads(done.stdout)
+    got = [(k["name"], (k["instances"], k["code_bytes"],
+                        k["largest_code_bytes"])) for k in report["largest"]]
+    suite.expect(got == expected,
+                 "sizes --by-kernel: each kernel's symbol sizes summed over "
+                 "the objects, largest first", f"{got} != {expected}")
+    suite.expect(all(k["targets"] == targets[k["name"]]
+                     for k in report["largest"]) and
+                 report["files"] == len(objects) and
+                 report["names"] == len(totals) and
+                 report["kernels"] == sum(c for c, _, _ in totals.values())
+                 and report["code_bytes"] ==
+                 sum(t for _, t, _ in totals.values()),
+                 "sizes --by-kernel: targets, files and totals",
+                 str({k: v for k, v in report.items() if k != "largest"}))
+    done = subprocess.run([suite.offbundle, "sizes", "--by-kernel", "--top",
+                           "2", "--demangle"] + objects, capture_output=True,
+                          text=True, timeout=120)
+    rows = done.stdout.splitlines()[2:]
+    suite.expect(done.returncode == 0 and len(rows) == 2 and
+                 rows[0].split()[0] == str(expected[0][1][1]) and
+                 "(" in rows[0] and "_Z" not in done.stdout,
+                 "sizes --by-kernel --top 2 --demangle: the two largest, "
+                 "demangled", done.stdout[:400])
+    for arguments, message in (
+            (["--top", "2"], "--top needs --by-kernel"),
+            (["--by-kernel", "--top", "0"], "--top needs at least 1"),
+            (["--by-kernel", "--html", "x.html"],
+             "--by-kernel and --html do not go together")):
+        done = subprocess.run([suite.offbundle, "sizes"] + arguments +
+                              objects[:1], capture_output=True, text=True,
+                              timeout=120, cwd=suite.work)
+        suite.expect(done.returncode == 1 and done.stderr ==
+                     f"offbundle: error: {message} (see 'offbundle sizes "
+                     "--help')\n" and not done.stdout,
+                     f"sizes {' '.join(arguments)} is refused", done.stderr)
 
 
 def check_options(suite, objects):
@@ -275,6 +339,13 @@ def check_damaged_note(suite, obj):
     suite.expect(done.returncode == 1 and len(done.stderr.splitlines()) == 1
                  and "malformed AMDGPU metadata" in done.stderr,
                  "a damaged metadata note is one error line", done.stderr)
+    done = subprocess.run([suite.offbundle, "sizes", "--by-kernel", bundle,
+                           obj], capture_output=True, text=True, timeout=120)
+    suite.expect(done.returncode == 1 and len(done.stderr.splitlines()) == 1
+                 and "malformed AMDGPU metadata" in done.stderr and
+                 "1 file," in done.stdout,
+                 "sizes --by-kernel: the damaged file is one error line, the "
+                 "other file is reported", done.stderr + done.stdout[:200])
 
 
 def main():
@@ -289,9 +360,12 @@ def main():
     work = tempfile.mkdtemp(prefix="kernels-")
     try:
         suite = Suite(args, work)
-        objects = [check_processor(suite, processor, flags)
-                   for processor, flags in PROCESSORS]
-        check_options(suite, [o for o in objects if o])
+        built = [check_processor(suite, processor, flags)
+                 for processor, flags in PROCESSORS]
+        objects = [made[0] for made in built if made]
+        check_options(suite, objects)
+        if len(objects) == len(PROCESSORS):
+            check_by_kernel(suite, built)
         check_damaged_note(suite, objects[0])
         return finish(suite.passed, suite.failed)
     finally:

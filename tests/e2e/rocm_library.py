@@ -31,7 +31,9 @@ LLVM 22 lists the cut bundles. Checked:
   gfx90a:xnack- entries the original registers, reads without a warning in
   llvm-readelf -a, and is smaller by at least 90% of what .hip_fatbin
   lost; compress: the compressed library registers what the original
-  does.
+  does; kernels: every kernel of every device code object, per target in
+  file order, each field as llvm-readelf --notes and --syms read it from
+  the code object cut out by its header.
 
 The package is fetched with `apt-get download` (never installed) and kept in
 the cache folder, so later runs in the same build tree reuse it; the suite
@@ -421,6 +423,123 @@ def check_offbundle(suite, offbundle, library, section, bundles, work):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# The kernel fields offbundle kernels reads from the metadata note, all of
+# them integers in llvm-readelf's YAML (absent means 0).
+NOTE_FIELDS = ("vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count",
+               "sgpr_spill_count", "group_segment_fixed_size",
+               "private_segment_fixed_size", "wavefront_size",
+               "max_flat_workgroup_size", "kernarg_segment_size")
+# Code objects given to one llvm-readelf run.
+READELF_BATCH = 64
+
+
+def readelf_kernels(text, paths):
+    """{path: [kernel]} from llvm-readelf --notes --syms -W over `paths`
+    (a "File: " line starts each when there are several): each kernel of each file's NT_AMDGPU_METADATA note, in note
+    order, as {"name", fields..., "uses_dynamic_stack", "code_bytes"}, the
+    last the size of the kernel's function symbol in .symtab."""
+    files = {}
+    path = None
+    if len(paths) == 1:
+        path = paths[0]
+        files[path] = {"kernels": [], "sizes": {}, "table": None}
+    for line in text.splitlines():
+        if line.startswith("File: "):
+            path = line[len("File: "):]
+            files[path] = {"kernels": [], "sizes": {}, "table": None}
+            continue
+        if path is None:
+            continue
+        found = files[path]
+        if line.startswith("Symbol table '"):
+            found["table"] = line.split("'")[1]
+            continue
+        parts = line.split()
+        if (found["table"] == ".symtab" and len(parts) >= 8 and
+                parts[3] == "FUNC"):
+            found["sizes"][parts[7]] = int(parts[2], 0)
+            continue
+        # A kernel starts at "  - .key: value"; its other keys are
+        # "    .key: value" (arguments are indented further).
+        if line.startswith("  - ."):
+            found["kernels"].append({})
+        if (line.startswith("  - .") or line.startswith("    .")) and \
+                found["kernels"]:
+            key, _, value = line.strip().lstrip("- ").partition(":")
+            found["kernels"][-1][key[1:]] = value.strip()
+    result = {}
+    for path, found in files.items():
+        result[path] = [
+            dict({"name": kernel.get("name")},
+                 **{field: int(kernel.get(field, "0"))
+                    for field in NOTE_FIELDS},
+                 uses_dynamic_stack=kernel.get("uses_dynamic_stack",
+                                               "false") == "true",
+                 code_bytes=found["sizes"].get(kernel.get("name")))
+            for kernel in found["kernels"]]
+    return result
+
+
+def check_kernels(suite, offbundle, readelf, library, section, bundles,
+                  work):
+    """offbundle kernels of the whole library against llvm-readelf --notes
+    and --syms of every device code object, cut out of the library here by
+    the bundle headers: per target, every kernel in file order, every
+    field."""
+    done = subprocess.run([offbundle, "kernels", "--json", library],
+                          capture_output=True, timeout=TOOL_TIMEOUT)
+    suite.check("offbundle kernels --json of the library",
+                done.returncode == 0, done.stderr.decode(errors="replace"))
+    if done.returncode != 0:
+        return
+    ours = {target["target"]: target["kernels"] for target in
+            json.loads(done.stdout)["files"][0]["targets"]}
+    for kernels in ours.values():
+        for kernel in kernels:
+            del kernel["occupancy"]  # no reference reads it from the file
+
+    folder = os.path.join(work, "code-objects")
+    os.mkdir(folder)
+    cut = []  # (target, path) of every device code object, in file order
+    for start, _, entries in bundles:
+        for entry_id, offset, size in entries:
+            kind, _, target = entry_id.partition("-")
+            if kind == "host":
+                continue
+            path = os.path.join(folder, f"{len(cut)}.co")
+            cut.append((target, path, start + offset, size))
+    expected = {}
+    for first in range(0, len(cut), READELF_BATCH):
+        batch = cut[first:first + READELF_BATCH]
+        for _, path, offset, size in batch:
+            with open(path, "wb") as out:
+                out.write(section[offset:offset + size])
+        paths = [path for _, path, _, _ in batch]
+        listed = subprocess.run([readelf, "--notes", "--syms", "-W"] + paths,
+                                capture_output=True, timeout=TOOL_TIMEOUT)
+        if listed.returncode != 0:
+            suite.check("llvm-readelf reads the code objects", False,
+                        listed.stderr[:300].decode(errors="replace"))
+            return
+        found = readelf_kernels(listed.stdout.decode(), paths)
+        for target, path, _, _ in batch:
+            expected.setdefault(target, []).extend(found.get(path, []))
+            os.remove(path)
+    os.rmdir(folder)
+    count = sum(len(kernels) for kernels in expected.values())
+    first_difference = next(
+        ((target, a, b) for target in expected
+         for a, b in zip(expected[target], ours.get(target, []))
+         if a != b), None)
+    suite.check(f"offbundle kernels: {count} kernels of {len(cut)} code "
+                f"objects in {len(expected)} targets, every field as "
+                "llvm-readelf --notes and --syms give it",
+                count > 0 and ours == expected and
+                all(k["code_bytes"] for ks in ours.values() for k in ks),
+                f"targets {sorted(ours)} / {sorted(expected)}; first "
+                f"difference {first_difference}")
+
+
 def check_prune(suite, offbundle, readelf, library, work):
     """offbundle prune of the whole library to one target: the copy loads
     with dlopen against the stand-in HIP runtime, every one of its
@@ -573,6 +692,10 @@ def main():
                                  "llvm-readelf"), library, work)
         check_offbundle(suite, os.path.abspath(args.offbundle), library,
                         section, bundles, work)
+        check_kernels(suite, os.path.abspath(args.offbundle),
+                      os.path.join(os.path.dirname(args.reference),
+                                   "llvm-readelf"), library, section,
+                      bundles, work)
 
         expected = None
         for start, _, entries in bundles:

@@ -121,6 +121,30 @@ TEST_F(PublicApi, CompressedBundlesReportTheirHeaderAndDecompress) {
     EXPECT_EQ(*payload, readFile(inputs_[index]));
   }
   EXPECT_GT(found.compression->uncompressedSize, payloads);
+
+  // One pass over the bundle gives every payload in file order, and stops
+  // when asked.
+  std::vector<std::string> visited;
+  Outcome walked =
+      input->forEachPayload(0, [&](size_t entry, std::string_view bytes) {
+        EXPECT_EQ(entry, visited.size());
+        visited.emplace_back(bytes);
+        return true;
+      });
+  ASSERT_TRUE(walked.ok()) << walked.error().message;
+  ASSERT_EQ(visited.size(), found.entries.size());
+  for (size_t index = 0; index < visited.size(); ++index)
+    EXPECT_EQ(visited[index], readFile(inputs_[index]));
+  size_t calls = 0;
+  walked = input->forEachPayload(0, [&](size_t, std::string_view) {
+    ++calls;
+    return false;
+  });
+  EXPECT_TRUE(walked.ok());
+  EXPECT_EQ(calls, 1u);
+  EXPECT_FALSE(
+      input->forEachPayload(1, [](size_t, std::string_view) { return true; })
+          .ok());
 }
 
 TEST_F(PublicApi, TextBundlesAreReadByTheirType) {
