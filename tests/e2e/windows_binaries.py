@@ -12,6 +12,8 @@ and unbundles the dump. Checked, for every file:
   each code object URI points at the bytes LLVM 22 unbundles;
 - offbundle extract writes exactly the bytes LLVM 22 unbundles;
 - offbundle sizes counts every entry and its bytes; verify says ok;
+  kernels lists, per target, the kernels llvm-readelf --notes reads from
+  the code objects LLVM 22 unbundles;
 - this project's clang-offload-bundler -list and -unbundle read the section
   as they read an ELF file's (LLVM 22 finds nothing there: the README's
   differences table);
@@ -543,6 +545,48 @@ def read_range(path, uri):
         return handle.read(int(fields["size"]))
 
 
+def note_kernels(text):
+    """[(name, vgpr_count, sgpr_count, group_segment_fixed_size)] of each
+    kernel in llvm-readelf --notes' YAML, in note order."""
+    kernels = []
+    for line in text.splitlines():
+        # A kernel's keys: "  - .key: value" (its first), "    .key: value".
+        if line.startswith("  - ."):
+            kernels.append({})
+        if kernels and (line.startswith("  - .") or line.startswith("    .")):
+            key, _, value = line.strip().lstrip("- ").partition(":")
+            kernels[-1][key] = value.strip()
+    return [(k.get(".name"), int(k.get(".vgpr_count", "0")),
+             int(k.get(".sgpr_count", "0")),
+             int(k.get(".group_segment_fixed_size", "0"))) for k in kernels]
+
+
+def check_kernels(suite, name, path, expected):
+    """offbundle kernels of the file: per device entry LLVM 22 unbundles,
+    the kernels llvm-readelf --notes reads from its bytes."""
+    wanted = {}
+    for entry_id, payload in expected.items():
+        if entry_id.startswith("host"):
+            continue
+        code_object = os.path.join(suite.work, "kernels.co")
+        with open(code_object, "wb") as handle:
+            handle.write(payload)
+        notes = suite.run([suite.tool("llvm-readelf"), "--notes",
+                           code_object]).stdout
+        wanted[entry_id.split("-", 1)[1]] = note_kernels(notes)
+    done = suite.run([suite.offbundle, "kernels", "--json", path], False)
+    got = {}
+    if done.returncode == 0:
+        for target in json.loads(done.stdout)["files"][0]["targets"]:
+            got[target["target"]] = [
+                (k["name"], k["vgpr_count"], k["sgpr_count"],
+                 k["group_segment_fixed_size"]) for k in target["kernels"]]
+    suite.expect(got == wanted and all(wanted.values()),
+                 f"{name}: kernels lists, per target, the kernels of LLVM "
+                 "22's code objects, as llvm-readelf --notes reads them",
+                 f"{got} != {wanted} {done.stderr}")
+
+
 def check_file(suite, name, section):
     """The read-only checks; the entries LLVM 22 unbundles."""
     expected = suite.reference(name, section)
@@ -585,6 +629,8 @@ def check_file(suite, name, section):
     suite.expect(done.returncode == 0 and ": ok, 1 bundle" in done.stdout,
                  f"{name}: verify says ok", done.stdout + done.stderr)
 
+    check_kernels(suite, name, path, expected)
+
     done = suite.run([suite.ours, "-list", "-type=o", "-input=" + path], False)
     suite.expect(sorted(done.stdout.split()) == sorted(expected),
                  f"{name}: clang-offload-bundler -list reads the section",
@@ -617,7 +663,7 @@ def check_file(suite, name, section):
 def main():
     args = tool_arguments(__doc__.splitlines()[0],
                           ("clang", "lld-link", "llvm-objcopy",
-                           "clang-offload-bundler"))
+                           "llvm-readelf", "clang-offload-bundler"))
     work = tempfile.mkdtemp(prefix="offbundle-windows-")
     suite = Suite(args, work)
     try:
