@@ -190,11 +190,6 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
   auto indices = kpackIndices(file, wrappers.wrappers);
   if (!indices)
     return indices.takeError();
-  if (fatbin->type == kElfSectionTypeNoBits)
-    return fileError(file, ".hip_fatbin holds no bytes in the file "
-                           "(SHT_NOBITS, as ROCm's kpack tool leaves a "
-                           ".hip_fatbin of whole pages); such files are "
-                           "not unpacked yet");
   if (fatbin->size < wrappers.wrappers.size())
     return fileError(file, ".hip_fatbin (" + std::to_string(fatbin->size) +
                                " bytes) is smaller than the number of "

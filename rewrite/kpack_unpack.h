@@ -7,17 +7,17 @@
 // gathers for its index, laid out one after another (each at a 4096-byte
 // boundary, as clang aligns them) as the new contents of .hip_fatbin. The
 // section changes size as formats/elf/linked_section_resize.h changes it:
-// growing, it moves to a new segment at the end of the file. The pointers
+// growing, it moves to a new segment at the end of the file, as it does
+// when it has no file bytes at all (SHT_NOBITS, as ROCm's tool leaves a
+// .hip_fatbin of whole pages, whose addresses stay zero-filled). The pointers
 // are redirected the way that resize redirects pointers into the section:
 // each wrapper's pointer (and its RELATIVE relocation's addend) is first
 // set, in a copy of the input, to an address of the old section of its
 // own, which the resize then moves to its bundle's start. The marker stays
 // where it is, unread by the HIP runtime.
 //
-// Refused: files that are not kpack'd, whose .hip_fatbin holds no file
-// bytes (SHT_NOBITS, as ROCm's tool leaves a .hip_fatbin of whole pages)
-// or fewer bytes than there are wrappers, and files mixing HIPF and HIPK
-// wrappers.
+// Refused: files that are not kpack'd, whose .hip_fatbin spans fewer bytes
+// than there are wrappers, and files mixing HIPF and HIPK wrappers.
 #pragma once
 
 #include <memory>

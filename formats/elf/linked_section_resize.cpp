@@ -249,7 +249,10 @@ private:
   // unless the contents move to the end of the file.
   uint64_t keptSize() const { return relocate_ ? 0 : contentsSize_; }
   uint64_t keptEnd() const { return section_->offset + keptSize(); }
-  uint64_t tailStart() const { return section_->offset + section_->size; }
+  // The bytes the section takes in the file: none when it has none
+  // (SHT_NOBITS).
+  uint64_t fileSize() const { return noBits_ ? 0 : section_->size; }
+  uint64_t tailStart() const { return section_->offset + fileSize(); }
   // Where the section is once rewritten.
   uint64_t newAddress() const {
     return relocate_ ? contentsAddress_ : section_->address;
@@ -271,9 +274,11 @@ private:
       }
     if (!section_)
       return makeError("no " + sectionName() + " section");
-    if (!section_->hasContents() || !(section_->flags & elf::kFlagAlloc))
-      return makeError(sectionName() + " is not a loaded section with "
-                                       "contents");
+    // A loaded section without file bytes (SHT_NOBITS: ROCm's kpack tool
+    // leaves .hip_fatbin so) only gains contents: they go to the end.
+    noBits_ = !section_->hasContents();
+    if (!(section_->flags & elf::kFlagAlloc))
+      return makeError(sectionName() + " is not a loaded section");
     // What lives at the section's addresses leaves with it: nothing else
     // may be there (thread-local sections without file bytes take no
     // addresses of their own).
@@ -293,7 +298,7 @@ private:
                          std::string(other.name) + ") overlaps the addresses " +
                          "of " + sectionName());
     }
-    relocate_ = contentsSize_ > section_->size;
+    relocate_ = noBits_ || contentsSize_ > section_->size;
     return Status::success();
   }
 
@@ -328,6 +333,17 @@ private:
                            " wraps around the address space");
         addressEnd_ = std::max(addressEnd_, segment.vaddr + segment.memsz);
         lastLoad_ = i;
+      }
+      if (noBits_) {
+        // Held by its addresses: the segment zero-fills them.
+        if (segment.type == elf::kSegmentLoad &&
+            section_->address >= segment.vaddr &&
+            section_->address - segment.vaddr <= segment.memsz &&
+            section_->size <=
+                segment.memsz - (section_->address - segment.vaddr) &&
+            load_ == SIZE_MAX)
+          load_ = i;
+        continue;
       }
       if (!segment.overlapsFile(start, end))
         continue;
@@ -536,6 +552,18 @@ private:
         (load.offset + load.filesz > tailStart() || load.memsz > load.filesz);
     const uint64_t saved = section_->size - keptSize();
 
+    if (noBits_) {
+      // Nothing in the file to give back: the old addresses stay as the
+      // input maps them (zeros nothing points at any more), and the
+      // contents go to a new segment at the end.
+      entries_ = count + 1;
+      if (!makeRoomAtHome(entries_))
+        return makeError("the program header table has no room for the "
+                         "segment " +
+                         sectionName() + " needs");
+      tableHome_ = true;
+      return placeAtEnd();
+    }
     if (relocate_ && !segmentGoesOn && tableAtHome_ && canGrowInPlace()) {
       // The section ends its segment and the addresses after it are free
       // (a section shrunk before): it grows where it is, and what follows
@@ -749,6 +777,11 @@ private:
         patches_.setWord(entry + kSectionField.addr, placement.address);
         patches_.setWord(entry + kSectionField.offset, placement.offset);
         patches_.setWord(entry + kSectionField.size, placement.size);
+        if (i == sectionIndex_ && noBits_) {
+          std::string type;
+          appendLittleEndian(type, elf::kTypeProgBits, 4);
+          patches_.set(entry + kSectionField.type, std::move(type));
+        }
       }
     } else {
       std::string table;
@@ -762,6 +795,8 @@ private:
           storeLittle(entry, kSectionField.addr, placement.address, 8);
           storeLittle(entry, kSectionField.offset, placement.offset, 8);
           storeLittle(entry, kSectionField.size, placement.size, 8);
+          if (old == sectionIndex_ && noBits_)
+            storeLittle(entry, kSectionField.type, elf::kTypeProgBits, 4);
           if (section.link != 0)
             storeLittle(entry, kSectionField.link, renumbered(section.link), 4);
           if (section.info != 0 && (section.type == elf::kTypeRela ||
@@ -1125,6 +1160,7 @@ private:
   uint64_t homeRoomEnd_ = 0; // where the table's room at home ends
   bool legacyTable_ = false; // the table ends the holding segment
   bool relocate_ = false;    // the contents go to the end of the file
+  bool noBits_ = false;      // the section has no file bytes (SHT_NOBITS)
   bool split_ = false;       // the holding segment is split in two
   bool dropLoad_ = false;    // no part of the holding segment stays before the
                              // section's old place

@@ -62,6 +62,11 @@
 // moved block when there is one. The section's old place is given back
 // when it ended its segment, and stays as zeros when it did not.
 //
+// A section without file bytes (SHT_NOBITS, as ROCm's kpack tool leaves
+// .hip_fatbin) gets its contents the same way, at the end, and becomes
+// SHT_PROGBITS; the segments that zero-filled its old addresses stay as
+// they are, since nothing it held is left there to give back.
+//
 // A file whose table an earlier version of this code left at the end of a
 // segment gets it back home the same way.
 //
@@ -79,10 +84,11 @@
 // later segments move down by P.
 //
 // Read: 64-bit little-endian executables and shared libraries. Refused, with
-// a message: other classes and byte orders, a section that lies in no
-// PT_LOAD segment or that another segment overlaps, structures (program
-// header table, patched tables) outside the file or inside the section, and
-// a growing section when the table cannot get the entry it needs.
+// a message: other classes and byte orders, a section that is not loaded
+// (SHF_ALLOC), a section that lies in no PT_LOAD segment or that another
+// segment overlaps, structures (program header table, patched tables) outside
+// the file or inside the section, and a growing section when the table cannot
+// get the entry it needs.
 #pragma once
 
 #include <cstdint>

@@ -23,13 +23,23 @@ search path holds @GFXARCH@) are written here from ROCm's documented layout
   not decompress to original_size, a frame is damaged, a code object is not
   an AMDGPU ELF for its architecture, or the archive's header or table is
   damaged; the files are left as they were;
-- prune, compress and decompress refuse a kpack'd binary with one line.
+- prune, compress and decompress refuse a kpack'd binary with one line;
+- unpack-kpack (plain and --compress) of the program, the library and the
+  DLL: the result verifies, reads without a warning in llvm-readelf or
+  llvm-readobj, and registers every translation unit's code objects under
+  the stand-in HIP runtime, also after strip, objcopy, eu-strip and
+  patchelf; the same for a program linked by lld and a library linked by
+  GNU ld whose .hip_fatbin is SHT_NOBITS (as ROCm's tool leaves a
+  .hip_fatbin of whole pages), listed, extracted and verified first, and
+  unpacked into a .hip_fatbin of SHT_PROGBITS at the end of a new last
+  segment, every segment of the original kept.
 """
 
 import argparse
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -73,12 +83,19 @@ static const unsigned char marker[] = {{ {marker} }};
 __attribute__((section(".hipFatBinSegment"), used, aligned(8)))
 static const struct wrapper wrappers[2] = {{
     {{0x4B504948u, 1, marker, 0}}, {{0x4B504948u, 1, marker, 1}} }};
-/* ROCm's tool keeps .hip_fatbin, its pages emptied. */
-__attribute__((section(".hip_fatbin"), used, aligned(4096)))
-static const unsigned char fatbin[{fatbin_size}] = {{ 0 }};
+{fatbin}
 {register}
 {main}
 """
+# ROCm's tool keeps .hip_fatbin, its pages emptied.
+FATBIN = """\
+__attribute__((section(".hip_fatbin"), used, aligned(4096)))
+static const unsigned char fatbin[{size}] = {{ 0 }};"""
+# ...and where it empties whole pages, leaves it SHT_NOBITS, its addresses
+# zero-filled by the segment holding them.
+NOBITS_FATBIN = """\
+__asm__(".section .hip_fatbin,\\"a\\",@nobits\\n.balign 4096\\n"
+        ".zero 65536\\n.previous");"""
 # What clang's generated constructors do: register each translation unit's
 # wrapper with the HIP runtime.
 REGISTER = """\
@@ -157,36 +174,125 @@ def archives_for(suite, objects, kernel_name):
     return archives
 
 
+PROGRAM = ("program", KERNEL_NAME, SEARCH_PATH, "bin/app", ["-fPIE", "-pie"],
+           "int main(void) { return 0; }")
+LIBRARY = ("library", LIBRARY_KERNEL_NAME, LIBRARY_SEARCH_PATH,
+           "lib/libdemo.so", ["-fPIC", "-shared"],
+           "int demo(void) { return 1; }")
+
+
+def build_kpacked(suite, root, binary, fatbin, suffix="", linker=()):
+    """A kpack'd program or library (PROGRAM, LIBRARY) linked against the
+    stand-in HIP runtime, named with `suffix`; its path."""
+    kind, kernel_name, search_path, target, extra, main = binary
+    marker = kpack_marker(kernel_name, [search_path])
+    source = os.path.join(suite.work, f"{kind}{suffix}.c")
+    with open(source, "w") as handle:
+        handle.write(HOST_SOURCE.format(
+            marker=", ".join(str(b) for b in marker), main=main,
+            register=REGISTER, fatbin=fatbin))
+    stem, extension = os.path.splitext(target)
+    output = os.path.join(root, stem + suffix + extension)
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+    runtime = stand_in_runtime.build(suite.work)
+    suite.build_step([suite.reference_tool("clang"), "-O1"] + extra +
+                     list(linker) + [source, "-o", output, "-L" + runtime,
+                                     "-lamdhip64"])
+    return output
+
+
 def build_prefix(suite, objects, root):
     """An installation: bin/app and lib/libdemo.so kpack'd, their archives
     in .kpack/, both linked against the stand-in HIP runtime. Returns
     (program, library)."""
-    clang = suite.reference_tool("clang")
-    runtime = stand_in_runtime.build(suite.work)
     paths = {}
-    for kind, kernel_name, search_path, target, extra, main in (
-            ("program", KERNEL_NAME, SEARCH_PATH, "bin/app",
-             ["-fPIE", "-pie"], "int main(void) { return 0; }"),
-            ("library", LIBRARY_KERNEL_NAME, LIBRARY_SEARCH_PATH,
-             "lib/libdemo.so", ["-fPIC", "-shared"],
-             "int demo(void) { return 1; }")):
-        marker = kpack_marker(kernel_name, [search_path])
-        source = os.path.join(suite.work, f"{kind}.c")
-        with open(source, "w") as handle:
-            handle.write(HOST_SOURCE.format(
-                marker=", ".join(str(b) for b in marker), main=main,
-                register=REGISTER, fatbin_size=64))
-        output = os.path.join(root, target)
-        os.makedirs(os.path.dirname(output), exist_ok=True)
-        suite.build_step([clang, "-O1"] + extra +
-                         [source, "-o", output, "-L" + runtime,
-                          "-lamdhip64"])
-        paths[kind] = output
+    for binary in (PROGRAM, LIBRARY):
+        kind, kernel_name, search_path = binary[:3]
+        paths[kind] = build_kpacked(suite, root, binary,
+                                    FATBIN.format(size=64))
         archive_prefix = os.path.basename(search_path).split("@")[0]
         for arch, data in archives_for(suite, objects, kernel_name).items():
             write(os.path.join(root, ".kpack", f"{archive_prefix}{arch}.kpack"),
                   data)
     return paths["program"], paths["library"]
+
+
+def elf_layout(path):
+    """(sections {name: (type, address, offset, size)}, PT_LOAD segments
+    [(offset, vaddr, filesz, memsz)]) of a 64-bit little-endian ELF file."""
+    data = read(path)
+    phoff, shoff = struct.unpack_from("<QQ", data, 0x20)
+    phnum, _, shnum, shstrndx = struct.unpack_from("<HHHH", data, 0x38)
+    loads = []
+    for i in range(phnum):
+        kind, _, offset, vaddr, _, filesz, memsz, _ = struct.unpack_from(
+            "<IIQQQQQQ", data, phoff + 56 * i)
+        if kind == 1:
+            loads.append((offset, vaddr, filesz, memsz))
+    headers = [struct.unpack_from("<IIQQQQ", data, shoff + 64 * i)
+               for i in range(shnum)]
+    names = headers[shstrndx][4]
+    sections = {}
+    for name, kind, _, address, offset, size in headers:
+        end = data.index(b"\0", names + name)
+        sections[data[names + name:end].decode()] = (kind, address, offset,
+                                                    size)
+    return sections, loads
+
+
+def build_zero_paged(suite, objects, root):
+    """kpack'd binaries whose .hip_fatbin has no file bytes (SHT_NOBITS),
+    as ROCm's tool leaves a .hip_fatbin of whole pages: a program linked by
+    lld, where the section's addresses end a read-only segment whose memory
+    outlasts its file bytes and more segments follow, and a library linked
+    by GNU ld, where they end the writable one. [(path, kernel name)], each
+    layout checked first."""
+    built = []
+    for binary, linker in ((PROGRAM, "lld"), (LIBRARY, "bfd")):
+        path = build_kpacked(suite, root, binary, NOBITS_FATBIN,
+                             suffix=f"-nobits-{linker}",
+                             linker=[f"-fuse-ld={linker}"])
+        sections, loads = elf_layout(path)
+        kind, address, _, size = sections[".hip_fatbin"]
+        holding = [load for load in loads
+                   if load[1] + load[2] <= address and
+                   address + size <= load[1] + load[3]]
+        later = [load for load in loads if load[1] >= address + size]
+        suite.expect(kind == 8 and size == 65536 and len(holding) == 1 and
+                     (later or linker == "bfd"),
+                     f"{os.path.basename(path)}: .hip_fatbin is SHT_NOBITS, "
+                     "zero-filled by the segment holding its addresses"
+                     + (", other segments after it" if linker == "lld"
+                        else ""), f"{sections['.hip_fatbin']} {loads}")
+        built.append((path, binary[1]))
+    return built
+
+
+def check_zero_paged_unpacked(suite, original):
+    """unpack-kpack of a zero-paged binary: .hip_fatbin is SHT_PROGBITS
+    at the end of a new segment after every other (which starts with the
+    sections moved out of the program header table's way), and every
+    segment of the original is still there, as it was."""
+    out = os.path.join(suite.work, "zero-paged-unpacked")
+    done = suite.offbundle_run(["unpack-kpack", original, "-o", out])
+    if done.returncode != 0:
+        suite.expect(False, f"{os.path.basename(original)}: unpack-kpack",
+                     done.stderr)
+        return
+    before_sections, before = elf_layout(original)
+    sections, loads = elf_layout(out)
+    kind, address, offset, size = sections[".hip_fatbin"]
+    added = [load for load in loads if load not in before]
+    suite.expect(kind == 1 and all(load in loads for load in before) and
+                 len(added) == 1 and added[0][1] <= address and
+                 offset - added[0][0] == address - added[0][1] and
+                 added[0][1] + added[0][2] == address + size and
+                 address >= max(v + m for _, v, _, m in before) and
+                 offset + size == os.path.getsize(out),
+                 f"{os.path.basename(original)} unpacked: .hip_fatbin is "
+                 "SHT_PROGBITS in a new last segment, the others kept",
+                 f"{sections['.hip_fatbin']} {loads} / {before}")
+    os.remove(out)
 
 
 def build_dll(suite, objects, root, name="demo.dll", fatbin_size=65536):
@@ -200,7 +306,7 @@ def build_dll(suite, objects, root, name="demo.dll", fatbin_size=65536):
         handle.write(HOST_SOURCE.replace(".rocm_kpack_ref", ".kpackrf").format(
             marker=", ".join(str(b) for b in marker),
             main="int demo(void) { return 1; }", register="",
-            fatbin_size=fatbin_size))
+            fatbin=FATBIN.format(size=fatbin_size)))
     obj = os.path.join(suite.work, name + ".obj")
     suite.build_step([suite.reference_tool("clang"),
                       "--target=x86_64-pc-windows-msvc", "-O2", "-c", source,
@@ -715,6 +821,11 @@ def main():
         check_failures(suite, objects, root)
         check_unpack(suite, program, objects)
         check_unpack(suite, library, objects)
+        for zero_paged, kernel_name in build_zero_paged(suite, objects,
+                                                        root):
+            check_binary(suite, zero_paged, kernel_name, objects)
+            check_unpack(suite, zero_paged, objects)
+            check_zero_paged_unpacked(suite, zero_paged)
         check_unpack_dll(suite, dll, objects)
         check_unpack_refusals(suite, root, objects)
         check_rewrites_refused(suite, program, library, dll)
