@@ -37,10 +37,14 @@ and unbundles the dump. Checked, for every file:
   implementation of the PE checksum that first agrees with lld-link's).
 - prune --in-place over a folder holding a DLL, an EXE and an object
   rewrites each where it is, keeping its mode, and the folder verifies;
-- every truncation of a DLL and an object (at 97 points through the
-  file, and every byte of the headers) gives verify and prune exit 0 or
-  1, one error line on failure, never a crash, and a failed prune writes
-  nothing;
+- every truncation of a plain and a compressed DLL and of an object (at
+  97 points through the file, and every byte of the headers) gives verify
+  and prune exit 0 or 1, one error line on failure, never a crash, and a
+  failed prune writes nothing; at every eighth of those header bytes and
+  the 97 points, and with one byte inverted (every fourth byte of the
+  headers, 97 points through the file), so do list, sizes, verify,
+  kernels, extract, prune, compress and decompress, none writing anything
+  when it fails;
 - verify follows the DLL's and EXE's HIP fat binary wrapper (.hipFatB) to a
   bundle start in .hip_fat, and finds copies damaged four ways: the
   wrapper's magic, its pointer moved off the bundle's start or out of
@@ -508,32 +512,60 @@ def check_in_place(suite):
                  "the pruned folder verifies", done.stdout + done.stderr)
 
 
-def check_truncations(suite, name):
+# Every offbundle command that reads a file, with where it writes.
+def damaged_input_commands(path, written, folder):
+    return [["list", path], ["sizes", path], ["verify", path],
+            ["kernels", path], ["extract", path, "-o", folder],
+            ["prune", path, "-k", "gfx906", "-o", written],
+            ["compress", path, "-o", written],
+            ["decompress", path, "-o", written]]
+
+
+def check_damaged(suite, name):
+    """Truncations (at every byte of the headers and 97 points through the
+    file) through verify and prune, and, at fewer points, through every
+    command, as are copies with one byte inverted (every fourth byte of the
+    headers, 97 points through the file): exit 0 or 1, one error line on
+    failure, never a crash, and a failed command writes nothing."""
     path = os.path.join(suite.work, name)
     with open(path, "rb") as handle:
         data = handle.read()
-    cuts = sorted(set(range(0, 0x200)) |
-                  set(range(0, len(data), max(1, len(data) // 97))))
-    cut = os.path.join(suite.work, "cut-" + name)
-    written = os.path.join(suite.work, "cut-pruned")
+    spread = set(range(0, len(data), max(1, len(data) // 97)))
+    cuts = sorted(set(range(0, 0x200)) | spread)
+    sparse = sorted(set(range(0, 0x200, 8)) | spread)
+    flips = sorted((set(range(0, 0x200, 4)) | spread) - {len(data)})
+    damaged = os.path.join(suite.work, "damaged-" + name)
+    written = os.path.join(suite.work, "damaged-out")
+    folder = os.path.join(suite.work, "damaged-extracted")
+    every = damaged_input_commands(damaged, written, folder)
+    cases = ([(f"cut at {n}", data[:n], [every[2], every[5]] if n not in sparse
+               else every) for n in cuts] +
+             [(f"byte {n} inverted",
+               data[:n] + bytes([data[n] ^ 0xff]) + data[n + 1:], every)
+              for n in flips])
     bad = []
-    for length in cuts:
-        with open(cut, "wb") as handle:
-            handle.write(data[:length])
-        for command in (["verify", cut],
-                        ["prune", cut, "-k", "gfx906", "-o", written]):
-            done = suite.run([suite.offbundle] + command, False)
+    for label, bytes_, commands in cases:
+        with open(damaged, "wb") as handle:
+            handle.write(bytes_)
+        for command in commands:
+            # Bytes: a damaged entry ID is printed as stored.
+            done = subprocess.run([suite.offbundle] + command,
+                                  capture_output=True, timeout=300,
+                                  cwd=suite.work)
             lines = done.stderr.splitlines()
-            failed_cleanly = done.returncode == 1 and len(lines) == 1
-            if not (done.returncode == 0 or failed_cleanly) or (
-                    command[0] == "prune" and done.returncode != 0 and
-                    os.path.exists(written)):
-                bad.append((length, command[0], done.returncode,
-                            done.stderr[-200:]))
+            left = (os.path.exists(written) or
+                    (os.path.isdir(folder) and any(os.scandir(folder))))
+            if not (done.returncode == 0 or
+                    (done.returncode == 1 and len(lines) == 1)) or (
+                        done.returncode != 0 and left):
+                bad.append((label, command[0], done.returncode,
+                            done.stderr[-200:].decode(errors="replace")))
             if os.path.exists(written):
                 os.remove(written)
-    suite.expect(not bad, f"{name}: every truncation fails cleanly or "
-                 f"passes ({len(cuts)} lengths)", str(bad[:3]))
+            shutil.rmtree(folder, ignore_errors=True)
+    suite.expect(not bad, f"{name}: every truncated or damaged copy fails "
+                 f"cleanly or passes ({len(cuts)} truncations, {len(flips)} "
+                 f"damaged bytes)", str(bad[:3]))
 
 
 def read_range(path, uri):
@@ -679,8 +711,8 @@ def main():
         check_checksum_and_growth(suite)
         check_in_place(suite)
         check_pe32(suite)
-        for name in ("plain.dll", "plain.obj"):
-            check_truncations(suite, name)
+        for name in ("plain.dll", "plain.obj", "compressed.dll"):
+            check_damaged(suite, name)
 
         # A DLL cut short inside its section table.
         with open(os.path.join(work, "plain.dll"), "rb") as handle:
