@@ -105,6 +105,32 @@ std::string_view elfStringAt(std::string_view table, uint64_t offset) {
   return rest.substr(0, rest.find('\0'));
 }
 
+bool isDynamicAddressTag(uint64_t tag) {
+  switch (tag) {
+  case 3:          // DT_PLTGOT
+  case 4:          // DT_HASH
+  case 5:          // DT_STRTAB
+  case 6:          // DT_SYMTAB
+  case 7:          // DT_RELA
+  case 12:         // DT_INIT
+  case 13:         // DT_FINI
+  case 17:         // DT_REL
+  case 21:         // DT_DEBUG
+  case 23:         // DT_JMPREL
+  case 25:         // DT_INIT_ARRAY
+  case 26:         // DT_FINI_ARRAY
+  case 32:         // DT_PREINIT_ARRAY
+  case 34:         // DT_SYMTAB_SHNDX
+  case 36:         // DT_RELR
+  case 0x6ffffff0: // DT_VERSYM
+  case 0x6ffffffc: // DT_VERDEF
+  case 0x6ffffffe: // DT_VERNEED
+    return true;
+  default:
+    return tag >= 0x6ffffe00 && tag <= 0x6ffffeff;
+  }
+}
+
 std::string elfSectionTypeName(uint32_t type) {
   switch (type) {
   case 0:

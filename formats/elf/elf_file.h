@@ -363,4 +363,9 @@ std::string_view elfStringAt(std::string_view table, uint64_t offset);
 // ("Unknown" for the others), which appear in LLVM's error messages.
 std::string elfSectionTypeName(uint32_t type);
 
+// Whether a dynamic entry's value is an address (d_ptr): the gABI's tags
+// (DT_PLTGOT, DT_HASH, DT_STRTAB, ...), and the GNU extensions'
+// DT_ADDRRNGLO..DT_ADDRRNGHI range and version tables.
+bool isDynamicAddressTag(uint64_t tag);
+
 } // namespace offbundle

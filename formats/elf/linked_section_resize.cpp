@@ -56,34 +56,6 @@ bool isMovableType(uint32_t type) {
   }
 }
 
-// Dynamic entries whose value is an address (d_ptr): the gABI's, and the
-// GNU extensions' DT_ADDRRNGLO..DT_ADDRRNGHI range and version tables.
-bool isAddressTag(uint64_t tag) {
-  switch (tag) {
-  case 3:          // DT_PLTGOT
-  case 4:          // DT_HASH
-  case 5:          // DT_STRTAB
-  case 6:          // DT_SYMTAB
-  case 7:          // DT_RELA
-  case 12:         // DT_INIT
-  case 13:         // DT_FINI
-  case 17:         // DT_REL
-  case 21:         // DT_DEBUG
-  case 23:         // DT_JMPREL
-  case 25:         // DT_INIT_ARRAY
-  case 26:         // DT_FINI_ARRAY
-  case 32:         // DT_PREINIT_ARRAY
-  case 34:         // DT_SYMTAB_SHNDX
-  case 36:         // DT_RELR
-  case 0x6ffffff0: // DT_VERSYM
-  case 0x6ffffffc: // DT_VERDEF
-  case 0x6ffffffe: // DT_VERNEED
-    return true;
-  default:
-    return tag >= 0x6ffffe00 && tag <= 0x6ffffeff;
-  }
-}
-
 using ProgramHeader = ElfProgramHeader64;
 
 uint64_t roundDown(uint64_t value, uint64_t multiple) {
@@ -1122,7 +1094,7 @@ private:
         if (tag == 0)
           break;
         const uint64_t value = loadLittle64(file_, at + kDynamicField.value);
-        if (isAddressTag(tag) && block_.holdsAddress(value))
+        if (isDynamicAddressTag(tag) && block_.holdsAddress(value))
           patches_.setWord(at + kDynamicField.value,
                            block_.movedAddress(value));
       }
