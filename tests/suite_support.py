@@ -42,15 +42,17 @@ def skip_suite(reason):
     sys.exit(SKIP_STATUS)
 
 
-def tool_arguments(description, reference_tools=()):
+def tool_arguments(description, reference_tools=(), add_options=None):
     """The command line of a suite that runs offbundle, this project's
-    clang-offload-bundler (--ours) and LLVM 22's tools (--reference-bin):
-    the parsed arguments, once every tool named is there (the suite is
-    skipped otherwise)."""
+    clang-offload-bundler (--ours) and LLVM 22's tools (--reference-bin),
+    and what `add_options(parser)` adds: the parsed arguments, once every
+    tool named is there (the suite is skipped otherwise)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--offbundle", required=True)
     parser.add_argument("--ours", required=True)
     parser.add_argument("--reference-bin", required=True)
+    if add_options:
+        add_options(parser)
     args = parser.parse_args()
     require_executables(args.offbundle, args.ours,
                         *(os.path.join(args.reference_bin, name)

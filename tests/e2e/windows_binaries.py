@@ -37,14 +37,13 @@ and unbundles the dump. Checked, for every file:
   implementation of the PE checksum that first agrees with lld-link's).
 - prune --in-place over a folder holding a DLL, an EXE and an object
   rewrites each where it is, keeping its mode, and the folder verifies;
-- every truncation of a plain and a compressed DLL and of an object (at
-  97 points through the file, and every byte of the headers) gives verify
-  and prune exit 0 or 1, one error line on failure, never a crash, and a
-  failed prune writes nothing; at every eighth of those header bytes and
-  the 97 points, and with one byte inverted (every fourth byte of the
-  headers, 97 points through the file), so do list, sizes, verify,
-  kernels, extract, prune, compress and decompress, none writing anything
-  when it fails;
+- copies of a plain and a compressed DLL and of an object cut short or
+  with one byte inverted, at --damage-points places through the file (97;
+  fewer under the sanitizers) and at header bytes, go through list,
+  sizes, verify, kernels, extract, prune, compress and decompress, and
+  those of the plain DLL and the object cut at every byte of the headers
+  through verify and prune: exit 0 or 1, one error line on failure, never
+  a crash, and a failed command writes nothing;
 - verify follows the DLL's and EXE's HIP fat binary wrapper (.hipFatB) to a
   bundle start in .hip_fat, and finds copies damaged four ways: the
   wrapper's magic, its pointer moved off the bundle's start or out of
@@ -521,33 +520,41 @@ def damaged_input_commands(path, written, folder):
             ["decompress", path, "-o", written]]
 
 
-def check_damaged(suite, name):
-    """Truncations (at every byte of the headers and 97 points through the
-    file) through verify and prune, and, at fewer points, through every
-    command, as are copies with one byte inverted (every fourth byte of the
-    headers, 97 points through the file): exit 0 or 1, one error line on
-    failure, never a crash, and a failed command writes nothing."""
+def damaged_cases(data, points, every_header_byte):
+    """[(label, bytes, all commands?)]: truncations at `points` places
+    through the file and at header bytes (every one when
+    `every_header_byte`, for verify and prune only where not among the
+    others), and copies with one byte inverted at as many places."""
+    spread = set(range(0, len(data), max(1, len(data) // points)))
+    header = set(range(0, 0x200, max(4, 0x200 // max(1, points // 3))))
+    everywhere = sorted(spread | header)
+    cuts = sorted(set(everywhere) |
+                  (set(range(0, 0x200)) if every_header_byte else set()))
+    flips = [n for n in everywhere if n < len(data)]
+    return ([(f"cut at {n}", data[:n], n in everywhere) for n in cuts] +
+            [(f"byte {n} inverted",
+              data[:n] + bytes([data[n] ^ 0xff]) + data[n + 1:], True)
+             for n in flips])
+
+
+def check_damaged(suite, name, points, every_header_byte):
+    """Damaged copies of the file (damaged_cases) through every command
+    (verify and prune alone for the extra header truncations): exit 0 or
+    1, one error line on failure, never a crash, and a failed command
+    writes nothing."""
     path = os.path.join(suite.work, name)
     with open(path, "rb") as handle:
         data = handle.read()
-    spread = set(range(0, len(data), max(1, len(data) // 97)))
-    cuts = sorted(set(range(0, 0x200)) | spread)
-    sparse = sorted(set(range(0, 0x200, 8)) | spread)
-    flips = sorted((set(range(0, 0x200, 4)) | spread) - {len(data)})
     damaged = os.path.join(suite.work, "damaged-" + name)
     written = os.path.join(suite.work, "damaged-out")
     folder = os.path.join(suite.work, "damaged-extracted")
     every = damaged_input_commands(damaged, written, folder)
-    cases = ([(f"cut at {n}", data[:n], [every[2], every[5]] if n not in sparse
-               else every) for n in cuts] +
-             [(f"byte {n} inverted",
-               data[:n] + bytes([data[n] ^ 0xff]) + data[n + 1:], every)
-              for n in flips])
+    cases = damaged_cases(data, points, every_header_byte)
     bad = []
-    for label, bytes_, commands in cases:
+    for label, bytes_, all_commands in cases:
         with open(damaged, "wb") as handle:
             handle.write(bytes_)
-        for command in commands:
+        for command in every if all_commands else [every[2], every[5]]:
             # Bytes: a damaged entry ID is printed as stored.
             done = subprocess.run([suite.offbundle] + command,
                                   capture_output=True, timeout=300,
@@ -564,8 +571,7 @@ def check_damaged(suite, name):
                 os.remove(written)
             shutil.rmtree(folder, ignore_errors=True)
     suite.expect(not bad, f"{name}: every truncated or damaged copy fails "
-                 f"cleanly or passes ({len(cuts)} truncations, {len(flips)} "
-                 f"damaged bytes)", str(bad[:3]))
+                 f"cleanly or passes ({len(cases)} copies)", str(bad[:3]))
 
 
 def read_range(path, uri):
@@ -695,7 +701,11 @@ def check_file(suite, name, section):
 def main():
     args = tool_arguments(__doc__.splitlines()[0],
                           ("clang", "lld-link", "llvm-objcopy",
-                           "llvm-readelf", "clang-offload-bundler"))
+                           "llvm-readelf", "clang-offload-bundler"),
+                          lambda parser: parser.add_argument(
+                              "--damage-points", type=int, default=97,
+                              help="places through each file damaged "
+                              "copies are cut or changed at"))
     work = tempfile.mkdtemp(prefix="offbundle-windows-")
     suite = Suite(args, work)
     try:
@@ -712,7 +722,8 @@ def main():
         check_in_place(suite)
         check_pe32(suite)
         for name in ("plain.dll", "plain.obj", "compressed.dll"):
-            check_damaged(suite, name)
+            check_damaged(suite, name, args.damage_points,
+                          name != "compressed.dll")
 
         # A DLL cut short inside its section table.
         with open(os.path.join(work, "plain.dll"), "rb") as handle:
