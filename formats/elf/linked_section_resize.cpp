@@ -1108,7 +1108,10 @@ private:
     for (const ElfSection &section : object_.sections())
       if (section.hasContents() && section.type != kElfSectionTypeNull &&
           address >= section.address && section.size >= 8 &&
-          address - section.address <= section.size - 8)
+          address - section.address <= section.size - 8 &&
+          // In the file, whatever the header claims.
+          rangeFits(section.offset, address - section.address + 8,
+                    file_.size()))
         return section.offset + (address - section.address);
     return std::nullopt;
   }
