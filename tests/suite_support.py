@@ -142,3 +142,30 @@ def finish(passed, failed, skipped=0):
         print("error: no case ran", flush=True)
         return 1
     return 0
+
+
+def note_kernels(text):
+    """Each kernel of the NT_AMDGPU_METADATA notes that llvm-readelf
+    --notes prints as YAML in `text`, in note order, as {key: value}: keys
+    without their leading dot, values as printed. A kernel starts at
+    "  - .key: value"; its other keys are "    .key: value" (its arguments
+    are indented further)."""
+    kernels = []
+    for line in text.splitlines():
+        if line.startswith("  - ."):
+            kernels.append({})
+        if kernels and (line.startswith("  - .") or line.startswith("    .")):
+            key, _, value = line.strip().lstrip("- ").partition(":")
+            kernels[-1][key[1:]] = value.strip()
+    return kernels
+
+
+def function_sizes(text):
+    """{name: size} of the FUNC symbols llvm-readelf --syms -W prints in
+    `text`."""
+    sizes = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 8 and parts[3] == "FUNC":
+            sizes[parts[7]] = int(parts[2], 0)
+    return sizes

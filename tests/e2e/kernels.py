@@ -33,6 +33,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import (BuildingSuite, finish,  # noqa: E402
+                           function_sizes, note_kernels,
                            require_executables)
 
 PROCESSORS = [("gfx906", []), ("gfx908", []), ("gfx90a", []),
@@ -127,30 +128,14 @@ def readelf_notes(suite, code_object):
     """{kernel name: {key: value}} from llvm-readelf --notes' YAML."""
     done = suite.build_step([suite.reference_tool("llvm-readelf"), "--notes",
                              code_object])
-    kernels = {}
-    current = None
-    for line in done.stdout.decode().splitlines():
-        # A kernel starts at "  - "; its keys are "  - .key: value" (the
-        # first) or "    .key: value".
-        if line.startswith("  - "):
-            current = {}
-        match = re.match(r"^  (?:- |  )(\.[a-z_]+): +(.*)$", line)
-        if match and current is not None:
-            current[match.group(1)] = match.group(2).strip()
-            if match.group(1) == ".name":
-                kernels[match.group(2).strip()] = current
-    return kernels
+    return {kernel.get("name"): kernel
+            for kernel in note_kernels(done.stdout.decode())}
 
 
 def symbol_sizes(suite, code_object):
     done = suite.build_step([suite.reference_tool("llvm-readelf"), "--syms",
                              "-W", code_object])
-    sizes = {}
-    for line in done.stdout.decode().splitlines():
-        parts = line.split()
-        if len(parts) >= 8 and parts[3] == "FUNC":
-            sizes[parts[7]] = int(parts[2], 0)
-    return sizes
+    return function_sizes(done.stdout.decode())
 
 
 def check_processor(suite, processor, flags):
@@ -217,7 +202,7 @@ def check_processor(suite, processor, flags):
                       "group_segment_fixed_size",
                       "private_segment_fixed_size", "wavefront_size",
                       "max_flat_workgroup_size", "kernarg_segment_size"):
-            expected = note.get("." + field, "0")
+            expected = note.get(field, "0")
             suite.expect(str(kernel[field]) == expected,
                          f"{what}: {field} is the note's",
                          f"{kernel[field]} != {expected}")

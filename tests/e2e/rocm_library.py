@@ -57,6 +57,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
 from suite_support import (Tally, finish,  # noqa: E402
+                           function_sizes, note_kernels,
                            require_executables, skip_suite)
 import stand_in_runtime  # noqa: E402
 
@@ -435,48 +436,30 @@ READELF_BATCH = 64
 
 def readelf_kernels(text, paths):
     """{path: [kernel]} from llvm-readelf --notes --syms -W over `paths`
-    (a "File: " line starts each when there are several): each kernel of each file's NT_AMDGPU_METADATA note, in note
-    order, as {"name", fields..., "uses_dynamic_stack", "code_bytes"}, the
-    last the size of the kernel's function symbol in .symtab."""
-    files = {}
-    path = None
-    if len(paths) == 1:
-        path = paths[0]
-        files[path] = {"kernels": [], "sizes": {}, "table": None}
+    (a "File: " line starts each when there are several): each kernel of
+    each file's NT_AMDGPU_METADATA note, in note order, as {"name",
+    fields..., "uses_dynamic_stack", "code_bytes"}, the last the size of
+    the kernel's function symbol."""
+    chunks = {paths[0]: []} if len(paths) == 1 else {}
+    path = paths[0] if len(paths) == 1 else None
     for line in text.splitlines():
         if line.startswith("File: "):
             path = line[len("File: "):]
-            files[path] = {"kernels": [], "sizes": {}, "table": None}
-            continue
-        if path is None:
-            continue
-        found = files[path]
-        if line.startswith("Symbol table '"):
-            found["table"] = line.split("'")[1]
-            continue
-        parts = line.split()
-        if (found["table"] == ".symtab" and len(parts) >= 8 and
-                parts[3] == "FUNC"):
-            found["sizes"][parts[7]] = int(parts[2], 0)
-            continue
-        # A kernel starts at "  - .key: value"; its other keys are
-        # "    .key: value" (arguments are indented further).
-        if line.startswith("  - ."):
-            found["kernels"].append({})
-        if (line.startswith("  - .") or line.startswith("    .")) and \
-                found["kernels"]:
-            key, _, value = line.strip().lstrip("- ").partition(":")
-            found["kernels"][-1][key[1:]] = value.strip()
+            chunks[path] = []
+        elif path is not None:
+            chunks[path].append(line)
     result = {}
-    for path, found in files.items():
+    for path, lines in chunks.items():
+        chunk = "\n".join(lines)
+        sizes = function_sizes(chunk)
         result[path] = [
             dict({"name": kernel.get("name")},
                  **{field: int(kernel.get(field, "0"))
                     for field in NOTE_FIELDS},
                  uses_dynamic_stack=kernel.get("uses_dynamic_stack",
                                                "false") == "true",
-                 code_bytes=found["sizes"].get(kernel.get("name")))
-            for kernel in found["kernels"]]
+                 code_bytes=sizes.get(kernel.get("name")))
+            for kernel in note_kernels(chunk)]
     return result
 
 

@@ -62,8 +62,8 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir))
-from suite_support import (Tally, finish, skip_suite,  # noqa: E402
-                           tool_arguments)
+from suite_support import (Tally, finish, note_kernels,  # noqa: E402
+                           skip_suite, tool_arguments)
 
 TARGET = "--target=x86_64-pc-windows-msvc"
 HIP = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2",
@@ -583,22 +583,6 @@ def read_range(path, uri):
         return handle.read(int(fields["size"]))
 
 
-def note_kernels(text):
-    """[(name, vgpr_count, sgpr_count, group_segment_fixed_size)] of each
-    kernel in llvm-readelf --notes' YAML, in note order."""
-    kernels = []
-    for line in text.splitlines():
-        # A kernel's keys: "  - .key: value" (its first), "    .key: value".
-        if line.startswith("  - ."):
-            kernels.append({})
-        if kernels and (line.startswith("  - .") or line.startswith("    .")):
-            key, _, value = line.strip().lstrip("- ").partition(":")
-            kernels[-1][key] = value.strip()
-    return [(k.get(".name"), int(k.get(".vgpr_count", "0")),
-             int(k.get(".sgpr_count", "0")),
-             int(k.get(".group_segment_fixed_size", "0"))) for k in kernels]
-
-
 def check_kernels(suite, name, path, expected):
     """offbundle kernels of the file: per device entry LLVM 22 unbundles,
     the kernels llvm-readelf --notes reads from its bytes."""
@@ -611,7 +595,11 @@ def check_kernels(suite, name, path, expected):
             handle.write(payload)
         notes = suite.run([suite.tool("llvm-readelf"), "--notes",
                            code_object]).stdout
-        wanted[entry_id.split("-", 1)[1]] = note_kernels(notes)
+        wanted[entry_id.split("-", 1)[1]] = [
+            (k.get("name"), int(k.get("vgpr_count", "0")),
+             int(k.get("sgpr_count", "0")),
+             int(k.get("group_segment_fixed_size", "0")))
+            for k in note_kernels(notes)]
     done = suite.run([suite.offbundle, "kernels", "--json", path], False)
     got = {}
     if done.returncode == 0:
