@@ -75,7 +75,6 @@ bool isCompatible(const Target &entry, const Target &requested,
 }
 
 struct Input::State {
-  BundlerConfig config;
   std::unique_ptr<InputFile> file;
   Discovery discovery;
   std::vector<Bundle> bundles;
@@ -95,15 +94,14 @@ const std::vector<Bundle> &Input::bundles() const { return state_->bundles; }
 
 Expected<Input> Input::open(const std::string &path, const std::string &type) {
   auto state = std::make_unique<State>();
-  state->config.filesType = type;
-  state->config.inputFileNames = {path};
   auto file = InputFile::open(path);
   if (!file)
     return toError(file.error());
   state->file = std::move(*file);
-  OperationReport report;
-  auto discovery = discoverBundles(*state->file, state->config,
-                                   DiscoveryMode::Strict, report);
+  DiscoveryOptions options;
+  options.textComment = textBundleComment(type);
+  auto discovery =
+      discoverBundles(*state->file, options, DiscoveryMode::Strict);
   if (!discovery)
     return toError(discovery.error());
   state->discovery = std::move(*discovery);
@@ -151,7 +149,7 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   };
   std::string commandLog;
   if (offbundle::Status walked =
-          walkInventory(state->discovery, state->config, commandLog, visitor);
+          walkInventory(state->discovery, OutputConfig(), commandLog, visitor);
       !walked.ok())
     return toError(walked.error());
   return Input(std::move(state));
@@ -163,12 +161,12 @@ namespace {
 // order only): those `wanted` names are read and given to `visit`, which
 // says whether to go on; the others are skipped unread.
 offbundle::Status walkPayloads(
-    const DiscoveredBundle &found, const BundlerConfig &config,
+    const DiscoveredBundle &found,
     const std::function<bool(size_t entry)> &wanted,
     const std::function<bool(size_t entry, std::string_view bytes)> &visit) {
   std::string commandLog;
-  auto reader =
-      openDiscoveredBundle(found, config, /*fileOrder=*/true, commandLog);
+  auto reader = openDiscoveredBundle(found, OutputConfig(), /*fileOrder=*/true,
+                                     commandLog);
   if (!reader)
     return reader.takeError();
   BundleReader &entries = **reader;
@@ -204,7 +202,7 @@ Expected<std::string> Input::payload(size_t bundleIndex,
                  std::to_string(bundleIndex)};
   std::optional<std::string> bytes;
   offbundle::Status walked = walkPayloads(
-      state_->discovery.bundles[bundleIndex], state_->config,
+      state_->discovery.bundles[bundleIndex],
       [&](size_t entry) { return entry == entryIndex; },
       [&](size_t, std::string_view found) {
         bytes = std::string(found);
@@ -224,8 +222,8 @@ Outcome Input::forEachPayload(
   if (bundleIndex >= state_->bundles.size())
     return Error{"no bundle " + std::to_string(bundleIndex)};
   offbundle::Status walked = walkPayloads(
-      state_->discovery.bundles[bundleIndex], state_->config,
-      [](size_t) { return true; }, visit);
+      state_->discovery.bundles[bundleIndex], [](size_t) { return true; },
+      visit);
   if (!walked.ok())
     return toError(walked.error());
   return std::monostate{};

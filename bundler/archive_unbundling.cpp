@@ -10,7 +10,6 @@
 #include "bundler/operation_support.h"
 #include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
-#include "formats/binary_bundle.h"
 #include "formats/bundle_decoding.h"
 #include "formats/elf/elf_object.h"
 #include "support/file_io.h"
@@ -25,31 +24,19 @@ const std::string kMemberDecompressionFailed =
 
 // With hash verification off (and no -verbose report to give), a member
 // that is one compressed binary bundle is decompressed only as far as the
-// entries `requested` may take; nothing when that does not apply.
+// `wanted` entries go; nothing when that does not apply.
 Result<std::optional<PartialBundle>>
-decompressMemberEntriesOnly(std::string_view bytes,
-                            const std::vector<OffloadTarget> &requested,
-                            const BundlerConfig &config) {
-  if (config.decompression() != DecompressionPolicy::EntriesOnly)
+decompressMemberEntriesOnly(std::string_view bytes, const WantedTargets &wanted,
+                            const CompressionConfig &compression) {
+  if (compression.decompression() != DecompressionPolicy::EntriesOnly)
     return std::optional<PartialBundle>();
   auto spans = splitConcatenatedCompressedBundles(bytes);
   if (!spans || spans->size() != 1)
     return std::optional<PartialBundle>();
-  auto partial = decompressEntriesOnly(
-      spans->front(), WantedTargets{&requested, config.hipOpenmpCompatible});
+  auto partial = decompressEntriesOnly(spans->front(), wanted);
   if (!partial)
     return makeError(kMemberDecompressionFailed + partial.error().message);
   return partial;
-}
-
-// A reader of a partly decompressed bundle of `fullSize` bytes.
-Result<std::unique_ptr<BundleReader>>
-openPartialBundle(std::string_view prefix, uint64_t fullSize,
-                  const std::string &archivePath) {
-  auto reader = BinaryBundleReader::openHeader(prefix, fullSize);
-  if (!reader)
-    return fileError(archivePath, reader.error().message);
-  return std::unique_ptr<BundleReader>(std::move(*reader));
 }
 
 // sys::path::filename, stem and extension for the names archives hold.
@@ -90,13 +77,13 @@ std::string deviceMemberName(std::string_view memberName,
 // processor, a feature is given in all IDs or in none.
 Status checkHeterogeneousArchive(const std::vector<ArchiveMember> &members,
                                  const std::string &archivePath,
-                                 const BundlerConfig &config) {
+                                 const OutputConfig &output) {
   const ContainerChoice choice{ContainerFormat::FatObject, ""};
   std::string ignoredCommands;
   for (const ArchiveMember &member : members) {
     // LLVM checks the members as they are, without decompressing them.
-    auto reader =
-        openReader(choice, member.bytes, archivePath, config, ignoredCommands);
+    auto reader = openReader(choice, member.bytes, archivePath, output,
+                             archivePath, ignoredCommands);
     if (!reader)
       return reader.takeError();
     std::set<std::string> ids;
@@ -139,17 +126,16 @@ struct MemberBundle {
 };
 
 // The member's bundle, decompressed when it is compressed (only as far as
-// the requested entries go, where that applies).
-Result<MemberBundle> memberBundle(const ArchiveMember &member,
-                                  const std::string &archivePath,
-                                  const BundlerConfig &config,
-                                  OperationReport &report,
-                                  DeviceArchives &out) {
+// the `wanted` entries go, where that applies).
+Result<MemberBundle>
+memberBundle(const ArchiveMember &member, const std::string &archivePath,
+             const WantedTargets &wanted, const CompressionConfig &compression,
+             OperationReport &report, DeviceArchives &out) {
   MemberBundle bundle{member.bytes, std::nullopt};
   std::string_view &bytes = bundle.bytes;
   if (bytes.size() >= kCompressedBundleCommonHeaderSize &&
       hasCompressedBundleMagic(bytes)) {
-    auto partial = decompressMemberEntriesOnly(bytes, out.requested, config);
+    auto partial = decompressMemberEntriesOnly(bytes, wanted, compression);
     if (!partial)
       return partial.takeError();
     if (*partial) {
@@ -157,15 +143,16 @@ Result<MemberBundle> memberBundle(const ArchiveMember &member,
       bytes = out.ownedBytes.back();
       bundle.fullSize = (*partial)->fullSize;
     } else {
-      auto decompressed = decompressAsRequested(
-          bytes, archivePath + "(" + member.name + ")",
-          config.decompressionRequest(), kMemberDecompressionFailed, nullptr);
+      auto decompressed =
+          decompressAsRequested(bytes, archivePath + "(" + member.name + ")",
+                                compression.decompressionRequest(),
+                                kMemberDecompressionFailed, nullptr);
       if (!decompressed)
         return decompressed.takeError();
       out.decompressedMembers.push_back(std::move(decompressed->bytes));
       bytes = out.decompressedMembers.back().view();
     }
-  } else if (config.verbose &&
+  } else if (compression.verbose &&
              bytes.size() >= kCompressedBundleCommonHeaderSize) {
     report.diagnostics += "Uncompressed bundle.\n";
   }
@@ -178,15 +165,16 @@ Status collectMemberEntries(const ArchiveMember &member,
                             const std::string &archivePath,
                             const BundlerConfig &config,
                             OperationReport &report, DeviceArchives &out) {
-  auto bundle = memberBundle(member, archivePath, config, report, out);
+  const WantedTargets wanted{&out.requested, config.hipOpenmpCompatible};
+  auto bundle = memberBundle(member, archivePath, wanted, config, report, out);
   if (!bundle)
     return bundle.takeError();
   const std::string_view bytes = bundle->bytes;
   const ContainerChoice choice{ContainerFormat::FatObject, ""};
-  auto reader =
-      bundle->fullSize
-          ? openPartialBundle(bytes, *bundle->fullSize, archivePath)
-          : openReader(choice, bytes, archivePath, config, report.diagnostics);
+  auto reader = bundle->fullSize
+                    ? openPartialBundle(bytes, *bundle->fullSize, archivePath)
+                    : openReader(choice, bytes, archivePath, config,
+                                 archivePath, report.diagnostics);
   if (!reader)
     return reader.takeError();
   BundleReader &entries = **reader;

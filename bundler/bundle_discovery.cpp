@@ -54,13 +54,10 @@ struct Place {
 
 class Discoverer {
 public:
-  Discoverer(const InputFile &input, const BundlerConfig &config,
-             DiscoveryMode mode, OperationReport &report)
-      : input_(input), config_(config), mode_(mode), report_(report) {
-    auto choice = containerForType(config.filesType);
-    if (choice && choice->format == ContainerFormat::TextBundle)
-      textComment_ = choice->comment;
-  }
+  Discoverer(const InputFile &input, const DiscoveryOptions &options,
+             DiscoveryMode mode)
+      : input_(input), options_(options), mode_(mode),
+        textComment_(options.textComment) {}
 
   Status run() {
     Place whole{&input_, 0, input_.fileOffset()};
@@ -152,12 +149,12 @@ private:
       }
       case FileMagic::CompressedBundle: {
         auto decompressed = decompressAsRequested(
-            element.bytes, displayName(member), config_.decompressionRequest(),
+            element.bytes, displayName(member), options_.decompression,
             failure(member, section,
                     "at offset " + std::to_string(element.offset) +
                         ": Failed to decompress input: ")
                 .message,
-            config_.verbose ? &report_.diagnostics : nullptr);
+            options_.verboseReport);
         if (!decompressed)
           return decompressed.takeError();
         bundle.compression = decompressed->header;
@@ -357,9 +354,8 @@ private:
   }
 
   const InputFile &input_;
-  const BundlerConfig &config_;
+  const DiscoveryOptions &options_;
   DiscoveryMode mode_;
-  OperationReport &report_;
   std::string_view textComment_;
   Discovery found_;
 };
@@ -374,37 +370,52 @@ bool holdsEmbeddedBundles(std::string_view bytes) {
          magic == FileMagic::Coff || magic == FileMagic::PeImage;
 }
 
+std::string_view textBundleComment(std::string_view filesType) {
+  auto choice = containerForType(filesType);
+  if (choice && choice->format == ContainerFormat::TextBundle)
+    return choice->comment;
+  return {};
+}
+
+DiscoveryOptions discoveryOptions(const BundlerConfig &config,
+                                  std::string &diagnostics) {
+  DiscoveryOptions options;
+  options.textComment = textBundleComment(config.filesType);
+  options.decompression = config.decompressionRequest();
+  options.verboseReport = config.verbose ? &diagnostics : nullptr;
+  return options;
+}
+
 Result<Discovery> discoverBundles(const InputFile &input,
-                                  const BundlerConfig &config,
-                                  DiscoveryMode mode, OperationReport &report) {
-  Discoverer discoverer(input, config, mode, report);
+                                  const DiscoveryOptions &options,
+                                  DiscoveryMode mode) {
+  Discoverer discoverer(input, options, mode);
   if (Status status = discoverer.run(); !status.ok())
     return status.takeError();
   return discoverer.take();
 }
 
 Result<std::unique_ptr<BundleReader>>
-openDiscoveredBundle(const DiscoveredBundle &bundle,
-                     const BundlerConfig &config, bool fileOrder,
-                     std::string &commandLog) {
+openDiscoveredBundle(const DiscoveredBundle &bundle, const OutputConfig &output,
+                     bool fileOrder, std::string &commandLog) {
   const std::string &path = bundle.data->path();
   ReaderOptions options;
   options.comment = bundle.comment;
   options.fileOrder = fileOrder;
-  options.printCommands = config.printedCommands();
+  options.printCommands = output.printedCommands();
   options.commandInput = path;
   options.commandLog = &commandLog;
   return openContainer(bundle.format, bundle.data->contents(), path, options);
 }
 
-Status walkInventory(const Discovery &discovery, const BundlerConfig &config,
+Status walkInventory(const Discovery &discovery, const OutputConfig &output,
                      std::string &commandLog, const InventoryVisitor &visitor) {
   for (const DiscoveredBundle &bundle : discovery.bundles) {
     if (visitor.beginBundle)
       if (Status status = visitor.beginBundle(bundle); !status.ok())
         return status;
     auto reader =
-        openDiscoveredBundle(bundle, config, /*fileOrder=*/true, commandLog);
+        openDiscoveredBundle(bundle, output, /*fileOrder=*/true, commandLog);
     if (!reader)
       return reader.takeError();
     BundleReader &entries = **reader;

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "bundler/config.h"
-#include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
 #include "formats/container_format.h"
@@ -67,12 +66,32 @@ struct Discovery {
 // an error either way.
 enum class DiscoveryMode { Strict, Lenient };
 
-// Every bundle of `input`, in file order. `config.filesType` decides how
-// text bundles are read; everything else is recognised by its contents.
-// Decompression reports go to report.diagnostics with -verbose.
+// What discovery takes from the command line: how text bundles are marked,
+// how compressed bundles are decompressed, and where -verbose reports go.
+struct DiscoveryOptions {
+  // The line comment of the text format -type names; empty for the other
+  // types, and text bundles are then not looked for.
+  std::string_view textComment;
+  DecompressionRequest decompression;
+  // Receives LLVM's -verbose report of each decompression; null without
+  // -verbose.
+  std::string *verboseReport = nullptr;
+};
+
+// The line comment of the text format a -type value names; empty for any
+// other value.
+std::string_view textBundleComment(std::string_view filesType);
+
+// The discovery options a run of the bundler asks for; the reports go to
+// `diagnostics`.
+DiscoveryOptions discoveryOptions(const BundlerConfig &config,
+                                  std::string &diagnostics);
+
+// Every bundle of `input`, in file order; everything but text bundles is
+// recognised by its contents.
 Result<Discovery> discoverBundles(const InputFile &input,
-                                  const BundlerConfig &config,
-                                  DiscoveryMode mode, OperationReport &report);
+                                  const DiscoveryOptions &options,
+                                  DiscoveryMode mode);
 
 // Whether the bytes are of a kind LLVM's bundler finds nothing in but
 // discoverBundles reads: an ELF file, an archive, an offload binary.
@@ -82,9 +101,8 @@ bool holdsEmbeddedBundles(std::string_view bytes);
 // header records in file order, repeats included (listings that describe
 // the file); otherwise entries come in the order LLVM's tool visits them.
 Result<std::unique_ptr<BundleReader>>
-openDiscoveredBundle(const DiscoveredBundle &bundle,
-                     const BundlerConfig &config, bool fileOrder,
-                     std::string &commandLog);
+openDiscoveredBundle(const DiscoveredBundle &bundle, const OutputConfig &output,
+                     bool fileOrder, std::string &commandLog);
 
 // The one walk over an input's inventory that the API's Input::open, the
 // JSON listing and -output-dir extraction share: every bundle of
@@ -102,7 +120,7 @@ struct InventoryVisitor {
       entry;
   std::function<Status(const DiscoveredBundle &)> endBundle;
 };
-Status walkInventory(const Discovery &discovery, const BundlerConfig &config,
+Status walkInventory(const Discovery &discovery, const OutputConfig &output,
                      std::string &commandLog, const InventoryVisitor &visitor);
 
 } // namespace offbundle

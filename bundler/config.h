@@ -67,6 +67,13 @@ struct CompressionConfig {
   DecompressionRequest decompressionRequest() const {
     return {decompression(), hashCheckHint};
   }
+  // Listings never check the hash, as gzip -l does not; -verbose still
+  // reports it.
+  DecompressionRequest listingRequest() const {
+    return {verbose ? DecompressionPolicy::Report
+                    : DecompressionPolicy::EntriesOnly,
+            hashCheckHint};
+  }
 };
 
 // How outputs are laid out and what is printed besides them.

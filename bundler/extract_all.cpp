@@ -126,7 +126,8 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
   if (!input)
     return input.takeError();
   auto discovery =
-      discoverBundles(**input, config, DiscoveryMode::Strict, report);
+      discoverBundles(**input, discoveryOptions(config, report.diagnostics),
+                      DiscoveryMode::Strict);
   if (!discovery)
     return discovery.takeError();
 

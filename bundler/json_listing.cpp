@@ -214,10 +214,9 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
   if (!input)
     return input.takeError();
   // A listing never checks the hash of compressed bundles (see -list).
-  BundlerConfig unverified = config;
-  unverified.verifyHash = false;
-  auto discovery =
-      discoverBundles(**input, unverified, DiscoveryMode::Strict, report);
+  DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
+  options.decompression = config.listingRequest();
+  auto discovery = discoverBundles(**input, options, DiscoveryMode::Strict);
   if (!discovery)
     return discovery.takeError();
   JsonListing listing(**input);

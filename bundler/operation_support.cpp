@@ -3,6 +3,7 @@
 
 #include "bundler/operation_support.h"
 
+#include "formats/binary_bundle.h"
 #include "formats/elf/elf_object.h"
 
 namespace offbundle {
@@ -13,21 +14,30 @@ Error unsupportedObject(const std::string &path) {
 }
 
 // Picks the reader for a container's bytes, after the -type value has been
-// checked. `commandLog` receives the commands --### prints (fat objects).
-Result<std::unique_ptr<BundleReader>> openReader(const ContainerChoice &choice,
-                                                 std::string_view contents,
-                                                 const std::string &path,
-                                                 const BundlerConfig &config,
-                                                 std::string &commandLog) {
+// checked. `commandLog` receives the commands -### prints for fat objects,
+// which name `commandInput` as their input.
+Result<std::unique_ptr<BundleReader>>
+openReader(const ContainerChoice &choice, std::string_view contents,
+           const std::string &path, const OutputConfig &output,
+           const std::string &commandInput, std::string &commandLog) {
   const ContainerFormat format = choice.resolve(contents);
   if (format == ContainerFormat::FatObject && !isElf(contents))
     return unsupportedObject(path);
   ReaderOptions options;
   options.comment = choice.comment;
-  options.printCommands = config.printedCommands();
-  options.commandInput = config.inputFileNames.front();
+  options.printCommands = output.printedCommands();
+  options.commandInput = commandInput;
   options.commandLog = &commandLog;
   return openContainer(format, contents, path, options);
+}
+
+Result<std::unique_ptr<BundleReader>>
+openPartialBundle(std::string_view prefix, uint64_t fullSize,
+                  const std::string &path) {
+  auto reader = BinaryBundleReader::openHeader(prefix, fullSize);
+  if (!reader)
+    return fileError(path, reader.error().message);
+  return std::unique_ptr<BundleReader>(std::move(*reader));
 }
 
 } // namespace offbundle

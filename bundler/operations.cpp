@@ -15,7 +15,6 @@
 #include "bundler/code_object_uri.h"
 #include "bundler/operation_support.h"
 #include "compression/compressed_bundle.h"
-#include "formats/binary_bundle.h"
 #include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
 #include "support/file_io.h"
@@ -235,19 +234,13 @@ private:
   Status walkDecodedBundles() {
     for (const DecodedBundle &decoded : decoded_->bundles()) {
       const InputFile &bundle = *decoded.file;
-      if (decoded.fullSize) {
-        // Partly decompressed: the prefix holds every entry the walk may
-        // take.
-        auto reader = BinaryBundleReader::openHeader(bundle.contents(),
-                                                     *decoded.fullSize);
-        if (!reader)
-          return fileError(bundle.path(), reader.error().message);
-        if (Status status = walk(bundle, **reader); !status.ok())
-          return status;
-        continue;
-      }
-      auto reader = openReader(*choice_, bundle.contents(), bundle.path(),
-                               config_, report_.diagnostics);
+      // A partly decompressed bundle holds every entry the walk may take.
+      auto reader =
+          decoded.fullSize
+              ? openPartialBundle(bundle.contents(), *decoded.fullSize,
+                                  bundle.path())
+              : openReader(*choice_, bundle.contents(), bundle.path(), config_,
+                           config_.inputFileNames.front(), report_.diagnostics);
       if (!reader)
         return reader.takeError();
       if (Status status = walk(bundle, **reader); !status.ok())
@@ -267,7 +260,8 @@ private:
         !holdsEmbeddedBundles(input_->contents()))
       return Status::success();
     auto discovery =
-        discoverBundles(*input_, config_, DiscoveryMode::Lenient, report_);
+        discoverBundles(*input_, discoveryOptions(config_, report_.diagnostics),
+                        DiscoveryMode::Lenient);
     if (!discovery)
       return discovery.takeError();
     embedded_ = std::move(*discovery);
@@ -450,11 +444,8 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
       return Status::success();
     }
   }
-  // Listing never checks the hash, as gzip -l does not; -verbose reports it.
-  BundlerConfig listing = config;
-  listing.verifyHash = false;
   DecodeRequest request;
-  request.decompression = listing.decompressionRequest();
+  request.decompression = config.listingRequest();
   request.verboseReport = config.verbose ? &report.diagnostics : nullptr;
   auto decoded = decodeBundles(input, request);
   if (!decoded)
@@ -465,8 +456,9 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   size_t printed = 0;
   for (const DecodedBundle &each : decoded->bundles()) {
     const InputFile *bundle = each.file.get();
-    auto reader = openReader(*choice, bundle->contents(), bundle->path(),
-                             config, report.diagnostics);
+    auto reader =
+        openReader(*choice, bundle->contents(), bundle->path(), config,
+                   config.inputFileNames.front(), report.diagnostics);
     if (!reader)
       return reader.takeError();
     if (Status status = printEntryIds(**reader, report, printed); !status.ok())
@@ -478,8 +470,9 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   // bundle as -list of that bundle alone would list it.
   if (printed != 0 || !holdsEmbeddedBundles(input.contents()))
     return Status::success();
-  auto discovery =
-      discoverBundles(input, listing, DiscoveryMode::Lenient, report);
+  DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
+  options.decompression = config.listingRequest();
+  auto discovery = discoverBundles(input, options, DiscoveryMode::Lenient);
   if (!discovery)
     return discovery.takeError();
   for (const DiscoveredBundle &bundle : discovery->bundles) {
