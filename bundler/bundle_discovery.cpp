@@ -56,8 +56,7 @@ class Discoverer {
 public:
   Discoverer(const InputFile &input, const DiscoveryOptions &options,
              DiscoveryMode mode)
-      : input_(input), options_(options), mode_(mode),
-        textComment_(options.textComment) {}
+      : input_(input), options_(options), mode_(mode) {}
 
   Status run() {
     Place whole{&input_, 0, input_.fileOffset()};
@@ -95,7 +94,7 @@ private:
     bundle.member = member;
     bundle.format = format;
     if (format == ContainerFormat::TextBundle)
-      bundle.comment = textComment_;
+      bundle.comment = options_.textComment;
     bundle.fileOffset = place.fileOffset;
     bundle.fileSize = bytes.size();
     bundle.data = sliceOf(place, bytes.size(), member);
@@ -108,7 +107,7 @@ private:
       return ContainerFormat::BinaryBundle;
     if (isElf(bytes))
       return ContainerFormat::FatObject;
-    if (!textComment_.empty())
+    if (!options_.textComment.empty())
       return ContainerFormat::TextBundle;
     return ContainerFormat::BinaryBundle;
   }
@@ -160,7 +159,7 @@ private:
         bundle.compression = decompressed->header;
         bundle.format = sniff(decompressed->bytes.view());
         if (bundle.format == ContainerFormat::TextBundle)
-          bundle.comment = textComment_;
+          bundle.comment = options_.textComment;
         bundle.data = InputFile::fromMemory(displayName(member),
                                             std::move(decompressed->bytes));
         break;
@@ -344,8 +343,8 @@ private:
       return discoverCoff(place, bytes, member, magic == FileMagic::PeImage);
     if (allowArchive && isArchive(bytes))
       return discoverArchive(place, bytes);
-    if (!textComment_.empty()) {
-      TextBundleReader reader(bytes, textComment_);
+    if (!options_.textComment.empty()) {
+      TextBundleReader reader(bytes, options_.textComment);
       auto first = reader.nextEntry();
       if (first && *first)
         addWhole(place, bytes, member, ContainerFormat::TextBundle);
@@ -356,7 +355,6 @@ private:
   const InputFile &input_;
   const DiscoveryOptions &options_;
   DiscoveryMode mode_;
-  std::string_view textComment_;
   Discovery found_;
 };
 

@@ -160,12 +160,18 @@ def note_kernels(text):
     return kernels
 
 
-def function_sizes(text):
+def function_sizes(text, table=None):
     """{name: size} of the FUNC symbols llvm-readelf --syms -W prints in
-    `text`."""
+    `text`; only those of the symbol table named `table` (".symtab") when
+    it is given."""
     sizes = {}
+    current = None
     for line in text.splitlines():
+        if line.startswith("Symbol table '"):
+            current = line.split("'")[1]
+            continue
         parts = line.split()
-        if len(parts) >= 8 and parts[3] == "FUNC":
+        if (len(parts) >= 8 and parts[3] == "FUNC" and
+                (table is None or current == table)):
             sizes[parts[7]] = int(parts[2], 0)
     return sizes

@@ -439,7 +439,7 @@ def readelf_kernels(text, paths):
     (a "File: " line starts each when there are several): each kernel of
     each file's NT_AMDGPU_METADATA note, in note order, as {"name",
     fields..., "uses_dynamic_stack", "code_bytes"}, the last the size of
-    the kernel's function symbol."""
+    the kernel's function symbol in .symtab."""
     chunks = {paths[0]: []} if len(paths) == 1 else {}
     path = paths[0] if len(paths) == 1 else None
     for line in text.splitlines():
@@ -451,7 +451,7 @@ def readelf_kernels(text, paths):
     result = {}
     for path, lines in chunks.items():
         chunk = "\n".join(lines)
-        sizes = function_sizes(chunk)
+        sizes = function_sizes(chunk, ".symtab")
         result[path] = [
             dict({"name": kernel.get("name")},
                  **{field: int(kernel.get(field, "0"))

@@ -39,7 +39,8 @@ and unbundles the dump. Checked, for every file:
   rewrites each where it is, keeping its mode, and the folder verifies;
 - copies of a plain and a compressed DLL and of an object cut short or
   with one byte inverted, at --damage-points places through the file (97;
-  fewer under the sanitizers) and at header bytes, go through list,
+  fewer under the sanitizers) and at every --header-step-th byte of the
+  headers (every fourth; fewer under the sanitizers), go through list,
   sizes, verify, kernels, extract, prune, compress and decompress, and
   those of the plain DLL and the object cut at every byte of the headers
   through verify and prune: exit 0 or 1, one error line on failure, never
@@ -520,13 +521,14 @@ def damaged_input_commands(path, written, folder):
             ["decompress", path, "-o", written]]
 
 
-def damaged_cases(data, points, every_header_byte):
+def damaged_cases(data, points, header_step, every_header_byte):
     """[(label, bytes, all commands?)]: truncations at `points` places
-    through the file and at header bytes (every one when
-    `every_header_byte`, for verify and prune only where not among the
-    others), and copies with one byte inverted at as many places."""
+    through the file and at every `header_step`-th byte of the headers
+    (every byte when `every_header_byte`, for verify and prune only where
+    not among the others), and copies with one byte inverted at the same
+    places."""
     spread = set(range(0, len(data), max(1, len(data) // points)))
-    header = set(range(0, 0x200, max(4, 0x200 // max(1, points // 3))))
+    header = set(range(0, 0x200, max(1, header_step)))
     everywhere = sorted(spread | header)
     cuts = sorted(set(everywhere) |
                   (set(range(0, 0x200)) if every_header_byte else set()))
@@ -537,7 +539,7 @@ def damaged_cases(data, points, every_header_byte):
              for n in flips])
 
 
-def check_damaged(suite, name, points, every_header_byte):
+def check_damaged(suite, name, points, header_step, every_header_byte):
     """Damaged copies of the file (damaged_cases) through every command
     (verify and prune alone for the extra header truncations): exit 0 or
     1, one error line on failure, never a crash, and a failed command
@@ -549,7 +551,7 @@ def check_damaged(suite, name, points, every_header_byte):
     written = os.path.join(suite.work, "damaged-out")
     folder = os.path.join(suite.work, "damaged-extracted")
     every = damaged_input_commands(damaged, written, folder)
-    cases = damaged_cases(data, points, every_header_byte)
+    cases = damaged_cases(data, points, header_step, every_header_byte)
     bad = []
     for label, bytes_, all_commands in cases:
         with open(damaged, "wb") as handle:
@@ -686,14 +688,20 @@ def check_file(suite, name, section):
     return expected
 
 
+def add_damage_options(parser):
+    parser.add_argument("--damage-points", type=int, default=97,
+                        help="places through each file damaged copies are "
+                        "cut or changed at")
+    parser.add_argument("--header-step", type=int, default=4,
+                        help="damaged copies are also cut or changed at "
+                        "every this many bytes of the first 512")
+
+
 def main():
     args = tool_arguments(__doc__.splitlines()[0],
                           ("clang", "lld-link", "llvm-objcopy",
                            "llvm-readelf", "clang-offload-bundler"),
-                          lambda parser: parser.add_argument(
-                              "--damage-points", type=int, default=97,
-                              help="places through each file damaged "
-                              "copies are cut or changed at"))
+                          add_damage_options)
     work = tempfile.mkdtemp(prefix="offbundle-windows-")
     suite = Suite(args, work)
     try:
@@ -710,7 +718,7 @@ def main():
         check_in_place(suite)
         check_pe32(suite)
         for name in ("plain.dll", "plain.obj", "compressed.dll"):
-            check_damaged(suite, name, args.damage_points,
+            check_damaged(suite, name, args.damage_points, args.header_step,
                           name != "compressed.dll")
 
         # A DLL cut short inside its section table.
