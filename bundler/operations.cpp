@@ -62,6 +62,28 @@ private:
   OutputFile &output_;
 };
 
+// Compresses a whole bundle into `output`, as -compress does, with
+// -verbose's report.
+Status writeCompressed(std::string_view bundle,
+                       const CompressionConfig &compression, OutputFile &output,
+                       std::string &diagnostics) {
+  CompressionOptions options;
+  options.method = CompressionMethod::Zstd;
+  options.level = compression.compressionLevel;
+  options.version = compression.compressedBundleVersion;
+  OutputSink sink(output);
+  const uint64_t start = output.bytesWritten();
+  auto began = std::chrono::steady_clock::now();
+  auto header = compressBundleTo(bundle, options, sink);
+  if (!header)
+    return header.takeError();
+  if (compression.verbose)
+    diagnostics += formatCompressionReport(
+        *header, output.bytesWritten() - start - header->headerSize,
+        options.level, secondsSince(began));
+  return Status::success();
+}
+
 } // namespace
 
 Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
@@ -100,6 +122,18 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
     const InputFile &host = *inputs[hostIndex];
     if (!isElf(host.contents()))
       return unsupportedObject(host.path());
+    // LLVM gathers a fat object's entries for objcopy and has nothing in
+    // memory to bundle; -compress compresses that nothing (with -verbose's
+    // report) into the output, where it stays when -### keeps objcopy from
+    // writing the file.
+    if (config.compress)
+      if (Status compressed = writeCompressed(
+              {}, config,
+              config.printExternalCommands ? **output
+                                           : *transaction.createInMemory(),
+              report.diagnostics);
+          !compressed.ok())
+        return compressed;
     if (config.printExternalCommands) {
       // LLVM prints the command instead of running it, leaving the output
       // empty.
@@ -131,21 +165,11 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   if (!written.ok())
     return written;
 
-  if (config.compress) {
-    CompressionOptions options;
-    options.method = CompressionMethod::Zstd;
-    options.level = config.compressionLevel;
-    options.version = config.compressedBundleVersion;
-    OutputSink sink(**output);
-    auto start = std::chrono::steady_clock::now();
-    auto header = compressBundleTo(bundle.memoryContents(), options, sink);
-    if (!header)
-      return header.takeError();
-    if (config.verbose)
-      report.diagnostics += formatCompressionReport(
-          *header, (*output)->bytesWritten() - header->headerSize,
-          options.level, secondsSince(start));
-  }
+  if (config.compress)
+    if (Status compressed = writeCompressed(bundle.memoryContents(), config,
+                                            **output, report.diagnostics);
+        !compressed.ok())
+      return compressed;
   return transaction.commit();
 }
 

@@ -68,6 +68,36 @@ std::optional<FileIdentity> identityAt(const std::string &path) {
   return identityOf(info);
 }
 
+// The file that opening `path` to write would create: the end of a chain
+// of symbolic links that leads nowhere yet, or `path` itself.
+std::string fileCreatedThrough(const std::string &path) {
+  std::string current = path;
+  // As many links as the kernel follows (MAXSYMLINKS); a longer chain or a
+  // loop fails later, when the temporary cannot be created beside it.
+  for (int followed = 0; followed < 40; ++followed) {
+    char target[PATH_MAX];
+    const ssize_t length =
+        ::readlink(current.c_str(), target, sizeof target - 1);
+    if (length <= 0)
+      break;
+    target[length] = '\0';
+    current = target[0] == '/' ? std::string(target)
+                               : folderOf(current) + "/" + target;
+  }
+  return current;
+}
+
+// One spelling for each file name, so that two outputs naming one file
+// are known to: its folder resolved, its own name kept. Unchanged when the
+// folder cannot be resolved, which creating the temporary then reports.
+std::string resolvedFolderOf(const std::string &path) {
+  char folder[PATH_MAX];
+  if (::realpath(folderOf(path).c_str(), folder) == nullptr)
+    return path;
+  const std::string resolved = folder;
+  return (resolved == "/" ? resolved : resolved + "/") + baseNameOf(path);
+}
+
 int systemRename(const char *from, const char *to, unsigned flags) {
   return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
 }
@@ -489,9 +519,12 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     if (!output->replaced_)
       return fileError(path, errnoMessage(errno));
   } else {
-    // A symbolic link to nowhere is replaced, as a rename would.
+    destination = resolvedFolderOf(fileCreatedThrough(path));
     output->replaced_ = identityAt(destination);
   }
+  for (const auto &earlier : outputs_)
+    if (!earlier->tempPath_.empty() && earlier->destination_ == destination)
+      earlier->superseded_ = true;
 
   // The temporary is created and registered with termination signals
   // blocked, so that a signal either finds it registered or finds no file.
@@ -704,6 +737,12 @@ Status OutputTransaction::commit() {
   for (auto &output : outputs_) {
     if (output->inMemory_ || output->tempPath_.empty())
       continue;
+    if (output->superseded_) {
+      ::unlink(output->tempPath_.c_str());
+      output->tempPath_.clear();
+      output->temporaryRegistration_.release();
+      continue;
+    }
     // Tells why this output cannot be placed, after putting back the
     // others.
     if (Status status = place(*output, placed); !status.ok()) {

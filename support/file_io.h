@@ -168,6 +168,10 @@ private:
   std::optional<Original> original_;
   // The temporary itself, so that undoing a commit removes only it.
   std::optional<FileIdentity> temporaryIdentity_;
+  // Set when a later output of the same transaction names the same file:
+  // that one is put in place and this one is dropped at commit, as the
+  // later of two writes to one file is what the file keeps.
+  bool superseded_ = false;
   // Lets a termination signal remove the temporary.
   SignalRegistration temporaryRegistration_;
 };
@@ -196,7 +200,10 @@ public:
 
   // Opens a new output for the path ("-" means standard output). A new file
   // is created with `newFileMode` less the umask (0755 for a rewritten
-  // executable, say).
+  // executable, say). A file named twice (by the same path or another) gets
+  // the bytes of its last output, as when each output is written in turn;
+  // a symbolic link to nowhere yet gets its target created, as opening it
+  // would.
   Result<OutputFile *> create(const std::string &path,
                               unsigned newFileMode = 0666);
   // Opens a new output for a file of that name, "-" included: LLVM's

@@ -95,11 +95,12 @@ def written_id(target):
 
 
 class Case:
-    def __init__(self, name, argv, files, env=None):
+    def __init__(self, name, argv, files, env=None, links=None):
         self.name = name
         self.argv = argv
         self.files = files  # name -> bytes
         self.env = env or {}  # extra environment variables
+        self.links = links or {}  # name -> where the symbolic link points
 
     def describe(self):
         settings = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
@@ -122,10 +123,15 @@ def run_tool(executable, argv, folder, env):
 
 
 def snapshot(folder):
+    """Every file's bytes; a symbolic link as b"-> " and where it points."""
     files = {}
     for root, _, names in os.walk(folder):
         for name in names:
             path = os.path.join(root, name)
+            if os.path.islink(path):
+                files[os.path.relpath(path, folder)] = (
+                    b"-> " + os.readlink(path).encode())
+                continue
             with open(path, "rb") as handle:
                 files[os.path.relpath(path, folder)] = handle.read()
     return files
@@ -140,6 +146,8 @@ def run_case(case, ours, reference, env, scratch):
         for name, data in case.files.items():
             with open(os.path.join(folder, name), "wb") as handle:
                 handle.write(data)
+        for name, target in case.links.items():
+            os.symlink(target, os.path.join(folder, name))
         code, out, err = run_tool(executable, case.argv, folder,
                                   dict(env, **case.env))
         results.append((code, out, err, snapshot(folder)))
@@ -158,7 +166,9 @@ def run_case(case, ours, reference, env, scratch):
     # LLVM leaves behind the outputs it wrote before failing; we leave the
     # folder as it was. So after a failed run the folder must be untouched,
     # and after a successful one identical to LLVM's.
-    expected_files = ref[3] if ref[0] == 0 else case.files
+    expected_files = ref[3] if ref[0] == 0 else dict(
+        case.files, **{name: b"-> " + target.encode()
+                       for name, target in case.links.items()})
     if expected_files != got[3]:
         names = sorted(set(expected_files) | set(got[3]))
         for name in names:
@@ -323,7 +333,8 @@ def crafted_list_cases(rng, count):
 
 def corpus_cases(path):
     """Hand-picked quirks: one case per line,
-    'name | argv | file=text ... | env:NAME=value ...'."""
+    'name | argv | file=text ... | env:NAME=value ... | link:NAME=TARGET'
+    (a symbolic link)."""
     cases = []
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, 1):
@@ -334,15 +345,20 @@ def corpus_cases(path):
             name, argv = parts[0], shlex.split(parts[1])
             files = {}
             settings = {}
+            links = {}
             for spec in parts[2:]:
                 if spec.startswith("env:"):
                     variable, _, value = spec[4:].partition("=")
                     settings[variable] = value
                     continue
+                if spec.startswith("link:"):
+                    link_name, _, target = spec[5:].partition("=")
+                    links[link_name] = target
+                    continue
                 file_name, _, text = spec.partition("=")
                 files[file_name] = text.encode().decode("unicode_escape").encode("latin-1")
             cases.append(Case(f"corpus:{line_number}:{name}", argv, files,
-                              settings))
+                              settings, links))
     return cases
 
 

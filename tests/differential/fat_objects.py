@@ -11,6 +11,7 @@ objects for several machines, then checks, byte for byte, that:
     llvm-readelf reads them without a warning,
   - --### prints the same llvm-objcopy command lines (temporary file names
     and the llvm-objcopy path, which differ per run and per machine, aside),
+    and -compress, with -verbose or --###, the same report and output,
   - truncated or damaged fat objects end cleanly (exit 1, one error line,
     outputs untouched) or succeed, and never crash; where ours succeeds,
     LLVM 22 must succeed too with the same output and files, byte for byte.
@@ -82,7 +83,8 @@ OBJECTS = [
 TARGETS = ["host-x86_64-unknown-linux-gnu", "hip-amdgcn-amd-amdhsa--gfx906",
            "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"]
 
-VOLATILE = re.compile(rb'"[^"]*llvm-objcopy"|/[^"]*/clang-offload-bundler-[0-9a-f]{6}\.tmp')
+VOLATILE = re.compile(rb'"[^"]*llvm-objcopy"|/[^"]*/clang-offload-bundler-[0-9a-f]{6}\.tmp'
+                      rb'|speed: [0-9.]+ MB/s')
 
 
 class Suite(Tally):
@@ -245,6 +247,12 @@ class Suite(Tally):
                           ["p0", "p1"])
             self.same_run(f"{name}: --### bundle",
                           bundle + ["-output=dry.o", "--###"], ["dry.o"])
+            # LLVM compresses the nothing it bundled in memory, reports it
+            # with -verbose, and leaves it in the output under --###.
+            for extra in (["-verbose"], ["-verbose", "--###"], ["--###"]):
+                self.same_run(f"{name}: -compress {' '.join(extra)} bundle",
+                              bundle + ["-output=packed.o", "-compress"] +
+                              extra, ["packed.o"])
             self.same_run(f"{name}: --### unbundle",
                           ["-type=o", "-unbundle", f"-input={name}.ref.fat",
                            "-targets=" + ",".join(TARGETS[:2]),

@@ -338,6 +338,9 @@ class Suite(Tally):
             ["--archive", "--image=arch=gfx906"],
             ["--archive", "--image=file=no/lib.a"],
             ["--image=file=no/x.img"],
+            # One file named twice: it keeps what was written last.
+            ["--image=arch=gfx906,file=x.img", "--image=arch=sm_70,file=x.img"],
+            ["--image=arch=sm_70,file=x.img", "--image=kind=hip,file=./x.img"],
         ]
         for name in sorted(inputs):
             for extra in filters:

@@ -175,6 +175,50 @@ TEST(OutputTransaction, SuccessfulCommitWritesEveryOutputAndNoTemporary) {
                                         {"a", "new a"}, {"b", "new b"}}));
 }
 
+// One file named by two outputs, new or replaced, by one spelling or two:
+// the file takes the later output's bytes, as it would if each output were
+// written in turn, and no temporary is left.
+TEST(OutputTransaction, FileNamedTwiceTakesTheLaterOutput) {
+  for (bool existing : {false, true}) {
+    ScratchFolder folder;
+    fs::create_directory(folder / "sub");
+    if (existing)
+      writeFile(folder / "out", "old out");
+    {
+      OutputTransaction transaction;
+      for (std::string name : {"out", "sub/../out", "./out"}) {
+        auto output = transaction.create(folder / name);
+        ASSERT_TRUE(output.ok()) << output.error().message;
+        ASSERT_TRUE((*output)->write("by " + name).ok());
+      }
+      Status status = transaction.commit();
+      ASSERT_TRUE(status.ok()) << status.error().message;
+    }
+    EXPECT_EQ(listing(folder.path()),
+              (std::map<std::string, std::string>{{"out", "by ./out"},
+                                                  {"sub", "<dir>"}}))
+        << (existing ? "replacing a file" : "a new file");
+  }
+}
+
+// A symbolic link that leads nowhere yet stays a link: the file it names
+// is created, through a chain of links, as opening the link would.
+TEST(OutputTransaction, LinkToNowhereGetsItsTargetCreated) {
+  ScratchFolder folder;
+  fs::create_directory(folder / "sub");
+  fs::create_symlink("sub/middle", folder / "link");
+  fs::create_symlink(folder / "sub/target", folder / "sub/middle");
+  {
+    OutputTransaction transaction;
+    writeOutputs(transaction, folder, {"link"});
+    Status status = transaction.commit();
+    ASSERT_TRUE(status.ok()) << status.error().message;
+  }
+  EXPECT_TRUE(fs::is_symlink(folder / "link"));
+  EXPECT_TRUE(fs::is_symlink(folder / "sub/middle"));
+  EXPECT_EQ(readFile(folder / "sub/target"), "new link");
+}
+
 TEST(OutputTransaction, FolderCreatedAtANewOutputPathIsLeftAlone) {
   ScratchFolder folder;
   writeFile(folder / "a", "old a");
