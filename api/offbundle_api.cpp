@@ -115,7 +115,7 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
     bundle.format =
         found.kpack ? ContainerFormat::Kpack : toFormat(found.format);
     bundle.fileOffset = found.fileOffset;
-    bundle.fileSize = found.fileSize;
+    bundle.fileSize = found.inThinMember ? 0 : found.fileSize;
     if (found.compression)
       bundle.compression = Compression{
           found.compression->version,

@@ -3,6 +3,7 @@
 // kept open from the plan to the write, whose input ranges it names.
 #include "offbundle/offbundle.h"
 
+#include <algorithm>
 #include <sys/stat.h>
 
 #include "archive/ar_archive.h"
@@ -43,6 +44,14 @@ Result<RewriteRequest> toRequest(const RewriteOptions &options) {
   auto selectors = parseTargetSelectors(options.keep);
   if (!selectors)
     return selectors.takeError();
+  // Host entries are kept whatever is named: naming only them would keep
+  // no GPU code, which is no pruning but a file's worth of losses.
+  if (std::all_of(selectors->begin(), selectors->end(),
+                  [](const TargetSelector &selector) {
+                    return selector.selectsHostOnly();
+                  }))
+    return makeError("prune keeps host entries always; name a GPU target "
+                     "to keep");
   request.keep = std::move(*selectors);
   return request;
 }
@@ -59,6 +68,13 @@ Rewrite::Rewrite(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Rewrite::Rewrite(Rewrite &&) noexcept = default;
 Rewrite &Rewrite::operator=(Rewrite &&) noexcept = default;
 Rewrite::~Rewrite() = default;
+
+Outcome Rewrite::check(const RewriteOptions &options) {
+  Result<RewriteRequest> request = toRequest(options);
+  if (!request)
+    return Error{request.error().message};
+  return std::monostate{};
+}
 
 Expected<Rewrite> Rewrite::plan(const std::string &input,
                                 const RewriteOptions &options) {

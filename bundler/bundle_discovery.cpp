@@ -314,10 +314,13 @@ private:
             displayName(member.name), std::string(member.bytes)));
         const InputFile &holder = *found_.holders.back();
         Place own{&holder, 0, std::nullopt};
+        const size_t first = found_.bundles.size();
         if (Status status = discoverFile(own, holder.contents(), member.name,
                                          /*allowArchive=*/false);
             !status.ok())
           return status;
+        for (size_t index = first; index < found_.bundles.size(); ++index)
+          found_.bundles[index].inThinMember = true;
         continue;
       }
       uint64_t offset =

@@ -36,6 +36,9 @@ struct DiscoveredBundle {
   // for the members of thin archives, which live in files of their own.
   std::optional<uint64_t> fileOffset;
   uint64_t fileSize = 0;
+  // In a thin archive's member: its bytes are in the member's own file,
+  // none in the input.
+  bool inThinMember = false;
   // The compressed bundle's header, when it was compressed.
   std::optional<CompressedBundleHeader> compression;
   // The bundle to read: a view of the input, or the decompressed bytes.

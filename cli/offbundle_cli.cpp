@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -111,7 +112,7 @@ po::options_description commandOptions(const CommandSpec &command) {
   if (command.takesJson)
     options.add_options()("json", "print JSON instead of text");
   options.add_options()(
-      "jobs,j", po::value<unsigned>(),
+      "jobs,j", po::value<std::string>(),
       "work on this many files (and bundles of a file) at once (default: the "
       "number of cores)");
   if (command.name != "extract")
@@ -119,11 +120,13 @@ po::options_description commandOptions(const CommandSpec &command) {
   if (command.name == "sizes")
     options.add_options()("html", po::value<std::string>(),
                           "also write the report as one self-contained HTML "
-                          "page (chart, sortable table, what pruning saves)")(
+                          "page (chart, sortable table, what pruning saves); "
+                          "not written when a file fails, nor over a file "
+                          "read")(
         "by-kernel",
         "instead, the kernels taking the most code bytes, each summed over "
         "every target and file holding it")(
-        "top", po::value<size_t>(),
+        "top", po::value<std::string>(),
         "with --by-kernel, only this many of the largest (default: all)")(
         "demangle", "with --by-kernel, print C++ kernel names demangled");
   if (command.name == "kernels") {
@@ -215,6 +218,23 @@ struct Request {
   bool quiet = false;               // no progress line
 };
 
+// The count an option gives: decimal digits, at least 1. (Boost reads
+// "-1" as an unsigned's largest value, which would pass for a count.)
+Result<uint64_t> countOption(const po::variables_map &values,
+                             const std::string &name,
+                             const std::string &usage) {
+  const std::string &text = values[name].as<std::string>();
+  uint64_t count = 0;
+  const char *end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, count);
+  if (text.empty() || stop != end || error != std::errc())
+    return makeError("--" + name + " takes a whole number, not '" + text + "'" +
+                     usage);
+  if (count == 0)
+    return makeError("--" + name + " needs at least 1" + usage);
+  return count;
+}
+
 Result<Request> parseRequest(const CommandSpec &command,
                              const std::vector<std::string> &arguments) {
   po::options_description options = commandOptions(command);
@@ -255,28 +275,32 @@ Result<Request> parseRequest(const CommandSpec &command,
   request.demangle = values.count("demangle") != 0;
   if (values.count("sort"))
     request.sortField = values["sort"].as<std::string>();
+  const std::string usage =
+      " (see 'offbundle " + std::string(command.name) + " --help')";
   request.jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (values.count("jobs"))
-    request.jobs = values["jobs"].as<unsigned>();
-  if (request.jobs == 0)
-    return makeError("--jobs needs at least 1 (see 'offbundle " +
-                     std::string(command.name) + " --help')");
+  if (values.count("jobs")) {
+    auto jobs = countOption(values, "jobs", usage);
+    if (!jobs)
+      return jobs.takeError();
+    // More threads than a run could use are as good as that many.
+    request.jobs = static_cast<unsigned>(std::min<uint64_t>(*jobs, 1024));
+  }
   request.quiet = values.count("quiet") != 0;
   if (values.count("html"))
     request.html = values["html"].as<std::string>();
   request.byKernel = values.count("by-kernel") != 0;
-  if (values.count("top"))
-    request.top = values["top"].as<size_t>();
-  const std::string usage =
-      " (see 'offbundle " + std::string(command.name) + " --help')";
+  if (values.count("top")) {
+    auto top = countOption(values, "top", usage);
+    if (!top)
+      return top.takeError();
+    request.top = static_cast<size_t>(*top);
+  }
   if (request.byKernel && !request.html.empty())
     return makeError("--by-kernel and --html do not go together" + usage);
   if (!request.byKernel && (values.count("top") || request.demangle) &&
       command.name == "sizes")
     return makeError(std::string(values.count("top") ? "--top" : "--demangle") +
                      " needs --by-kernel" + usage);
-  if (values.count("top") && request.top == 0)
-    return makeError("--top needs at least 1" + usage);
   if (values.count("output"))
     request.output = values["output"].as<std::string>();
   if (!request.help && request.files.empty())
@@ -342,12 +366,18 @@ ToolOutcome runSizes(const Request &request, ToolReporter &reporter) {
     return reporter.finish(1);
   reporter.print(request.json ? sizesJson(summaries, walk)
                               : sizesText(summaries, walk));
-  if (!request.html.empty())
-    if (Status written = writeSizesHtml(request.html, summaries, walk);
-        !written.ok()) {
+  // The page stands for the whole run: after a failure it is not written,
+  // and a page from an earlier run stays as it was.
+  if (!request.html.empty()) {
+    Status written =
+        failed ? Status(fileError(request.html,
+                                  "not written, as a file could not be read"))
+               : writeSizesHtml(request.html, summaries, walk);
+    if (!written.ok()) {
       reporter.error(written.error().message);
       failed = true;
     }
+  }
   return reporter.finish(failed ? 1 : 0);
 }
 
@@ -402,6 +432,9 @@ Result<api::RewriteOptions> rewriteOptionsFor(const Request &request) {
   if (options.kind == api::RewriteKind::Prune && request.targets.empty())
     return makeError("prune needs --keep TARGET" + usage);
   options.keep = request.targets;
+  // Wrong targets are said once, not once for every file.
+  if (api::Outcome checked = api::Rewrite::check(options); !checked)
+    return makeError(checked.error().message + usage);
   return options;
 }
 

@@ -40,6 +40,11 @@ public:
   bool selects(std::string_view entryId) const;
 
   const std::string &text() const { return text_; }
+  // Whether it selects host entries only ("host", or a host entry ID).
+  bool selectsHostOnly() const {
+    return form_ == Form::Host ||
+           (form_ == Form::EntryId && entryId_.hasHostKind());
+  }
 
 private:
   enum class Form { Host, EntryId, Processor };

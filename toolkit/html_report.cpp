@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <sys/stat.h>
 
 #include "support/file_io.h"
 #include "support/number_text.h"
@@ -219,6 +221,19 @@ std::string filesSection(const std::vector<FileSizes> &files,
 Status writeSizesHtml(const std::string &path,
                       const std::vector<FileSizes> &files,
                       const api::FileWalk &walk) {
+  // A page written over a file the run read (named by a slip of the
+  // command line) would lose that file.
+  if (struct stat info; ::stat(path.c_str(), &info) == 0) {
+    std::set<std::string_view> described;
+    for (const FileSizes &file : files)
+      described.insert(file.file);
+    for (const api::WalkedFile &file : walk.files)
+      if ((!file.inFolder || described.count(file.path) != 0) &&
+          file.device == static_cast<uint64_t>(info.st_dev) &&
+          file.inode == static_cast<uint64_t>(info.st_ino))
+        return fileError(path, "is a file this run reads; the page is not "
+                               "written over it");
+  }
   OutputTransaction transaction;
   auto output = transaction.create(path);
   if (!output)

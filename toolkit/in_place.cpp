@@ -1,6 +1,8 @@
 // Rewriting the files of a walk in place (see in_place.h).
 #include "toolkit/in_place.h"
 
+#include <climits>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <utility>
@@ -21,12 +23,22 @@ Identity identityOf(const api::WalkedFile &file) {
   return {file.device, file.inode};
 }
 
-// The other names, among the files walked, of each file with several.
+// The name a path resolves to, symbolic links, "." and ".." followed: two
+// paths of one file that resolve alike are one name of it, given twice.
+std::string resolvedName(const std::string &path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? resolved : path;
+}
+
+// The names, among the files walked, of each file: one path for each of its
+// hard links that was named, the first given of those that resolve alike.
 std::map<Identity, std::vector<std::string>>
 namesByIdentity(const api::FileWalk &walk) {
   std::map<Identity, std::vector<std::string>> names;
+  std::set<std::pair<Identity, std::string>> resolved;
   for (const api::WalkedFile &file : walk.files)
-    if (file.failure.empty() && file.links > 1)
+    if (file.failure.empty() &&
+        resolved.insert({identityOf(file), resolvedName(file.path)}).second)
       names[identityOf(file)].push_back(file.path);
   return names;
 }
@@ -102,8 +114,9 @@ FileResult rewriteOne(const api::WalkedFile &file,
   return result;
 }
 
-// The files to rewrite, each with its other names: a file with several
-// names among those walked is rewritten once, by its first.
+// The files to rewrite, each with its other names: a file met more than
+// once among those walked (named twice, or by several hard links) is
+// rewritten once, by its first name.
 std::vector<std::pair<const api::WalkedFile *, std::vector<std::string>>>
 filesToRewrite(const api::FileWalk &walk) {
   const std::map<Identity, std::vector<std::string>> names =
@@ -113,12 +126,11 @@ filesToRewrite(const api::FileWalk &walk) {
       files;
   for (const api::WalkedFile &file : walk.files) {
     std::vector<std::string> otherNames;
-    if (file.failure.empty() && file.links > 1) {
+    if (file.failure.empty()) {
       if (!seen.insert(identityOf(file)).second)
         continue;
-      for (const std::string &name : names.at(identityOf(file)))
-        if (name != file.path)
-          otherNames.push_back(name);
+      const std::vector<std::string> &all = names.at(identityOf(file));
+      otherNames.assign(all.begin() + 1, all.end());
     }
     files.emplace_back(&file, std::move(otherNames));
   }

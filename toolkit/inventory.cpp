@@ -70,10 +70,13 @@ std::vector<InventoryEntry> listEntries(const api::Input &input) {
 namespace {
 
 // The room an entry takes in the file: its payload in a plain bundle, its
-// share of a compressed bundle's size otherwise.
+// share of a compressed bundle's size otherwise, and none in a bundle that
+// is not in the file (no bundle in a file is 0 bytes long).
 uint64_t fileBytesOf(const api::Bundle &bundle, const api::Entry &entry) {
   if (entry.storedSize)
     return *entry.storedSize;
+  if (bundle.fileSize == 0)
+    return 0;
   if (!bundle.compression)
     return entry.size;
   const uint64_t whole = bundle.compression->uncompressedSize;

@@ -133,7 +133,10 @@ struct Bundle {
   std::string member;  // the archive member holding it; "" outside archives
   std::string section; // the ELF section holding it; "" for the file itself
   ContainerFormat format = ContainerFormat::BinaryBundle;
-  // Where its bytes (compressed, if it is) lie in the input file.
+  // Where its bytes (compressed, if it is) lie in the input file. A bundle
+  // whose bytes are not in the file (in a thin archive's member, which is a
+  // file of its own, or loaded by a kpack'd binary) takes no room there:
+  // fileSize 0, and no fileOffset.
   std::optional<uint64_t> fileOffset;
   uint64_t fileSize = 0;
   std::optional<Compression> compression;
@@ -342,6 +345,9 @@ struct RewriteReport {
 // the report of what the output will be. Planning writes nothing.
 class Rewrite {
 public:
+  // The error plan() would give for any file when the options themselves
+  // are wrong (prune's targets); for checking them once before many files.
+  static Outcome check(const RewriteOptions &options);
   static Expected<Rewrite> plan(const std::string &input,
                                 const RewriteOptions &options);
 

@@ -23,7 +23,9 @@ folder outside the tree). Checked:
   only, and not with --quiet;
 - --html writes one page that fetches nothing; headless Chromium shows its
   totals, chart, savings and files table, sorts the table on #sort=, and
-  renders it;
+  renders it; after a failure the page is not written (an earlier one
+  stays), and never over a file the run reads;
+- a thin archive's entries are read, and take no room in the archive;
 - extract puts each file's entries in a folder named by its path, the
   bytes extracting it alone gives;
 - the tree is left exactly as it was (names, sizes, inodes, mtimes).
@@ -171,6 +173,35 @@ def check_page(suite, page, work, gpu, gpu_bytes):
                 "the page renders to a screenshot")
 
 
+def check_thin_archive(suite, root, work):
+    """A thin archive names its members' files and holds none of their
+    bytes: sizes gives their entries, and no room in the archive for them;
+    an ordinary archive of the same files holds their bundles."""
+    members = [os.path.join(root, name) for name in ("bundle.plain",
+                                                     "bundle.ccob")]
+    reports = {}
+    for kind, flags in (("thin", "rcT"), ("ordinary", "rc")):
+        archive = os.path.join(work, f"{kind}.a")
+        subprocess.run(["ar", flags, archive] + members, check=True)
+        done = suite.run(["sizes", "--json", archive])
+        reports[kind] = json.loads(done.stdout) if done.returncode == 0 else {}
+    thin, ordinary = reports["thin"], reports["ordinary"]
+    entries = {kind: sorted((target["target"], target["entries"],
+                             target["bytes"])
+                            for target in report.get("targets", []))
+               for kind, report in reports.items()}
+    suite.check(entries["thin"] and entries["thin"] == entries["ordinary"],
+                f"a thin archive's entries are read: {entries}")
+    suite.check(all(target["file_bytes"] == 0 and target["share"] == 0
+                    for target in thin.get("targets", [])) and
+                thin.get("plain", {}).get("file_bytes") == 0 and
+                thin.get("compressed", {}).get("file_bytes") == 0,
+                f"a thin archive holds no bytes of its members: {thin}")
+    suite.check(ordinary.get("plain", {}).get("file_bytes", 0) > 0 and
+                ordinary.get("compressed", {}).get("file_bytes", 0) > 0,
+                f"an ordinary archive holds its members' bundles: {ordinary}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--offbundle", required=True)
@@ -245,12 +276,41 @@ def main():
                             for entry in report.get("files", [])),
                         f"sizes --json: the {name} totals add up")
 
-        # --html: one self-contained page, read in headless Chromium.
+        # --html: one self-contained page, read in headless Chromium. It
+        # stands for the whole run: the damaged file keeps it from being
+        # written, and a page from before stays as it was.
         page = os.path.join(work, "sizes.html")
+        with open(page, "w", encoding="utf-8") as handle:
+            handle.write("an earlier page\n")
         done = suite.run(["sizes", "--html", page, root])
-        suite.check(done.returncode == 1 and os.path.isfile(page),
+        suite.check(done.returncode == 1 and read(page) == b"an earlier page\n"
+                    and done.stderr.splitlines()[-1] ==
+                    f"offbundle: error: '{page}': not written, as a file "
+                    "could not be read",
+                    f"sizes --html after a failure: {done.stderr}")
+        # Without the damaged file (moved aside, then back, its folder's
+        # times put back too) the page is written.
+        aside = os.path.join(work, "damaged.so")
+        folder_times = os.stat(os.path.dirname(damaged))
+        os.rename(damaged, aside)
+        try:
+            done = suite.run(["sizes", "--html", page, root])
+        finally:
+            os.rename(aside, damaged)
+            os.utime(os.path.dirname(damaged), ns=(folder_times.st_atime_ns,
+                                                   folder_times.st_mtime_ns))
+        suite.check(done.returncode == 0 and not done.stderr and
+                    read(page) != b"an earlier page\n",
                     f"sizes --html writes the page: {done.stderr}")
         check_page(suite, page, work, gpu, gpu_bytes)
+        # Never over a file the run reads: named twice by a slip.
+        victim = gpu[0]
+        held = read(victim)
+        done = suite.run(["sizes", "--html", victim, victim])
+        suite.check(done.returncode == 1 and read(victim) == held and
+                    done.stderr == f"offbundle: error: '{victim}': is a file "
+                    "this run reads; the page is not written over it\n",
+                    f"sizes --html over its input: {done.stderr}")
 
         # -j: the same report whatever the number of files at once.
         reports = [suite.run(["sizes", "--json", f"-j{jobs}", root])
@@ -300,6 +360,8 @@ def main():
                 read(os.path.join(folder, name)) ==
                 read(os.path.join(alone, name)) for name in names),
                 f"extract over a folder: {path} as alone: {names}")
+
+        check_thin_archive(suite, root, work)
 
         # A symlink named on the command line is followed; files named
         # explicitly are each attempted, and one holding no GPU code is

@@ -21,6 +21,10 @@ outside the tree, dangling). Checked:
   its owner stays as it was, with an error line;
 - a file holding none of the targets prune keeps is left as it is, its
   line giving the reason -o gives as an error;
+- a file named twice is rewritten once, whatever -j says; two spellings of
+  one hard link do not stand in for another link;
+- targets prune cannot take (malformed, or host alone) are one error line
+  before any file, however many are given;
 - on a file system with no room for the new bytes (a 256 KiB tmpfs,
   filled), one error line, the file as it was, no temporary left;
 - a run killed by SIGKILL while writing leaves the file with its old bytes
@@ -158,6 +162,58 @@ def check_without_kept_targets(suite, work):
                 "the file without the targets keeps its inode and mtime")
 
 
+def check_named_twice(suite, work):
+    """A file named twice, by one spelling or two, is rewritten once, with
+    every core as with one, and counted once; two spellings of one hard link
+    are one of its names, so a link left out still refuses the rewrite."""
+    folder = os.path.join(work, "named-twice")
+    os.makedirs(folder)
+    bundle = os.path.join(folder, "kernels.ccob")
+    for jobs in ("1", "2"):
+        copy_sample("compression/small.v3.level3.ccob", bundle)
+        size = os.path.getsize(bundle)
+        done = suite.run(["decompress", "-j", jobs, "--in-place", bundle,
+                          bundle, os.path.join(folder, ".", "kernels.ccob")])
+        lines = done.stdout.splitlines()
+        suite.check(done.returncode == 0 and not done.stderr and
+                    len(lines) == 2 and
+                    lines[1] == f"1 file rewritten, 0 unchanged, 0 failed; "
+                    f"{size} -> {os.path.getsize(bundle)} bytes",
+                    f"-j {jobs}: one file, rewritten once: {done.stdout!r} "
+                    f"{done.stderr!r}")
+        verified = suite.run(["verify", bundle])
+        suite.check(verified.returncode == 0 and "0 compressed" in
+                    verified.stdout, f"-j {jobs}: {verified.stdout}")
+    copy_sample("compression/small.v3.level3.ccob", bundle)
+    other = os.path.join(folder, "other-name.ccob")
+    os.link(bundle, other)
+    before = snapshot(folder)
+    refused = suite.run(["decompress", "--in-place", bundle,
+                         os.path.join(folder, ".", "kernels.ccob")])
+    suite.check(refused.returncode == 1 and "hard links" in refused.stderr and
+                snapshot(folder) == before,
+                f"one link given twice, the other not: {refused.stderr!r}")
+
+
+def check_wrong_targets(suite, work):
+    """Targets prune cannot take are said once, before any file, however
+    many files are given; nothing is written."""
+    folder = os.path.join(work, "wrong-targets")
+    os.makedirs(folder)
+    files = [os.path.join(folder, f"kernels{i}.ccob") for i in range(3)]
+    for path in files:
+        copy_sample("compression/small.v3.level3.ccob", path)
+    before = snapshot(folder)
+    for keep, message in (("a-b", "'a-b' is no target"),
+                          ("host", "prune keeps host entries always")):
+        done = suite.run(["prune", "--keep", keep, "--in-place"] + files)
+        suite.check(done.returncode == 1 and not done.stdout and
+                    done.stderr.startswith(f"offbundle: error: {message}") and
+                    len(done.stderr.splitlines()) == 1 and
+                    snapshot(folder) == before,
+                    f"--keep {keep}: one error line: {done.stderr!r}")
+
+
 def check_full_disk(suite, work):
     """A file system too full for the new bytes: one error line, the file
     as it was, no temporary left."""
@@ -292,6 +348,8 @@ def main():
                     "the file that cannot keep its owner is left as it was")
 
         check_without_kept_targets(suite, work)
+        check_named_twice(suite, work)
+        check_wrong_targets(suite, work)
         check_full_disk(suite, work)
 
         # Killed while writing: the old bytes stay, a temporary is left, and

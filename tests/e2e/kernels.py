@@ -263,6 +263,11 @@ def check_by_kernel(suite, built):
     for arguments, message in (
             (["--top", "2"], "--top needs --by-kernel"),
             (["--by-kernel", "--top", "0"], "--top needs at least 1"),
+            # Boost would read a negative count as a huge one.
+            (["--by-kernel", "--top", "-1"],
+             "--top takes a whole number, not '-1'"),
+            (["-j", "-2"], "--jobs takes a whole number, not '-2'"),
+            (["--jobs=0"], "--jobs needs at least 1"),
             (["--by-kernel", "--html", "x.html"],
              "--by-kernel and --html do not go together")):
         done = subprocess.run([suite.offbundle, "sizes"] + arguments +

@@ -362,6 +362,23 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   ASSERT_FALSE(badTarget.ok());
   EXPECT_EQ(badTarget.error().message.rfind("'hip-gfx906' is no target", 0), 0u)
       << badTarget.error().message;
+  // check() gives the same error without a file.
+  Outcome checked = Rewrite::check(prune);
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.error().message, badTarget.error().message);
+  // Host entries are always kept: naming only them keeps no GPU code.
+  for (const std::vector<std::string> &hostOnly :
+       {std::vector<std::string>{"host"},
+        std::vector<std::string>{"host,host-x86_64-unknown-linux-gnu"}}) {
+    prune.keep = hostOnly;
+    Expected<Rewrite> onlyHost = Rewrite::plan(file, prune);
+    ASSERT_FALSE(onlyHost.ok());
+    EXPECT_EQ(onlyHost.error().message,
+              "prune keeps host entries always; name a GPU target to keep");
+    EXPECT_FALSE(Rewrite::check(prune).ok());
+  }
+  prune.keep = {"host", "gfx906"};
+  EXPECT_TRUE(Rewrite::check(prune).ok());
   // A target the file lacks: planned, with no device entry kept, which the
   // caller sees before writing anything.
   prune.keep = {"gfx1201"};
