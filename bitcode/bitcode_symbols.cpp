@@ -304,6 +304,10 @@ Result<BitcodeArchiveSymbols> bitcodeArchiveSymbols(std::string_view bitcode) {
     symbols.unreadableReason = contents.error().message;
     return symbols;
   }
+  if (std::optional<std::string> problem = collector.dataLayoutError()) {
+    symbols.unreadableReason = std::move(problem);
+    return symbols;
+  }
   const uint64_t maxNameBytes =
       kMaxNameBytesPerInputByte * uint64_t(bitcode.size());
   // The modules' records give the list LLVM's archive writer makes.

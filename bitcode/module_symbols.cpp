@@ -5,6 +5,7 @@
 
 #include "bitcode/module_symbols.h"
 
+#include "bitcode/data_layout.h"
 #include "bitcode/llvm_bitcodes.h"
 
 #include <utility>
@@ -80,6 +81,14 @@ void ModuleSymbolCollector::readModule(BitstreamCursor cursor) {
     return;
   if (Status status = readModuleRecords(cursor, modules_.back()); !status.ok())
     failure_ = "malformed LLVM bitcode: " + status.error().message;
+}
+
+std::optional<std::string> ModuleSymbolCollector::dataLayoutError() const {
+  for (const Module &module : modules_)
+    if (std::optional<std::string> problem =
+            offbundle::dataLayoutError(module.dataLayout))
+      return problem;
+  return std::nullopt;
 }
 
 void ModuleSymbolCollector::addStringTable(std::string_view strtab) {

@@ -19,6 +19,7 @@
 #include "support/error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,10 @@ public:
   // an error if they would add up to more than `maxNameBytes` (records may
   // all name the whole string table).
   Result<std::vector<std::string>> names(uint64_t maxNameBytes) const;
+  // LLVM's reason for refusing a module's data layout, for the first module
+  // whose layout it refuses (bitcode/data_layout.h): such a file cannot be
+  // opened at all.
+  std::optional<std::string> dataLayoutError() const;
 
 private:
   struct GlobalValueRecord {

@@ -1,5 +1,5 @@
-// Splitting on '-' the way llvm::StringRef::split does, shared by triples
-// and bundle entry IDs.
+// Splitting the way llvm::StringRef::split does: on '-' for triples and
+// bundle entry IDs, on other characters for data layouts.
 #pragma once
 
 #include <cstddef>
@@ -9,20 +9,27 @@
 
 namespace offbundle {
 
-// Splits at every '-', keeping empty pieces; with maxPieces the last piece
-// keeps the remaining dashes (StringRef::split with MaxSplit = maxPieces-1).
-inline std::vector<std::string_view>
-splitOnDash(std::string_view text, std::size_t maxPieces = SIZE_MAX) {
+// Splits at every `separator`, keeping empty pieces; with maxPieces the
+// last piece keeps the remaining separators (StringRef::split with
+// MaxSplit = maxPieces-1).
+inline std::vector<std::string_view> splitOn(std::string_view text,
+                                             char separator,
+                                             std::size_t maxPieces = SIZE_MAX) {
   std::vector<std::string_view> pieces;
   while (pieces.size() + 1 < maxPieces) {
-    std::size_t dash = text.find('-');
-    if (dash == std::string_view::npos)
+    std::size_t at = text.find(separator);
+    if (at == std::string_view::npos)
       break;
-    pieces.push_back(text.substr(0, dash));
-    text.remove_prefix(dash + 1);
+    pieces.push_back(text.substr(0, at));
+    text.remove_prefix(at + 1);
   }
   pieces.push_back(text);
   return pieces;
+}
+
+inline std::vector<std::string_view>
+splitOnDash(std::string_view text, std::size_t maxPieces = SIZE_MAX) {
+  return splitOn(text, '-', maxPieces);
 }
 
 } // namespace offbundle

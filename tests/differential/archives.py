@@ -216,6 +216,14 @@ class Suite:
             "truncated": bitcode[:len(bitcode) // 2 & ~3],
             "bad-magic": b"BC\xc0\xdf" + bitcode[4:],
         }
+        # Data layouts LLVM's parser refuses, each with its own message:
+        # the module cannot be opened at all.
+        for name, (old, new) in {
+                "layout-address-space": ("-A5-", "-Ax-"),
+                "layout-stack": ("-S32-", "-S33-"),
+                "layout-mangling": ("m:e-", "m:q-"),
+                "layout-non-integral": ("ni:7", "ni:0")}.items():
+            damaged[name] = replaced_in_bitstream(bitcode, old, new)
         good = "lib2.o"  # bitcode for gfx906 as well: indexed symbols
         for name, payload in damaged.items():
             device = os.path.join(self.folder, f"bad-{name}.dev")
@@ -353,6 +361,33 @@ define i32 @device_function(i32 %x) {
   ret i32 %r
 }
 """ + IR_TAIL
+
+def vbr6_bits(text):
+    """The bits, first first, of the characters of `text` as the operands
+    of an unabbreviated bitcode record: each a VBR6 number."""
+    bits = ""
+    for value in text.encode():
+        while True:
+            chunk, value = value & 31, value >> 5
+            chunk |= 32 if value else 0
+            bits += "".join("1" if chunk >> i & 1 else "0" for i in range(6))
+            if not value:
+                break
+    return bits
+
+
+def replaced_in_bitstream(data, old, new):
+    """`data` with the one unabbreviated string record piece `old`
+    replaced by `new`, written in as many bits (clang writes a module's
+    data layout so)."""
+    bits = "".join(f"{byte:08b}"[::-1] for byte in data)
+    before, after = vbr6_bits(old), vbr6_bits(new)
+    assert len(before) == len(after), (old, new)
+    at = bits.find(before)
+    assert at >= 0 and bits.find(before, at + 1) < 0, f"{old!r} not once"
+    bits = bits[:at] + after + bits[at + len(before):]
+    return bytes(int(bits[i:i + 8][::-1], 2) for i in range(0, len(bits), 8))
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

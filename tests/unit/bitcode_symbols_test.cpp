@@ -7,6 +7,7 @@
 #include "bitcode/bitcode_symbols.h"
 
 #include "bitcode/bitstream_reader.h"
+#include "bitcode/data_layout.h"
 
 #include "test_files.h"
 
@@ -967,6 +968,36 @@ TEST(CorruptBitcode, RandomByteChanges) {
       expectListOrError(mutated);
     }
   }
+}
+
+// The parser's verdicts on data layouts (differential_data_layouts holds
+// thousands against LLVM 22's llvm-as; these run under the sanitizers too).
+TEST(DataLayout, RefusedLayoutsGiveLlvmsMessage) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"e-", "empty specification is not allowed"},
+      {"x", "unknown specifier 'x'"},
+      {"A0x1", "address space must be a 24-bit integer"},
+      {"i8:16", "i8 must be 8-bit aligned"},
+      {"S33", "stack natural alignment must be a power of two times the "
+              "byte width"},
+      {"ni:0", "address space 0 cannot be non-integral"},
+      {"m:q", "unknown mangling mode"},
+      {"p:32:32:64:32:40", "malformed specification, must be of the form "
+                           "\"p[<n>]:<size>:<abi>[:<pref>[:<idx>]]\""},
+      {"pe:64:64", "address space 0 cannot be unstable or have external "
+                   "state"},
+      {"pz1:64:64", "'z' is not a valid pointer specification flag"},
+      {"p1(a):64:64-p2(a):64:64", "address space name `a` already used"},
+      {"p1():64:64", "Expected `( address space name )`"},
+      {"p:64:64:64:128", "index size cannot be larger than the pointer "
+                         "size"},
+  };
+  for (const auto &[layout, message] : refused)
+    EXPECT_EQ(dataLayoutError(layout), message) << layout;
+  for (std::string_view layout :
+       {"", "e-m:e-p:64:64-i64:64-n32:64-S128", "pu3(x):32:32-ni:3",
+        "p1(a):64:64-p1(b):64:64", "s:anything-a:0:64-Fn32"})
+    EXPECT_EQ(dataLayoutError(layout), std::nullopt) << layout;
 }
 
 TEST(CorruptBitcode, RandomBitstreams) {
