@@ -247,15 +247,33 @@ private:
   InputPages pages_;
 };
 
+// Why compress and decompress leave offload binaries (clang's new
+// offloading driver's .llvm.offloading) as they are.
+inline constexpr std::string_view kOffloadBinariesNotCompressed =
+    "it holds offload binaries (.llvm.offloading), not bundles, and LLVM 22 "
+    "reads no compressed offload binary";
+
+// An object's .llvm.offloading section, one offload binary per image end to
+// end, rewritten: prune keeps the binaries of the kept targets, in order,
+// each 8-byte aligned (they have no host entry); compress and decompress
+// have nothing to do (kOffloadBinariesNotCompressed, made the file's reason
+// when `required`: the object is the file, not an archive member). The new
+// contents, or nothing when they stay as they are.
+Result<std::optional<std::string>>
+rewriteOffloadBinaries(const std::string &name, std::string_view section,
+                       BundleRewriter &rewriter, bool required);
+
 // A relocatable ELF object (no program headers) rewritten.
 Result<OutputPlan> rewriteRelocatable(const std::string &file,
                                       const ElfObject &object,
                                       BundleRewriter &rewriter);
 
-// An archive whose members are rewritten one by one (objects with a
-// .hip_fatbin, and bundles; other members as they are), written again as
-// llvm-ar rcD writes it: GNU format, a symbol table, no timestamps. The
-// input comes back unchanged when no member changed.
+// An archive whose members are rewritten one by one (ELF objects with a
+// .hip_fatbin or .llvm.offloading, and bundles; other members as they
+// are), written again as llvm-ar rcD writes it: GNU format, a symbol table,
+// no timestamps. The input comes back unchanged when no member changed. An
+// archive of COFF objects holding GPU code is refused: llvm-ar writes those
+// in the COFF archive format, which is not written here.
 Result<OutputPlan> rewriteArchive(const std::string &file,
                                   std::string_view bytes,
                                   BundleRewriter &rewriter,
@@ -311,8 +329,9 @@ private:
   std::map<uint64_t, std::string> patches_;
 };
 
-// A COFF object whose .hip_fatbin bundle is rewritten, the object laid out
-// again around it (see coff_object_rewrite.cpp).
+// A COFF object whose .hip_fatbin bundle (or .llvm.offloading offload
+// binaries) is rewritten, the object laid out again around it (see
+// coff_object_rewrite.cpp).
 Result<OutputPlan> rewriteCoffObject(const std::string &file,
                                      std::string_view bytes,
                                      BundleRewriter &rewriter);

@@ -1,7 +1,8 @@
 // prune, compress and decompress of COFF objects (see rewrite.h): the bundle
-// in .hip_fatbin rewritten, and the object laid out again around it. A COFF
-// object has no addresses, only file offsets, so .hip_fatbin may shrink or
-// grow: its SizeOfRawData becomes the new bundle's size, and every file
+// in .hip_fatbin rewritten (or, in an OpenMP object, the offload binaries in
+// .llvm.offloading pruned), and the object laid out again around it. A COFF
+// object has no addresses, only file offsets, so the section may shrink or
+// grow: its SizeOfRawData becomes the new contents' size, and every file
 // offset past its old raw data (each section's PointerToRawData,
 // PointerToRelocations and PointerToLinenumbers, and PointerToSymbolTable)
 // moves by the difference. The section's definition in the symbol table
@@ -51,6 +52,58 @@ std::optional<uint64_t> sectionDefinition(std::string_view bytes,
   return std::nullopt;
 }
 
+// The object laid out again with the raw data of section `index` replaced
+// by `contents` (see the top of this file).
+Result<OutputPlan> replaceSectionData(const std::string &file,
+                                      std::string_view bytes,
+                                      const std::vector<CoffSection> &sections,
+                                      size_t index, std::string contents) {
+  const CoffSection &replaced = sections[index];
+  const uint64_t start = replaced.fileOffset;
+  const uint64_t end = start + replaced.rawSize;
+  auto moved = [&](uint64_t offset) {
+    return offset - end + start + contents.size();
+  };
+  Patches patches;
+  patches.set(replaced.headerOffset + kSizeOfRawDataField, contents.size(), 4);
+  for (const CoffSection &section : sections)
+    for (uint64_t field : kFileOffsetFields) {
+      const uint64_t offset =
+          loadLittleEndian(bytes, section.headerOffset + field, 4);
+      if (offset >= end)
+        patches.set(section.headerOffset + field, moved(offset), 4);
+      else if (offset > start && offset != 0)
+        return fileError(file, "malformed COFF object: section '" +
+                                   section.name + "' has data inside " +
+                                   replaced.name);
+    }
+  const uint64_t symbols =
+      loadLittleEndian(bytes, kPointerToSymbolTableField, 4);
+  if (symbols >= end)
+    patches.set(kPointerToSymbolTableField, moved(symbols), 4);
+  if (std::optional<uint64_t> definition =
+          sectionDefinition(bytes, index + 1)) {
+    patches.set(*definition, contents.size(), 4);
+    if (loadLittleEndian(bytes, *definition + 8, 4) != 0)
+      patches.set(*definition + 8, jamCrc32(contents), 4);
+  }
+
+  OutputPlan plan;
+  patches.copy(plan, 0, start);
+  plan.addBytes(std::move(contents));
+  patches.copy(plan, end, bytes.size());
+  return plan;
+}
+
+// The index of the section of that name holding something, if any.
+std::optional<size_t> sectionNamed(const std::vector<CoffSection> &sections,
+                                   std::string_view name) {
+  for (size_t index = 0; index < sections.size(); ++index)
+    if (sections[index].name == name && !sections[index].contents.empty())
+      return index;
+  return std::nullopt;
+}
+
 } // namespace
 
 Result<OutputPlan> rewriteCoffObject(const std::string &file,
@@ -59,14 +112,25 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
   auto sections = readCoffSections(bytes);
   if (!sections)
     return fileError(file, sections.error().message);
-  size_t fatbinIndex = sections->size();
-  for (size_t index = 0; index < sections->size(); ++index)
-    if ((*sections)[index].name == kHipFatbinSection)
-      fatbinIndex = index;
-  if (fatbinIndex == sections->size() ||
-      (*sections)[fatbinIndex].contents.empty())
-    return fileError(file, "no .hip_fatbin section: no GPU code to rewrite");
-  const CoffSection &fatbin = (*sections)[fatbinIndex];
+  const std::optional<size_t> fatbinIndex =
+      sectionNamed(*sections, kHipFatbinSection);
+  if (!fatbinIndex) {
+    // An OpenMP object of clang's new offloading driver.
+    const std::optional<size_t> offloading =
+        sectionNamed(*sections, kLlvmOffloadingSection);
+    if (!offloading)
+      return fileError(file, "no .hip_fatbin or .llvm.offloading section: no "
+                             "GPU code to rewrite");
+    auto kept = rewriteOffloadBinaries(file, (*sections)[*offloading].contents,
+                                       rewriter, true);
+    if (!kept)
+      return kept.takeError();
+    if (!*kept)
+      return OutputPlan::wholeInput(bytes.size());
+    return replaceSectionData(file, bytes, *sections, *offloading,
+                              std::move(**kept));
+  }
+  const CoffSection &fatbin = (*sections)[*fatbinIndex];
   auto elements = splitOffloadData(fatbin.contents);
   if (!elements)
     return fileError(file, ".hip_fatbin: " + elements.error().message);
@@ -86,41 +150,8 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
   auto contents = rewritten->render(bytes);
   if (!contents)
     return fileError(file, contents.error().message);
-
-  const uint64_t start = fatbin.fileOffset;
-  const uint64_t end = start + fatbin.rawSize;
-  auto moved = [&](uint64_t offset) {
-    return offset - end + start + contents->size();
-  };
-  Patches patches;
-  patches.set(fatbin.headerOffset + kSizeOfRawDataField, contents->size(), 4);
-  for (const CoffSection &section : *sections)
-    for (uint64_t field : kFileOffsetFields) {
-      const uint64_t offset =
-          loadLittleEndian(bytes, section.headerOffset + field, 4);
-      if (offset >= end)
-        patches.set(section.headerOffset + field, moved(offset), 4);
-      else if (offset > start && offset != 0)
-        return fileError(file, "malformed COFF object: section '" +
-                                   section.name +
-                                   "' has data inside .hip_fatbin");
-    }
-  const uint64_t symbols =
-      loadLittleEndian(bytes, kPointerToSymbolTableField, 4);
-  if (symbols >= end)
-    patches.set(kPointerToSymbolTableField, moved(symbols), 4);
-  if (std::optional<uint64_t> definition =
-          sectionDefinition(bytes, fatbinIndex + 1)) {
-    patches.set(*definition, contents->size(), 4);
-    if (loadLittleEndian(bytes, *definition + 8, 4) != 0)
-      patches.set(*definition + 8, jamCrc32(*contents), 4);
-  }
-
-  OutputPlan plan;
-  patches.copy(plan, 0, start);
-  plan.addBytes(std::move(*contents));
-  patches.copy(plan, end, bytes.size());
-  return plan;
+  return replaceSectionData(file, bytes, *sections, *fatbinIndex,
+                            std::move(*contents));
 }
 
 } // namespace offbundle::rewriting

@@ -217,6 +217,35 @@ Result<std::optional<FatbinRewrite>> rewriteFatbin(const std::string &file,
   return std::optional(std::move(rewrite));
 }
 
+namespace {
+
+// A linked file without HIP wrappers: an OpenMP program or library of
+// clang's new offloading driver keeps its offload binaries in an allocated
+// .llvm.offloading, which the runtime's image table points into. compress
+// and decompress have nothing to do there; prune would have to move what
+// the table points at, which is not done.
+Result<OutputPlan> rewriteLinkedOffloading(const std::string &file,
+                                           const ElfObject &object,
+                                           BundleRewriter &rewriter) {
+  std::string_view section;
+  for (const ElfSection &candidate : object.sections())
+    if (candidate.name == kLlvmOffloadingSection)
+      section = object.contents(candidate);
+  if (section.empty())
+    return fileError(file, "no HIP fat binary wrappers (.hipFatBinSegment) "
+                           "point into .hip_fatbin: no GPU code to rewrite");
+  if (rewriter.request().kind == RewriteKind::Prune)
+    return fileError(file, "its offload binaries (.llvm.offloading) are not "
+                           "pruned: the offloading runtime's image table "
+                           "points into them in a linked file");
+  auto kept = rewriteOffloadBinaries(file, section, rewriter, true);
+  if (!kept)
+    return kept.takeError();
+  return OutputPlan::wholeInput(object.bytes().size());
+}
+
+} // namespace
+
 Result<OutputPlan> rewriteLinked(const std::string &file,
                                  const ElfObject &object,
                                  BundleRewriter &rewriter) {
@@ -225,8 +254,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
   if (!found)
     return fileError(file, found.error().message);
   if (!*found || (*found)->wrappers.empty())
-    return fileError(file, "no HIP fat binary wrappers (.hipFatBinSegment) "
-                           "point into .hip_fatbin: no GPU code to rewrite");
+    return rewriteLinkedOffloading(file, object, rewriter);
   const HipWrappers &wrappers = **found;
   auto rewritten =
       rewriteFatbin(file, bytes, wrappers, kHipFatbinSection, rewriter);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "archive/ar_archive.h"
+#include "formats/coff_object.h"
 #include "formats/embedded_offload.h"
 #include "formats/file_magic.h"
 #include "formats/offload_binary.h"
@@ -26,21 +27,12 @@ struct RewrittenObject {
   ElfWritePlan plan;
 };
 
-// An object of clang's new offloading driver: .llvm.offloading holds one
-// offload binary per image, end to end. prune keeps the binaries of the
-// kept targets, in order (they have no host entry); compress and
-// decompress have nothing to do: there is no bundle, and LLVM 22 reads no
-// compressed offload binary. The section is replaced as llvm-objcopy
-// --update-section does.
-Result<std::optional<RewrittenObject>>
-rewriteOffloadingObject(const std::string &name, const ElfObject &object,
-                        BundleRewriter &rewriter, bool required) {
-  // `required`: the object is the file itself, not an archive member.
+} // namespace
+
+Result<std::optional<std::string>>
+rewriteOffloadBinaries(const std::string &name, std::string_view section,
+                       BundleRewriter &rewriter, bool required) {
   const RewriteKind kind = rewriter.request().kind;
-  std::string_view section;
-  for (const ElfSection &candidate : object.sections())
-    if (candidate.name == kLlvmOffloadingSection)
-      section = object.contents(candidate);
   const std::string context = quotedFileName(name) + ": section '" +
                               std::string(kLlvmOffloadingSection) + "'";
   auto binaries =
@@ -50,19 +42,18 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
   RewriteResult &result = rewriter.result();
   result.bundles += binaries->size();
   if (kind != RewriteKind::Prune) {
-    if (required)
-      result.nothingToDo = "it holds offload binaries (.llvm.offloading), "
-                           "not bundles, and LLVM 22 reads no compressed "
-                           "offload binary";
-    return std::optional<RewrittenObject>();
+    if (required || result.nothingToDo.empty())
+      result.nothingToDo = std::string(kOffloadBinariesNotCompressed);
+    return std::optional<std::string>();
   }
   std::string kept;
+  uint64_t removed = 0;
   for (const OffloadBinaryView &binary : *binaries) {
     if (binary.version != 1 || binary.inflated)
       return fileError(name, "pruning reads offload binaries of format version "
                              "1, one image each, as LLVM 22 writes them");
     if (!anySelects(rewriter.request().keep, offloadImageEntryId(binary))) {
-      ++result.entriesRemoved;
+      ++removed;
       continue;
     }
     ++result.entriesKept;
@@ -71,17 +62,55 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
     // Each binary starts 8-byte aligned, as the linker and LLVM lay them.
     kept.append((8 - kept.size() % 8) % 8, '\0');
   }
-  if (result.entriesRemoved == 0)
-    return std::optional<RewrittenObject>();
+  result.entriesRemoved += removed;
+  if (removed == 0)
+    return std::optional<std::string>();
   result.changed = true;
+  return std::optional<std::string>(std::move(kept));
+}
+
+namespace {
+
+// An object of clang's new offloading driver (see rewriteOffloadBinaries),
+// its .llvm.offloading replaced as llvm-objcopy --update-section does.
+Result<std::optional<RewrittenObject>>
+rewriteOffloadingObject(const std::string &name, const ElfObject &object,
+                        BundleRewriter &rewriter, bool required) {
+  // `required`: the object is the file itself, not an archive member.
+  std::string_view section;
+  for (const ElfSection &candidate : object.sections())
+    if (candidate.name == kLlvmOffloadingSection)
+      section = object.contents(candidate);
+  auto kept = rewriteOffloadBinaries(name, section, rewriter, required);
+  if (!kept)
+    return kept.takeError();
+  if (!*kept)
+    return std::optional<RewrittenObject>();
   RewrittenObject rewritten;
-  rewritten.fatbin = std::make_unique<const std::string>(std::move(kept));
+  rewritten.fatbin = std::make_unique<const std::string>(std::move(**kept));
   auto plan =
       planSectionUpdate(object, kLlvmOffloadingSection, *rewritten.fatbin);
   if (!plan)
     return fileError(name, plan.error().message);
   rewritten.plan = std::move(*plan);
   return std::optional<RewrittenObject>(std::move(rewritten));
+}
+
+// Whether an archive member is a COFF object with a .hip_fatbin or
+// .llvm.offloading section that holds something.
+bool holdsCoffGpuCode(std::string_view bytes) {
+  const FileMagic magic = identifyFile(bytes);
+  if (magic != FileMagic::Coff && magic != FileMagic::CoffBigObject)
+    return false;
+  auto sections = readCoffSections(bytes);
+  if (!sections)
+    return false;
+  for (const CoffSection &section : *sections)
+    if ((section.name == kHipFatbinSection ||
+         section.name == kLlvmOffloadingSection) &&
+        !section.contents.empty())
+      return true;
+  return false;
 }
 
 // A relocatable object's .hip_fatbin rewritten, the rest of the object
@@ -169,6 +198,11 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
         return object.takeError();
       if (*object)
         changed = (*object)->plan.render();
+    } else if (holdsCoffGpuCode(member.bytes)) {
+      return fileError(name, "a COFF object holding GPU code: archives of "
+                             "COFF objects are not rewritten (llvm-ar "
+                             "writes them in the COFF archive format); "
+                             "rewrite the object and archive it again");
     } else if (isBundle(member.bytes)) {
       auto bundle = rewriter.rewrite(member.bytes, name);
       if (!bundle)

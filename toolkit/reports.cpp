@@ -205,7 +205,7 @@ std::string rewriteSummary(const std::string &output, api::RewriteKind kind,
   if (kind == api::RewriteKind::Prune)
     summary += ", " + counted(report.entriesKept, "entry", "entries") +
                " kept, " + std::to_string(report.entriesRemoved) + " removed";
-  else if (!report.nothingToDo.empty())
+  else if (!report.changed && !report.nothingToDo.empty())
     summary += ", unchanged: " + report.nothingToDo;
   else if (!report.changed)
     summary +=

@@ -35,6 +35,12 @@ and unbundles the dump. Checked, for every file:
   memory for the plain bundle, is refused with one line; a DLL linked with
   /release has its CheckSum computed again (checked here by an
   implementation of the PE checksum that first agrees with lld-link's).
+- an OpenMP object (.llvm.offloading): prune keeps the kept target's
+  offload binary, which LLVM 22 extracts as from the original, llvm-readobj
+  sees only the section's size, definition and later offsets change, and
+  lld-link links it; compress and decompress leave it, saying why;
+- an archive of COFF objects holding GPU code is refused, naming the
+  member, and nothing is written;
 - prune --in-place over a folder holding a DLL, an EXE and an object
   rewrites each where it is, keeping its mode, and the folder verifies;
 - copies of a plain and a compressed DLL and of an object cut short or
@@ -286,6 +292,32 @@ def jam_crc(data):
     return zlib.crc32(data, 0xffffffff) ^ 0xffffffff
 
 
+def check_rewritten_section(suite, label, path, rewritten, section):
+    """A COFF object whose `section` was rewritten: llvm-readobj reads it
+    without a warning, and it differs from the original only in the
+    section's size and definition (its checksum the JamCRC of the new bytes,
+    computed here) and the file offsets past it."""
+    before = readobj(suite, path, ["--symbols", "--relocations"])
+    after = readobj(suite, rewritten, ["--symbols", "--relocations"])
+    suite.expect(after[0] == 0 and after[2] == "",
+                 f"{label}: llvm-readobj reads the rewritten object without "
+                 "a warning", after[2])
+    changes = set(changed_fields(before[1], after[1]))
+    suite.expect(changes <= {"PointerToSymbolTable", "RawDataSize",
+                             "PointerToRawData", "PointerToRelocations",
+                             "Length", "Checksum"} and
+                 {"RawDataSize", "Length", "Checksum"} <= changes,
+                 f"{label}: only {section}'s size and definition and the "
+                 "offsets past it change", str(sorted(changes)))
+    with open(rewritten, "rb") as handle:
+        data = handle.read()
+    _, offset, size = coff_section(data, section)
+    suite.expect(f"Checksum: 0x{jam_crc(data[offset:offset + size]):X}"
+                 in after[1],
+                 f"{label}: {section}'s checksum is the JamCRC of its new "
+                 "bytes")
+
+
 def check_object_rewrites(suite, expected):
     """prune, compress and decompress of clang's COFF objects."""
     path = os.path.join(suite.work, "plain.obj")
@@ -298,25 +330,7 @@ def check_object_rewrites(suite, expected):
                  done.stderr)
     if done.returncode != 0:
         return
-    with open(pruned, "rb") as handle:
-        data = handle.read()
-    before = readobj(suite, path, ["--symbols", "--relocations"])
-    after = readobj(suite, pruned, ["--symbols", "--relocations"])
-    suite.expect(after[0] == 0 and after[2] == "",
-                 "plain.obj: llvm-readobj reads the pruned object without a "
-                 "warning", after[2])
-    changes = set(changed_fields(before[1], after[1]))
-    suite.expect(changes <= {"PointerToSymbolTable", "RawDataSize",
-                             "PointerToRawData", "PointerToRelocations",
-                             "Length", "Checksum"} and
-                 {"RawDataSize", "Length", "Checksum"} <= changes,
-                 "plain.obj: only .hip_fatbin's size and definition and the "
-                 "offsets past it change", str(sorted(changes)))
-    _, offset, size = coff_section(data, ".hip_fatbin")
-    suite.expect(f"Checksum: 0x{jam_crc(data[offset:offset + size]):X}"
-                 in after[1],
-                 "plain.obj: .hip_fatbin's checksum is the JamCRC of its "
-                 "new bytes")
+    check_rewritten_section(suite, "plain.obj", path, pruned, ".hip_fatbin")
     link = suite.run([suite.tool("lld-link"), "/dll", "/noentry",
                       "/force:unresolved", pruned, "/out:pruned-obj.dll"],
                      False)
@@ -350,6 +364,90 @@ def check_object_rewrites(suite, expected):
                  {k.replace(":", "_"): v for k, v in reference.items()},
                  "clang's compressed object decompressed links into a DLL "
                  "holding LLVM 22's bytes", done.stderr + link.stderr)
+
+
+OPENMP_SOURCE = """\
+int scale(float *a, int n) {
+#pragma omp target map(tofrom : a[0 : n])
+  { a[0] = n; }
+  return 0;
+}
+"""
+
+
+def check_openmp_object(suite):
+    """An OpenMP object of clang's new driver for Windows keeps offload
+    binaries in .llvm.offloading: prune keeps those of the kept target (LLVM
+    22's llvm-offload-binary extracts its image as from the original) in an
+    object lld-link links, whose section definition follows; compress and
+    decompress leave it as it is, saying why."""
+    with open(os.path.join(suite.work, "omp.c"), "w") as handle:
+        handle.write(OPENMP_SOURCE)
+    suite.run([suite.tool("clang"), TARGET, "-fopenmp", "-nogpulib",
+               "-nogpuinc", "-O2", "--offload-arch=gfx906",
+               "--offload-arch=gfx90a", "-c", "omp.c", "-o", "omp.obj"])
+    path = os.path.join(suite.work, "omp.obj")
+    pruned = os.path.join(suite.work, "omp-pruned.obj")
+    done = suite.run([suite.offbundle, "prune", path, "-k", "gfx906", "-o",
+                      pruned], False)
+    suite.expect(done.returncode == 0 and "1 entry kept, 1 removed" in
+                 done.stdout, "omp.obj: prune keeps one binary of two",
+                 done.stdout + done.stderr)
+    if done.returncode != 0:
+        return
+    listed = suite.run([suite.offbundle, "list", pruned], False).stdout
+    suite.expect([line.split("\t")[1] for line in listed.splitlines()] ==
+                 ["openmp-amdgcn-amd-amdhsa--gfx906"],
+                 "omp.obj pruned: only the gfx906 binary is left", listed)
+    images = []
+    for source in (path, pruned):
+        image = os.path.join(suite.work, "omp-gfx906.img")
+        suite.run([suite.tool("llvm-offload-binary"), source,
+                   f"--image=arch=gfx906,file={image}"], False)
+        with open(image, "rb") as handle:
+            images.append(handle.read())
+        os.unlink(image)
+    suite.expect(images[0] and images[0] == images[1],
+                 "omp.obj pruned: LLVM 22 extracts the gfx906 image it "
+                 "extracts from the original")
+    check_rewritten_section(suite, "omp.obj", path, pruned,
+                            ".llvm.offloading")
+    link = suite.run([suite.tool("lld-link"), "/dll", "/noentry",
+                      "/force:unresolved", pruned, "/out:omp-pruned.dll"],
+                     False)
+    suite.expect(link.returncode == 0, "omp.obj pruned: lld-link links it",
+                 link.stderr)
+    with open(path, "rb") as handle:
+        original = handle.read()
+    for command in ("compress", "decompress"):
+        out = os.path.join(suite.work, f"omp-{command}.obj")
+        done = suite.run([suite.offbundle, command, path, "-o", out], False)
+        with open(out, "rb") as handle:
+            same = handle.read() == original
+        suite.expect(done.returncode == 0 and same and
+                     "unchanged: it holds offload binaries" in done.stdout,
+                     f"omp.obj: {command} leaves it as it is and says why",
+                     done.stdout + done.stderr)
+
+
+def check_object_archive(suite):
+    """An archive of COFF objects holding GPU code (which llvm-ar writes
+    in the COFF archive format) is refused by name, with nothing written,
+    rather than passed over as if it held nothing to rewrite."""
+    suite.run([suite.tool("llvm-ar"), "rc", "kernels.lib", "plain.obj"])
+    path = os.path.join(suite.work, "kernels.lib")
+    for command in (["prune", "-k", "gfx906"], ["compress"], ["decompress"]):
+        out = os.path.join(suite.work, "rewritten.lib")
+        done = suite.run([suite.offbundle] + command + [path, "-o", out],
+                         False)
+        suite.expect(done.returncode == 1 and not os.path.exists(out) and
+                     done.stderr == f"offbundle: error: '{path}(plain.obj)': "
+                     "a COFF object holding GPU code: archives of COFF "
+                     "objects are not rewritten (llvm-ar writes them in the "
+                     "COFF archive format); rewrite the object and archive "
+                     "it again\n",
+                     f"kernels.lib: {command[0]} is refused, naming the "
+                     "member", done.stderr)
 
 
 def check_round_trip(suite, name, original):
@@ -700,7 +798,8 @@ def add_damage_options(parser):
 def main():
     args = tool_arguments(__doc__.splitlines()[0],
                           ("clang", "lld-link", "llvm-objcopy",
-                           "llvm-readelf", "clang-offload-bundler"),
+                           "llvm-readelf", "clang-offload-bundler",
+                           "llvm-ar", "llvm-offload-binary", "llvm-readobj"),
                           add_damage_options)
     work = tempfile.mkdtemp(prefix="offbundle-windows-")
     suite = Suite(args, work)
@@ -712,6 +811,8 @@ def main():
                 check_image_rewrites(suite, name, expected)
             if name == "plain.obj":
                 check_object_rewrites(suite, expected)
+        check_openmp_object(suite)
+        check_object_archive(suite)
         for name in ("plain.dll", "compressed.dll", "app.exe"):
             check_wrappers(suite, name)
         check_checksum_and_growth(suite)
