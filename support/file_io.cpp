@@ -522,9 +522,9 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     destination = resolvedFolderOf(fileCreatedThrough(path));
     output->replaced_ = identityAt(destination);
   }
-  for (const auto &earlier : outputs_)
-    if (!earlier->tempPath_.empty() && earlier->destination_ == destination)
-      earlier->superseded_ = true;
+  if (auto earlier = byDestination_.find(destination);
+      earlier != byDestination_.end())
+    earlier->second->superseded_ = true;
 
   // The temporary is created and registered with termination signals
   // blocked, so that a signal either finds it registered or finds no file.
@@ -553,6 +553,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   output->destination_ = destination;
   outputs_.push_back(std::move(output));
   OutputFile *created = outputs_.back().get();
+  byDestination_[destination] = created;
   struct stat temporaryInfo;
   if (::fstat(fd, &temporaryInfo) != 0)
     return fileError(path, errnoMessage(errno));

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
+#include <unordered_map>
 #include <vector>
 
 #include "support/byte_buffer.h"
@@ -257,6 +258,9 @@ private:
   void undoPlacements(const std::vector<Placed> &placed);
 
   std::vector<std::unique_ptr<OutputFile>> outputs_;
+  // The output last created for each destination file, so that a later one
+  // for the same file supersedes it without a search through thousands.
+  std::unordered_map<std::string, OutputFile *> byDestination_;
   RenameFunction rename_;
   ChmodFunction chmod_;
   bool committed_ = false;
