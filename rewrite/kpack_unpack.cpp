@@ -4,6 +4,8 @@
 
 #include "rewrite/kpack_unpack.h"
 
+#include <algorithm>
+
 #include "bundler/kpack_discovery.h"
 #include "compression/compressed_bundle.h"
 #include "formats/elf/elf_object.h"
@@ -69,6 +71,15 @@ std::string patchWrappers(const ElfObject &object, const ElfSection &segment,
 // wrapper must be kpack'd.
 Result<std::vector<uint64_t>>
 kpackIndices(const std::string &file, const std::vector<HipWrapper> &wrappers) {
+  // Wrappers that are all ordinary (HIPF): the marker is left over, from
+  // an unpacking or a tool that left it, and nothing is kpack'd.
+  if (std::none_of(wrappers.begin(), wrappers.end(),
+                   [](const HipWrapper &wrapper) {
+                     return wrapper.magic == kHipKpackWrapperMagic;
+                   }))
+    return fileError(file, "not a kpack'd program or library: its HIP "
+                           "wrappers are ordinary ones (HIPF), whatever its "
+                           "kpack marker says");
   for (const HipWrapper &wrapper : wrappers)
     if (wrapper.magic != kHipKpackWrapperMagic)
       return fileError(file, "the HIP wrapper at " +

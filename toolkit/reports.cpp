@@ -160,7 +160,8 @@ std::string percent(uint64_t part, uint64_t whole) {
 }
 
 uint64_t gpuBytes(const SizeSummary &summary) {
-  return summary.compressed.fileBytes + summary.plain.fileBytes;
+  return summary.compressed.fileBytes + summary.plain.fileBytes +
+         summary.kpack.fileBytes;
 }
 
 std::vector<const FileSizes *>
@@ -278,12 +279,12 @@ SizeSummary combineSizes(const std::vector<FileSizes> &files) {
   SizeSummary total;
   for (const auto &[file, summary] : files) {
     total.fileSize += summary.fileSize;
-    for (BundleTotals *part : {&total.compressed, &total.plain}) {
-      const BundleTotals &from =
-          part == &total.compressed ? summary.compressed : summary.plain;
-      part->bundles += from.bundles;
-      part->fileBytes += from.fileBytes;
-      part->bytes += from.bytes;
+    for (auto [part, from] : {std::pair{&total.compressed, &summary.compressed},
+                              std::pair{&total.plain, &summary.plain},
+                              std::pair{&total.kpack, &summary.kpack}}) {
+      part->bundles += from->bundles;
+      part->fileBytes += from->fileBytes;
+      part->bytes += from->bytes;
     }
     for (const TargetSize &target : summary.targets) {
       auto found = std::find_if(total.targets.begin(), total.targets.end(),

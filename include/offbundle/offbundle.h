@@ -27,6 +27,12 @@
 // state; objects may be used from several threads as long as each Input is
 // used by one thread at a time.
 //
+// Inputs are mapped into memory, not copied: a file that another process
+// truncates while an Input or a Rewrite holds it raises SIGBUS when the
+// lost bytes are read, as with any mapped file. The library installs no
+// signal handler (that is the program's to decide); the offbundle tools
+// catch it and report the file as truncated while it was being read.
+//
 // Link with the CMake target offbundle::offbundle (find_package(offbundle))
 // or `pkg-config --cflags --libs offbundle`.
 #pragma once

@@ -489,6 +489,27 @@ def check_archive_alone(suite, root, objects):
     done = suite.offbundle_run(["verify", path])
     suite.expect(done.returncode == 0 and ": ok, 2 bundles" in done.stdout,
                  "an archive alone verifies", done.stdout + done.stderr)
+    # Over a folder, the totals add up the kpack bundles too, as each
+    # file's report does: their count, and their bytes as GPU bytes.
+    folder = os.path.dirname(path)
+    done = suite.offbundle_run(["sizes", "--json", folder])
+    report = json.loads(done.stdout) if done.returncode == 0 else {}
+    files = report.get("files", [])
+    kpack = {key: sum(f.get("kpack", {}).get(key, 0) for f in files)
+             for key in ("bundles", "file_bytes", "bytes")}
+    suite.expect(len(files) > 1 and kpack["bundles"] == 2 * len(files) and
+                 report.get("kpack") == kpack,
+                 "a folder of archives: the kpack totals add up",
+                 str(report.get("kpack")) + " " + str(kpack))
+    done = suite.offbundle_run(["sizes", folder])
+    total = done.stdout.splitlines()[0] if done.stdout else ""
+    ranked = [line.split() for line in done.stdout.splitlines()
+              if line.endswith(".kpack") and line.split()[0].isdigit()]
+    suite.expect(total.endswith(f"; {kpack['bundles']} bundles") and
+                 len(ranked) == len(files) and
+                 sum(int(row[0]) for row in ranked) == kpack["file_bytes"],
+                 "a folder of archives: the total counts their bundles and "
+                 "the ranking their bytes", done.stdout)
 
 
 def expect_failure(suite, path, label, *needles, verify_only=False):
@@ -680,6 +701,16 @@ def check_unpack(suite, binary, objects):
         suite.expect(os.stat(out).st_mode & 0o777 ==
                      os.stat(binary).st_mode & 0o777,
                      f"{label}: the output has the input's permissions")
+        # Its wrappers are ordinary ones now, whatever its marker says: it
+        # is no kpack'd file to unpack again.
+        again = out + ".again"
+        done = suite.offbundle_run(["unpack-kpack", out, "-o", again])
+        suite.expect(done.returncode == 1 and not os.path.exists(again) and
+                     done.stderr == f"offbundle: error: '{out}': not a "
+                     "kpack'd program or library: its HIP wrappers are "
+                     "ordinary ones (HIPF), whatever its kpack marker says\n",
+                     f"{label}: unpacking it again is refused as not kpack'd",
+                     done.stderr)
         done = suite.offbundle_run(["verify", out])
         suite.expect(done.returncode == 0 and
                      ("2 compressed, hashes match" if compress else
