@@ -143,10 +143,10 @@ memberBundle(const ArchiveMember &member, const std::string &archivePath,
       bytes = out.ownedBytes.back();
       bundle.fullSize = (*partial)->fullSize;
     } else {
-      auto decompressed =
-          decompressAsRequested(bytes, archivePath + "(" + member.name + ")",
-                                compression.decompressionRequest(),
-                                kMemberDecompressionFailed, nullptr);
+      auto decompressed = decompressAsRequested(
+          bytes, archivePath + "(" + member.name + ")",
+          compression.decompressionRequest(), kMemberDecompressionFailed,
+          compression.verbose ? &report.diagnostics : nullptr);
       if (!decompressed)
         return decompressed.takeError();
       out.decompressedMembers.push_back(std::move(decompressed->bytes));
@@ -211,6 +211,15 @@ Status collectMemberEntries(const ArchiveMember &member,
       });
 }
 
+// LLVM's archive writer reports an output it cannot create by the reason
+// alone ("No such file or directory"), naming no file.
+Error withoutFileName(Error error, const std::string &path) {
+  const std::string named = quotedFileName(path) + ": ";
+  if (error.message.compare(0, named.size(), named) == 0)
+    error.message.erase(0, named.size());
+  return error;
+}
+
 // Writes each requested target's device archive to its output, all of them
 // or none.
 Status writeDeviceArchives(const DeviceArchives &archives,
@@ -231,9 +240,10 @@ Status writeDeviceArchives(const DeviceArchives &archives,
       return plan.takeError();
     for (const std::string &warning : plan->warnings())
       report.diagnostics += "warning: " + warning + "\n";
-    auto output = transaction.createFile(config.outputFileNames.at(i));
+    const std::string &outputName = config.outputFileNames.at(i);
+    auto output = transaction.createFile(outputName);
     if (!output)
-      return output.takeError();
+      return withoutFileName(output.takeError(), outputName);
     // Pieces that lie in the input archive are read from the file (without
     // faulting its mapping in); the rest is written from memory.
     std::string_view archiveBytes = archive.contents();

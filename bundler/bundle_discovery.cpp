@@ -305,7 +305,7 @@ private:
     if (!members) {
       if (mode_ == DiscoveryMode::Lenient)
         return Status::success();
-      return members.takeError();
+      return failure("", "", members.error().message);
     }
     for (const ArchiveMember &member : *members) {
       if (member.externalContents) {

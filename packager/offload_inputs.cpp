@@ -69,7 +69,7 @@ public:
     case InputKind::Coff:
       return addCoff(bytes, name);
     case InputKind::Archive:
-      return addArchive(bytes, name, archiveFolderPath);
+      return addArchive(bytes, archiveFolderPath);
     case InputKind::Bitcode:
       return addBitcode(bytes, name);
     case InputKind::OtherElf:
@@ -132,11 +132,12 @@ private:
     return Status::success();
   }
 
-  Status addArchive(std::string_view bytes, const std::string &name,
-                    const std::string &folderPath) {
+  Status addArchive(std::string_view bytes, const std::string &folderPath) {
+    // LLVM's message for a damaged archive names no file; a thin member
+    // that cannot be read is named by the message itself.
     auto members = readArchive(bytes, folderPath);
     if (!members)
-      return fileError(name, members.error().message);
+      return members.takeError();
     for (const ArchiveMember &member : *members) {
       // Thin members' bytes live in memory the member shares; keep it.
       if (member.externalContents)

@@ -1,6 +1,7 @@
 // offbundle extract over the API's extract() (see extraction.h).
 #include "toolkit/extraction.h"
 
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -103,20 +104,36 @@ TreeExtraction extractTree(const api::FileWalk &walk, const std::string &output,
     bool withoutTargets = false;
     bool noGpuCode = false;
   };
-  // A file named twice is extracted once: its folder is the same.
-  std::vector<const api::WalkedFile *> files;
-  std::set<std::string> folders;
-  for (const api::WalkedFile &file : walk.files)
-    if (folders.insert(extractionFolderFor(output, file.path)).second)
-      files.push_back(&file);
+  // A file named twice is extracted once: its folder is the same. Another
+  // file whose path makes the same folder name ("a/../p" beside "a/__/p")
+  // is an error of its own rather than a second writer into that folder.
+  std::vector<std::pair<const api::WalkedFile *, std::string>> files;
+  std::map<std::string, const api::WalkedFile *> byFolder;
+  for (const api::WalkedFile &file : walk.files) {
+    const std::string folder = extractionFolderFor(output, file.path);
+    const auto [first, inserted] = byFolder.emplace(folder, &file);
+    const api::WalkedFile &other = *first->second;
+    if (inserted) {
+      files.emplace_back(&file, "");
+    } else if (!file.failure.empty() || !other.failure.empty() ||
+               file.device != other.device || file.inode != other.inode) {
+      files.emplace_back(
+          &file, fileError(file.path, "its entries would go to '" + folder +
+                                          "', as those of '" + other.path +
+                                          "' do: extract it by itself, or "
+                                          "into another folder")
+                     .message);
+    }
+  }
   TreeExtraction done;
   runInOrder<Extracted>(
       files.size(), jobs,
       [&](size_t index) {
-        const api::WalkedFile &file = *files[index];
+        const api::WalkedFile &file = *files[index].first;
         Extracted extracted;
-        if (!file.failure.empty()) {
-          extracted.error = file.failure;
+        if (!files[index].second.empty() || !file.failure.empty()) {
+          extracted.error =
+              files[index].second.empty() ? file.failure : files[index].second;
           return extracted;
         }
         api::Expected<std::vector<std::string>> written = api::extract(

@@ -18,6 +18,7 @@ import argparse
 import itertools
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -127,8 +128,11 @@ class Suite:
                 if os.path.exists(path):
                     with open(path, "rb") as handle:
                         files[name] = handle.read()
-            results.append((done.returncode, done.stdout,
-                            done.stderr.replace(tool.encode(), b"TOOL"), files))
+            # -verbose reports speeds, which no two runs share.
+            stderr = re.sub(rb"(Compression|Decompression) speed: [0-9.]+ "
+                            rb"MB/s", rb"\1 speed: N MB/s",
+                            done.stderr.replace(tool.encode(), b"TOOL"))
+            results.append((done.returncode, done.stdout, stderr, files))
         ref, got = results
         same = ref[:3] == got[:3] and (ref[0] != 0 and not got[3] or
                                        ref[3] == got[3])
@@ -172,6 +176,23 @@ class Suite:
                             continue
                         self.compare(f"{archive} round {round_index}",
                                      arguments + list(chosen), outputs)
+        # -verbose: each member's report, the compressed one's decompression
+        # among them, as LLVM gives them.
+        for archive in archives:
+            targets = [f"hip-amdgcn-amd-amdhsa--{GPUS[1]}",
+                       f"openmp-amdgcn-amd-amdhsa--{GPUS[0]}"]
+            self.compare(f"{archive} -verbose",
+                         ["-unbundle", "-type=a", f"-input={archive}",
+                          "-targets=" + ",".join(targets), "-output=v0.a",
+                          "-output=v1.a", "-allow-missing-bundles",
+                          "-verbose"], ["v0.a", "v1.a"])
+        # An output that cannot be created: LLVM's archive writer names no
+        # file in its message.
+        for output in ("missing/x.a", "."):
+            self.compare(f"output {output}",
+                         ["-unbundle", "-type=a", "-input=gnu.a",
+                          f"-targets=hip-amdgcn-amd-amdhsa--{GPUS[1]}",
+                          f"-output={output}", "-allow-missing-bundles"], [])
         # Conflicting target IDs in one member, caught by -check-input-archive.
         # LLVM refuses to bundle these, so the bundle is written here.
         ids = [b"hip-amdgcn-amd-amdhsa--gfx906",

@@ -370,6 +370,19 @@ class Suite(Tally):
         for name, data in cases.items():
             self.compare(f"refused binary: {name}",
                          ["bad.bin", "--image=file=x.img"], {"bad.bin": data})
+        # Damaged archives: LLVM's archive reader's message, naming no file.
+        member = b"m.bin/          0           0     0     644     "
+        archives = {
+            "size not decimal": b"!<arch>\n" + member + b"12a       `\n" +
+                                b"x" * 12,
+            "bad terminator": b"!<arch>\n" + member + b"16        !!" +
+                              raw[:16],
+        }
+        for name, data in archives.items():
+            for extra in ([], ["--archive", "--image=file=o.a"]):
+                self.compare(f"damaged archive: {name} {extra}",
+                             ["bad.a", "--image=arch=gfx90a"] + extra,
+                             {"bad.a": data})
 
     def command_line_cases(self):
         for args in [[], ["--help"], ["--help-hidden"], ["--help-list"],

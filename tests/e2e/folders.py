@@ -27,7 +27,8 @@ folder outside the tree). Checked:
   stays), and never over a file the run reads;
 - a thin archive's entries are read, and take no room in the archive;
 - extract puts each file's entries in a folder named by its path, the
-  bytes extracting it alone gives;
+  bytes extracting it alone gives; a second file whose path names the same
+  folder is an error, not a second writer there;
 - the tree is left exactly as it was (names, sizes, inodes, mtimes).
 """
 
@@ -171,6 +172,32 @@ def check_page(suite, page, work, gpu, gpu_bytes):
                     f"file://{page}"], capture_output=True, timeout=120)
     suite.check(os.path.isfile(shot) and os.path.getsize(shot) > 10000,
                 "the page renders to a screenshot")
+
+
+def check_extraction_clash(suite, work):
+    """Two files whose paths make one extraction folder ("../p" and
+    "__/p"): the first is extracted, the second is an error naming both, and
+    the same file named twice is extracted once."""
+    folder = os.path.join(work, "clash", "w")
+    os.makedirs(os.path.join(folder, "__"))
+    first = os.path.join(work, "clash", "p")
+    second = os.path.join(folder, "__", "p")
+    copy_sample("compression/small.v3.level3.ccob", first)
+    copy_sample("compression/small.bundle", second)
+    out = os.path.join(folder, "out")
+    done = subprocess.run([suite.offbundle, "extract", "-o", "out", "../p",
+                           "__/p", "./../p"], capture_output=True, text=True,
+                          cwd=folder, timeout=120)
+    written = done.stdout.splitlines()
+    suite.check(done.returncode == 1 and written and
+                all(line.startswith("out/__/p/") for line in written) and
+                sorted(os.listdir(os.path.join(out, "__", "p"))) ==
+                sorted(os.path.basename(line) for line in written) and
+                done.stderr == "offbundle: error: '__/p': its entries would "
+                "go to 'out/__/p', as those of '../p' do: extract it by "
+                "itself, or into another folder\n",
+                f"extract: a clash of folders is an error: {done.stdout!r} "
+                f"{done.stderr!r}")
 
 
 def check_thin_archive(suite, root, work):
@@ -362,6 +389,7 @@ def main():
                 f"extract over a folder: {path} as alone: {names}")
 
         check_thin_archive(suite, root, work)
+        check_extraction_clash(suite, work)
 
         # A symlink named on the command line is followed; files named
         # explicitly are each attempted, and one holding no GPU code is

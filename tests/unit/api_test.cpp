@@ -225,6 +225,19 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   ASSERT_TRUE(input.ok());
   EXPECT_FALSE(input->payload(0, kTargets.size()).ok());
   EXPECT_FALSE(input->payload(1, 0).ok());
+
+  // A damaged archive: the reader's message, naming the file, as every
+  // error does.
+  const std::string archive = path("damaged.a");
+  std::ofstream(archive, std::ios::binary)
+      << "!<arch>\nm.bin/          0           0     0     644     12a       "
+         "`\nxxxxxxxxxxxx";
+  Expected<Input> damaged = Input::open(archive);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.error().message.rfind(
+                "'" + archive + "': truncated or malformed archive", 0),
+            0u)
+      << damaged.error().message;
 }
 
 // The entry IDs of the one bundle in `file`, in file order.
