@@ -20,6 +20,7 @@
 #include "bundler/code_object_uri.h"
 #include "bundler/operations.h"
 #include "formats/fat_object.h"
+#include "support/interrupt_cleanup.h"
 
 namespace offbundle {
 namespace {
@@ -80,6 +81,9 @@ public:
       }
       if (errno != ENOENT)
         return fileError(prefix, errnoMessage(errno));
+      // Made and registered with termination signals held, so that a
+      // signal finds the folder registered or finds no folder.
+      TerminationSignalBlock block;
       if (::mkdir(prefix.c_str(), 0777) != 0) {
         // Made meanwhile by another run (extract works on several files
         // at once): a folder is as good as one made here, but not ours to
@@ -90,13 +94,19 @@ public:
         return fileError(prefix, errnoMessage(errno));
       }
       created_.push_back(prefix);
+      registrations_.push_back(registerCreatedFolder(prefix));
     }
     return Status::success();
   }
-  void keep() { keep_ = true; }
+  void keep() {
+    keep_ = true;
+    registrations_.clear();
+  }
 
 private:
   std::vector<std::string> created_;
+  // So that a termination signal removes them too, while they are empty.
+  std::vector<SignalRegistration> registrations_;
   bool keep_ = false;
 };
 

@@ -66,6 +66,11 @@ Status writeThrough(OutputTransaction &transaction, const std::string &path,
     return output.takeError();
   if (Status written = result.plan.write(**output, input); !written.ok())
     return written;
+  // Written to meanwhile, the input may have given old bytes to the plan
+  // and new ones to the copy (a compressed bundle whose hash is not its
+  // data's): such an output is not put in place.
+  if (Status unchanged = input.checkUnchanged(); !unchanged.ok())
+    return unchanged;
   return transaction.commit();
 }
 

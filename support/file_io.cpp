@@ -114,6 +114,23 @@ Error changedUnderUs(const std::string &path) {
 
 std::string errnoMessage(int error) { return std::strerror(error); }
 
+Status InputFile::checkUnchanged() const {
+  if (!openedVersion_ || fd_ < 0)
+    return Status::success();
+  struct stat now;
+  if (::fstat(fd_, &now) != 0)
+    return fileError(path_, errnoMessage(errno));
+  auto same = [](const struct timespec &a, const struct timespec &b) {
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+  };
+  if (now.st_size != openedVersion_->size ||
+      !same(now.st_mtim, openedVersion_->modified) ||
+      !same(now.st_ctim, openedVersion_->changed))
+    return fileError(path_, "the file changed while it was being read; "
+                            "nothing was written");
+  return Status::success();
+}
+
 Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
   std::unique_ptr<InputFile> input(new InputFile());
   input->path_ = path;
@@ -128,6 +145,7 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
     return fileError(path, errnoMessage(EISDIR));
 
   if (S_ISREG(info.st_mode)) {
+    input->openedVersion_ = Version{info.st_size, info.st_mtim, info.st_ctim};
     input->size_ = static_cast<uint64_t>(info.st_size);
     if (input->size_ > 0) {
       void *map = ::mmap(nullptr, input->size_, PROT_READ, MAP_PRIVATE, fd, 0);

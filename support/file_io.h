@@ -69,6 +69,11 @@ public:
   // Narrows the input to bytes [offset, offset + size) of what it holds now,
   // under a new name for messages. Requires the range to lie within it.
   void narrow(uint64_t offset, uint64_t size, std::string displayPath);
+  // An error when the file was written to since it was opened (its size,
+  // or the times of its last change, differ): what was read of it may mix
+  // old bytes and new, so nothing made from it may be kept. Success for
+  // inputs that are no regular file.
+  Status checkUnchanged() const;
 
 private:
   InputFile() = default;
@@ -89,6 +94,13 @@ private:
   // Lets a SIGBUS in the mapping (the file truncated under us) name the
   // file instead of crashing; see interrupt_cleanup.h.
   SignalRegistration mappingRegistration_;
+  // A regular file's size and times of its last changes, when opened.
+  struct Version {
+    off_t size;
+    struct timespec modified;
+    struct timespec changed;
+  };
+  std::optional<Version> openedVersion_;
   std::string buffer_; // contents of non-regular inputs
   ByteBuffer decoded_; // contents made in memory by a decoder
 };

@@ -1,4 +1,4 @@
-// The signal handlers and the two registries they read (see
+// The signal handlers and the registries they read (see
 // interrupt_cleanup.h for why and how). The handlers only follow list links,
 // remove temporaries and write to standard error; changes take a mutex with
 // the termination signals blocked.
@@ -36,6 +36,9 @@ struct MappingNode {
 // termination signals blocked; the handlers only follow the links.
 struct Registries {
   std::atomic<TemporaryNode *> temporaries{nullptr};
+  // Folders made for outputs, the newest first: removed after the
+  // temporaries, when the run left nothing in them.
+  std::atomic<TemporaryNode *> folders{nullptr};
   std::atomic<MappingNode *> mappings{nullptr};
   std::mutex changes;
   std::atomic<const char *> programName{"offbundle"};
@@ -77,6 +80,10 @@ void removeTemporaries() {
   for (TemporaryNode *node = registries().temporaries.load(); node != nullptr;
        node = node->next.load())
     ::unlink(node->path.get());
+  // A folder holding anything else stays (rmdir removes only empty ones).
+  for (TemporaryNode *node = registries().folders.load(); node != nullptr;
+       node = node->next.load())
+    ::rmdir(node->path.get());
 }
 
 void writeText(const char *text) {
@@ -162,6 +169,17 @@ SignalRegistration registerTemporary(const std::string &path) {
     auto *temporary = static_cast<TemporaryNode *>(node);
     unlinkNode(registries().temporaries, temporary);
     delete temporary;
+  });
+}
+
+SignalRegistration registerCreatedFolder(const std::string &path) {
+  auto node = std::make_unique<TemporaryNode>();
+  node->path = copyString(path);
+  push(registries().folders, node.get());
+  return SignalRegistration(node.release(), [](void *node) {
+    auto *folder = static_cast<TemporaryNode *>(node);
+    unlinkNode(registries().folders, folder);
+    delete folder;
   });
 }
 

@@ -2,14 +2,16 @@
 //
 // Outputs are written to temporaries beside their destinations (file_io.h).
 // A run ended by SIGINT, SIGTERM or SIGHUP would leave those temporaries
-// behind; the handlers installed here remove them, then let the signal end
-// the process as it would have. Inputs are memory-mapped; a file truncated
-// by someone else while it is mapped raises SIGBUS on the first touch past
-// its new end, which the handler here turns into one "error:" line and exit
-// status 1, with the temporaries removed, instead of a crash.
+// behind, and the folders made for them; the handlers installed here remove
+// them, then let the signal end the process as it would have. Inputs are
+// memory-mapped; a file truncated by someone else while it is mapped raises
+// SIGBUS on the first touch past its new end, which the handler here turns into
+// one "error:" line and exit status 1, with the temporaries removed, instead of
+// a crash.
 //
-// A signal handler receives no context, so the temporaries and mappings it
-// must know about live in two process-wide registries (the one piece of
+// A signal handler receives no context, so the temporaries, folders and
+// mappings it must know about live in process-wide registries (the one piece
+// of
 // global state in the project, kept in interrupt_cleanup.cpp). They are
 // lock-free lists of nodes that the handlers only read. Changes happen with
 // the termination signals blocked in the changing thread, and the threads
@@ -52,6 +54,7 @@ public:
 
 private:
   friend SignalRegistration registerTemporary(const std::string &path);
+  friend SignalRegistration registerCreatedFolder(const std::string &path);
   friend SignalRegistration registerMapping(const void *base, uint64_t size,
                                             const std::string &path);
   SignalRegistration(void *node, void (*remove)(void *))
@@ -64,6 +67,12 @@ private:
 // while it is registered. Release it once the file is no longer a temporary
 // of ours (renamed into place, or removed): a signal must leave it alone.
 SignalRegistration registerTemporary(const std::string &path);
+
+// A folder made for outputs, which the handlers remove, once the
+// temporaries are gone, if nothing else is in it. Register parents before
+// the folders made in them (they are removed newest first); release it
+// once the run keeps the folder.
+SignalRegistration registerCreatedFolder(const std::string &path);
 
 // A read-only mapping of an input file, so that a SIGBUS inside it can name
 // the file.

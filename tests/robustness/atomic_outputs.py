@@ -27,7 +27,8 @@ same exit status and the same bytes on standard output as the reference.
 Faults from outside the run (the bundler's set only):
   * SIGINT, SIGTERM and SIGHUP while a large bundle is being written: the
     tool dies of the signal, its temporaries are gone and the old output
-    keeps its bytes;
+    keeps its bytes; and while -output-dir writes into folders it made:
+    the folders are gone too;
   * the input truncated while a large bundle is being unbundled: exit 1,
     one error line, no temporary left, every output as it was;
   * -compress under an address-space limit (ulimit -v) with an alignment
@@ -420,6 +421,13 @@ def check_signal(tool, scratch, signal_number):
     if process is None:
         shutil.rmtree(root)
         return ["the run ended before its temporary output was seen"]
+    return interrupted(process, signal_number, root, before)
+
+
+def interrupted(process, signal_number, root, before):
+    """Sends the signal to the running tool: the problems, when it does
+    not die of it or the folder is not as it was (the folder is then
+    removed)."""
     process.send_signal(signal_number)
     process.communicate(timeout=60)
     problems = []
@@ -433,6 +441,35 @@ def check_signal(tool, scratch, signal_number):
         problems.append("the interrupted run changed: " + ", ".join(changed))
     shutil.rmtree(root)
     return problems
+
+
+def check_signal_output_dir(tool, scratch, signal_number):
+    """A termination signal while -unbundle -output-dir writes into folders
+    it made: the temporaries go, and so do the folders, left empty."""
+    root = tempfile.mkdtemp(dir=scratch, prefix=f"folders-{signal_number}.")
+    large_inputs(root)
+    done = subprocess.run([tool, "-type=bc", f"-targets={HOST},{GFX906},"
+                           f"{GFX90A}", "-input=host.bin", "-input=large.bin",
+                           "-input=large.bin", "-output=big.bc"], cwd=root,
+                          capture_output=True)
+    if done.returncode != 0:
+        shutil.rmtree(root)
+        return [f"the bundle to unbundle was not made: {done.stderr!r}"]
+    before = snapshot(root)
+    deeper = os.path.join(root, "made", "deeper")
+    process = subprocess.Popen([tool, "-unbundle", "-type=bc",
+                                "-input=big.bc", "-output-dir=made/deeper"],
+                               cwd=root, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline and not (
+            os.path.isdir(deeper) and temporaries(deeper)):
+        time.sleep(0.0005)
+    if process.poll() is not None:
+        process.communicate()
+        shutil.rmtree(root)
+        return ["the run ended before its temporary output was seen"]
+    return interrupted(process, signal_number, root, before)
 
 
 def check_truncated_input(tool, scratch, type_):
@@ -511,6 +548,10 @@ def interruption_checks(tool, scratch, sanitized):
     checks = [(f"signal-{signal.Signals(number).name}",
                lambda number=number: check_signal(tool, scratch, number))
               for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    checks += [(f"signal-{signal.Signals(number).name}-in-made-folders",
+                lambda number=number: check_signal_output_dir(tool, scratch,
+                                                              number))
+               for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
     for type_ in ("bc", "i"):
         checks.append((f"input-truncated-while-unbundling-{type_}",
                        lambda type_=type_: check_truncated_input(tool, scratch,

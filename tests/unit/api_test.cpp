@@ -407,6 +407,25 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   EXPECT_NE(missing.error().message.find("missing.bundle"), std::string::npos)
       << missing.error().message;
 
+  // An input written to between the plan and the write (or during it):
+  // what was read may mix old bytes and new, so nothing is written.
+  {
+    const std::string changing = path("changing.bundle");
+    fs::copy_file(file, changing);
+    Expected<Rewrite> planned = Rewrite::plan(changing, decompress);
+    ASSERT_TRUE(planned.ok()) << planned.error().message;
+    std::fstream(changing, std::ios::in | std::ios::out | std::ios::binary)
+        .write("X", 1);
+    const std::string out = path("from-changing.bundle");
+    Outcome stale = planned->write(out);
+    ASSERT_FALSE(stale.ok());
+    EXPECT_EQ(stale.error().message,
+              "'" + changing +
+                  "': the file changed while it was being read; nothing was "
+                  "written");
+    EXPECT_FALSE(fs::exists(out));
+  }
+
   // A failed write leaves what was there.
   Expected<Rewrite> rewrite = Rewrite::plan(file, decompress);
   ASSERT_TRUE(rewrite.ok()) << rewrite.error().message;
