@@ -118,6 +118,13 @@ bool isTemporaryName(std::string_view name) {
   return true;
 }
 
+std::string_view temporaryOwnerName(std::string_view name) {
+  if (!isTemporaryName(name))
+    return {};
+  const size_t tail = 1 + kTemporaryMarker.size() + kRandomLength;
+  return name.substr(1, name.size() - 1 - tail);
+}
+
 std::string temporaryPathFor(const std::string &path) {
   return folderOf(path) + "/." + baseNameOf(path) + "." +
          std::string(kTemporaryMarker) + randomSuffix();

@@ -34,6 +34,9 @@ std::string baseNameOf(const std::string &path);
 
 // Whether a file name (not a path) is one of our temporaries'.
 bool isTemporaryName(std::string_view name);
+// The name of the file a temporary of this name was to replace (".x.so.
+// offbundle-Ab12Cd" was for "x.so"); empty when it is no temporary's name.
+std::string_view temporaryOwnerName(std::string_view name);
 
 // A fresh name for a temporary beside `path`: ".<name>.offbundle-XXXXXX",
 // the six characters random, so that names are hard to predict and rarely

@@ -29,7 +29,8 @@ outside the tree, dangling). Checked:
   filled), one error line, the file as it was, no temporary left;
 - a run killed by SIGKILL while writing leaves the file with its old bytes
   and a temporary; running the same command again removes the temporary
-  and finishes the job.
+  and finishes the job; a run naming the file, not its folder, removes
+  the temporary left beside it too.
 """
 
 import argparse
@@ -195,6 +196,27 @@ def check_named_twice(suite, work):
                 f"one link given twice, the other not: {refused.stderr!r}")
 
 
+def check_temporary_beside_named_file(suite, work):
+    """A temporary a killed run left beside a file is removed by the next
+    run that names the file, as by one over its folder; another file's
+    temporary there is left alone."""
+    folder = os.path.join(work, "left-temporary")
+    os.makedirs(folder)
+    bundle = os.path.join(folder, "kernels.ccob")
+    copy_sample("compression/small.v3.level3.ccob", bundle)
+    left = os.path.join(folder, ".kernels.ccob.offbundle-Ab12Cd")
+    other = os.path.join(folder, ".other.ccob.offbundle-Ab12Cd")
+    for path in (left, other):
+        with open(path, "wb") as handle:
+            handle.write(b"half-written")
+    done = suite.run(["decompress", "--in-place", bundle])
+    suite.check(done.returncode == 0 and done.stdout.rstrip().endswith(
+                "removed 1 temporary a killed run left") and
+                not os.path.exists(left) and os.path.exists(other),
+                f"a named file's leftover temporary is removed: "
+                f"{done.stdout!r} {done.stderr!r}")
+
+
 def check_wrong_targets(suite, work):
     """Targets prune cannot take are said once, before any file, however
     many files are given; nothing is written."""
@@ -350,6 +372,7 @@ def main():
         check_without_kept_targets(suite, work)
         check_named_twice(suite, work)
         check_wrong_targets(suite, work)
+        check_temporary_beside_named_file(suite, work)
         check_full_disk(suite, work)
 
         # Killed while writing: the old bytes stay, a temporary is left, and
