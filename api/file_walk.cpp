@@ -8,9 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
-#include <map>
 #include <optional>
-#include <set>
 #include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
@@ -198,31 +196,10 @@ void walkFolder(const std::string &root, FileWalk &walk) {
   }
 }
 
-// Temporaries a killed run left beside files named as operands (".<name>.
-// offbundle-XXXXXX"), each such file's folder listed once, in name order.
-void addLeftTemporaries(const std::vector<std::string> &files, FileWalk &walk) {
-  std::map<std::string, std::set<std::string, std::less<>>> namesByFolder;
-  for (const std::string &file : files)
-    namesByFolder[folderOf(file)].insert(baseNameOf(file));
-  for (const auto &[folder, names] : namesByFolder) {
-    std::error_code error;
-    std::vector<std::string> found;
-    for (fs::directory_iterator it(folder, error), end; !error && it != end;
-         it.increment(error)) {
-      const std::string name = it->path().filename().string();
-      if (names.count(temporaryOwnerName(name)) != 0)
-        found.push_back(folder + (folder.back() == '/' ? "" : "/") + name);
-    }
-    std::sort(found.begin(), found.end());
-    walk.temporaries.insert(walk.temporaries.end(), found.begin(), found.end());
-  }
-}
-
 } // namespace
 
 FileWalk walkFiles(const std::vector<std::string> &paths) {
   FileWalk walk;
-  std::vector<std::string> namedFiles;
   for (const std::string &operand : paths) {
     std::error_code error;
     if (fs::is_directory(operand, error)) {
@@ -235,10 +212,8 @@ FileWalk walkFiles(const std::vector<std::string> &paths) {
       if (::stat(operand.c_str(), &info) == 0)
         noteIdentity(info, file);
       walk.files.push_back(std::move(file));
-      namedFiles.push_back(operand);
     }
   }
-  addLeftTemporaries(namedFiles, walk);
   return walk;
 }
 

@@ -1,8 +1,10 @@
 // Rewriting the files of a walk in place (see in_place.h).
 #include "toolkit/in_place.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <utility>
@@ -32,15 +34,47 @@ std::string resolvedName(const std::string &path) {
 
 // The names, among the files walked, of each file: one path for each of its
 // hard links that was named, the first given of those that resolve alike.
+// Only a file met more than once has its paths resolved.
 std::map<Identity, std::vector<std::string>>
 namesByIdentity(const api::FileWalk &walk) {
   std::map<Identity, std::vector<std::string>> names;
-  std::set<std::pair<Identity, std::string>> resolved;
   for (const api::WalkedFile &file : walk.files)
-    if (file.failure.empty() &&
-        resolved.insert({identityOf(file), resolvedName(file.path)}).second)
+    if (file.failure.empty())
       names[identityOf(file)].push_back(file.path);
+  for (auto &[identity, paths] : names) {
+    if (paths.size() == 1)
+      continue;
+    std::set<std::string> resolved;
+    std::erase_if(paths, [&](const std::string &path) {
+      return !resolved.insert(resolvedName(path)).second;
+    });
+  }
   return names;
+}
+
+// Temporaries a killed run left beside the files named as operands
+// (".<name>.offbundle-XXXXXX"; those in the folders walked the walk found),
+// each such file's folder listed once, in name order.
+std::vector<std::string>
+temporariesBesideNamedFiles(const api::FileWalk &walk) {
+  std::map<std::string, std::set<std::string, std::less<>>> namesByFolder;
+  for (const api::WalkedFile &file : walk.files)
+    if (!file.inFolder)
+      namesByFolder[folderOf(file.path)].insert(baseNameOf(file.path));
+  std::vector<std::string> temporaries;
+  for (const auto &[folder, names] : namesByFolder) {
+    std::error_code error;
+    std::vector<std::string> found;
+    for (std::filesystem::directory_iterator it(folder, error), end;
+         !error && it != end; it.increment(error)) {
+      const std::string name = it->path().filename().string();
+      if (names.count(temporaryOwnerName(name)) != 0)
+        found.push_back(folder + (folder.back() == '/' ? "" : "/") + name);
+    }
+    std::sort(found.begin(), found.end());
+    temporaries.insert(temporaries.end(), found.begin(), found.end());
+  }
+  return temporaries;
 }
 
 // What happened to one file.
@@ -144,14 +178,18 @@ InPlaceTotals rewriteInPlace(api::FileWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &fail,
                              const FileDone &done) {
   InPlaceTotals totals;
-  if (!request.dryRun)
-    for (const std::string &temporary : walk.temporaries) {
+  if (!request.dryRun) {
+    std::vector<std::string> temporaries = walk.temporaries;
+    const std::vector<std::string> beside = temporariesBesideNamedFiles(walk);
+    temporaries.insert(temporaries.end(), beside.begin(), beside.end());
+    for (const std::string &temporary : temporaries) {
       auto removed = removeIfLeftOver(temporary);
       if (!removed)
         fail(removed.error().message);
       else if (*removed)
         ++totals.temporariesRemoved;
     }
+  }
   const auto files = filesToRewrite(walk);
   runInOrder<FileResult>(
       files.size(), request.jobs,
