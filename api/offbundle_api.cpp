@@ -100,6 +100,7 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   state->file = std::move(*file);
   DiscoveryOptions options;
   options.textComment = textBundleComment(type);
+  options.compressedHeadersOnly = true;
   auto discovery =
       discoverBundles(*state->file, options, DiscoveryMode::Strict);
   if (!discovery)
@@ -164,8 +165,14 @@ offbundle::Status walkPayloads(
     const DiscoveredBundle &found,
     const std::function<bool(size_t entry)> &wanted,
     const std::function<bool(size_t entry, std::string_view bytes)> &visit) {
+  // A compressed bundle opened as far as its header is decompressed for
+  // this walk alone, so that one bundle at a time is held whole.
+  auto whole = decompressDeferred(found);
+  if (!whole)
+    return whole.takeError();
+  const DiscoveredBundle &bundle = *whole ? **whole : found;
   std::string commandLog;
-  auto reader = openDiscoveredBundle(found, OutputConfig(), /*fileOrder=*/true,
+  auto reader = openDiscoveredBundle(bundle, OutputConfig(), /*fileOrder=*/true,
                                      commandLog);
   if (!reader)
     return reader.takeError();
@@ -186,7 +193,7 @@ offbundle::Status walkPayloads(
       return visit(entry, rendered) ? EntryWalk::Continue : EntryWalk::Stop;
     }
     return visit(entry,
-                 found.data->contents().substr(payload->offset, payload->size))
+                 bundle.data->contents().substr(payload->offset, payload->size))
                ? EntryWalk::Continue
                : EntryWalk::Stop;
   });
@@ -244,6 +251,15 @@ std::optional<std::string> Input::entryUri(size_t bundleIndex,
   if (state_->uriPath->empty())
     return std::nullopt;
   return formatCodeObjectUri(*state_->uriPath, *entry.fileOffset, entry.size);
+}
+
+Outcome Input::checkCompressedBundles() const {
+  for (const DiscoveredBundle &found : state_->discovery.bundles) {
+    auto whole = decompressDeferred(found);
+    if (!whole)
+      return toError(whole.error());
+  }
+  return std::monostate{};
 }
 
 Outcome Input::checkLinkedFile() const {

@@ -1,7 +1,9 @@
 // Bundle discovery (see bundle_discovery.h): one walk from the file to its ELF,
 // COFF and PE sections and archive members, noting where each bundle's bytes
 // lie in the input. Compressed bundles and compressed offload binaries are
-// decompressed on the way, so their entries have no file offsets.
+// decompressed on the way, so their entries have no file offsets; when the
+// caller only describes the input, compressed binary bundles only as far as
+// their headers, the rest left for when their payloads are read.
 
 #include "bundler/bundle_discovery.h"
 
@@ -147,13 +149,26 @@ private:
         break;
       }
       case FileMagic::CompressedBundle: {
-        auto decompressed = decompressAsRequested(
-            element.bytes, displayName(member), options_.decompression,
+        std::string errorPrefix =
             failure(member, section,
                     "at offset " + std::to_string(element.offset) +
                         ": Failed to decompress input: ")
-                .message,
-            options_.verboseReport);
+                .message;
+        if (options_.compressedHeadersOnly)
+          if (std::optional<PartialBundle> head =
+                  decompressHeaderOnly(element.bytes)) {
+            bundle.format = ContainerFormat::BinaryBundle;
+            bundle.compression = *parseCompressedBundleHeader(element.bytes);
+            bundle.data = InputFile::fromMemory(displayName(member),
+                                                std::move(head->bytes));
+            bundle.deferred.reset(new DeferredDecompression{
+                sliceOf(here, element.bytes.size(), member), head->fullSize,
+                options_.decompression, std::move(errorPrefix)});
+            break;
+          }
+        auto decompressed = decompressAsRequested(
+            element.bytes, displayName(member), options_.decompression,
+            errorPrefix, options_.verboseReport);
         if (!decompressed)
           return decompressed.takeError();
         bundle.compression = decompressed->header;
@@ -396,10 +411,44 @@ Result<Discovery> discoverBundles(const InputFile &input,
   return discoverer.take();
 }
 
+Result<std::optional<DiscoveredBundle>>
+decompressDeferred(const DiscoveredBundle &bundle) {
+  if (!bundle.deferred)
+    return std::optional<DiscoveredBundle>();
+  const DeferredDecompression &deferred = *bundle.deferred;
+  const std::string &path = bundle.data->path();
+  auto decompressed =
+      decompressAsRequested(deferred.compressed->contents(), path,
+                            deferred.request, deferred.errorPrefix, nullptr);
+  if (!decompressed)
+    return decompressed.takeError();
+  std::optional<DiscoveredBundle> whole(std::in_place);
+  whole->member = bundle.member;
+  whole->section = bundle.section;
+  whole->format = bundle.format;
+  whole->fileOffset = bundle.fileOffset;
+  whole->fileSize = bundle.fileSize;
+  whole->inThinMember = bundle.inThinMember;
+  whole->compression = bundle.compression;
+  whole->data = InputFile::fromMemory(path, std::move(decompressed->bytes));
+  return whole;
+}
+
 Result<std::unique_ptr<BundleReader>>
 openDiscoveredBundle(const DiscoveredBundle &bundle, const OutputConfig &output,
                      bool fileOrder, std::string &commandLog) {
   const std::string &path = bundle.data->path();
+  // The header alone: the payloads' places are known, not their bytes.
+  if (bundle.deferred) {
+    auto reader =
+        fileOrder ? BinaryBundleReader::openHeaderInFileOrder(
+                        bundle.data->contents(), bundle.deferred->wholeSize)
+                  : BinaryBundleReader::openHeader(bundle.data->contents(),
+                                                   bundle.deferred->wholeSize);
+    if (!reader)
+      return fileError(path, reader.error().message);
+    return std::unique_ptr<BundleReader>(std::move(*reader));
+  }
   ReaderOptions options;
   options.comment = bundle.comment;
   options.fileOrder = fileOrder;

@@ -23,6 +23,18 @@
 
 namespace offbundle {
 
+// A compressed binary bundle that discovery decompressed only as far as its
+// header (DiscoveryOptions::compressedHeadersOnly): what decompresses to
+// the whole, and how.
+struct DeferredDecompression {
+  // The compressed bundle, header included.
+  std::unique_ptr<InputFile> compressed;
+  uint64_t wholeSize = 0;
+  DecompressionRequest request;
+  // Where the bundle lies, for the message of a failure.
+  std::string errorPrefix;
+};
+
 struct DiscoveredBundle {
   // The archive member holding it; "" when it is not in an archive.
   std::string member;
@@ -43,6 +55,10 @@ struct DiscoveredBundle {
   std::optional<CompressedBundleHeader> compression;
   // The bundle to read: a view of the input, or the decompressed bytes.
   std::unique_ptr<InputFile> data;
+  // Set when `data` holds only the first bytes of the decompressed bundle,
+  // as far as its header: its entries' payloads are read from
+  // decompressDeferred's result.
+  std::unique_ptr<const DeferredDecompression> deferred;
   // Made of kpack code objects (bundler/kpack_discovery.h): what each
   // entry, in file order, takes in the input file.
   bool kpack = false;
@@ -79,6 +95,10 @@ struct DiscoveryOptions {
   // Receives LLVM's -verbose report of each decompression; null without
   // -verbose.
   std::string *verboseReport = nullptr;
+  // Compressed binary bundles are decompressed only as far as their
+  // headers, which is all a description of the input needs; their payloads
+  // are decompressed (and their hashes checked) when they are read.
+  bool compressedHeadersOnly = false;
 };
 
 // The line comment of the text format a -type value names; empty for any
@@ -106,6 +126,13 @@ bool holdsEmbeddedBundles(std::string_view bytes);
 Result<std::unique_ptr<BundleReader>>
 openDiscoveredBundle(const DiscoveredBundle &bundle, const OutputConfig &output,
                      bool fileOrder, std::string &commandLog);
+
+// The bundle whole, when discovery deferred its decompression: decompressed
+// now, as DiscoveryOptions asked then (its size, and hash, checked), for
+// the caller to read and let go. Nothing for the other bundles, whose data
+// is whole already.
+Result<std::optional<DiscoveredBundle>>
+decompressDeferred(const DiscoveredBundle &bundle);
 
 // The one walk over an input's inventory that the API's Input::open, the
 // JSON listing and -output-dir extraction share: every bundle of

@@ -135,9 +135,14 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
   auto input = openInput(config.inputFileNames.front());
   if (!input)
     return input.takeError();
-  auto discovery =
-      discoverBundles(**input, discoveryOptions(config, report.diagnostics),
-                      DiscoveryMode::Strict);
+  // Compressed bundles are read as far as their headers here, and each is
+  // decompressed whole only when an entry of it is written, and let go of
+  // before the next: one bundle at a time is held, and bundles no entry is
+  // taken from are never decompressed. -verbose reports every bundle's
+  // decompression in file order, as discovery makes them.
+  DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
+  options.compressedHeadersOnly = !options.verboseReport;
+  auto discovery = discoverBundles(**input, options, DiscoveryMode::Strict);
   if (!discovery)
     return discovery.takeError();
 
@@ -188,9 +193,23 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     return status.takeError();
   OutputTransaction transaction;
   std::vector<std::string> written;
+  // The bundle whose decompression was deferred, decompressed for its
+  // entries (which come together, in file order).
+  const DiscoveredBundle *decompressedBundle = nullptr;
+  std::unique_ptr<InputFile> decompressed;
   // One output at a time, each closed once written: an archive may hold
   // thousands of entries, more than a process may keep files open.
   for (const Extracted &entry : entries) {
+    if (entry.bundle->deferred && entry.bundle != decompressedBundle) {
+      decompressed.reset();
+      auto whole = decompressDeferred(*entry.bundle);
+      if (!whole)
+        return whole.takeError();
+      decompressed = std::move((*whole)->data);
+      decompressedBundle = entry.bundle;
+    }
+    const InputFile &source =
+        entry.bundle->deferred ? *decompressed : *entry.bundle->data;
     std::string path = joinPath(folder, entry.name);
     auto output = transaction.create(path);
     if (!output)
@@ -198,7 +217,7 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     Status status =
         entry.payload.rewrittenObject
             ? writeElfPlan(**output, *entry.payload.rewrittenObject, {})
-            : (*output)->copyFrom(*entry.bundle->data, entry.payload.offset,
+            : (*output)->copyFrom(source, entry.payload.offset,
                                   entry.payload.size);
     if (!status.ok())
       return status.takeError();

@@ -216,6 +216,9 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
   // A listing never checks the hash of compressed bundles (see -list).
   DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
   options.decompression = config.listingRequest();
+  // Compressed bundles are read as far as their headers, but for
+  // -verbose, which reports each decompression whole.
+  options.compressedHeadersOnly = !options.verboseReport;
   auto discovery = discoverBundles(**input, options, DiscoveryMode::Strict);
   if (!discovery)
     return discovery.takeError();

@@ -496,6 +496,9 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
     return Status::success();
   DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
   options.decompression = config.listingRequest();
+  // Compressed bundles are read as far as their headers, but for
+  // -verbose, which reports each decompression whole.
+  options.compressedHeadersOnly = !options.verboseReport;
   auto discovery = discoverBundles(input, options, DiscoveryMode::Lenient);
   if (!discovery)
     return discovery.takeError();

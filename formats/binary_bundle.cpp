@@ -64,6 +64,12 @@ BinaryBundleReader::openInFileOrder(std::string_view contents) {
 }
 
 Result<std::unique_ptr<BinaryBundleReader>>
+BinaryBundleReader::openHeaderInFileOrder(std::string_view prefix,
+                                          uint64_t totalSize) {
+  return read(prefix, totalSize, /*fileOrder=*/true);
+}
+
+Result<std::unique_ptr<BinaryBundleReader>>
 BinaryBundleReader::read(std::string_view contents, uint64_t totalSize,
                          bool fileOrder) {
   auto reader = std::unique_ptr<BinaryBundleReader>(new BinaryBundleReader());

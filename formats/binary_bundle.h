@@ -49,6 +49,10 @@ public:
   // -output-dir) rather than what LLVM's StringMap keeps.
   static Result<std::unique_ptr<BinaryBundleReader>>
   openInFileOrder(std::string_view contents);
+  // Both: every record in file order, from the first bytes of a bundle of
+  // `totalSize` bytes.
+  static Result<std::unique_ptr<BinaryBundleReader>>
+  openHeaderInFileOrder(std::string_view prefix, uint64_t totalSize);
 
   Result<std::optional<std::string_view>> nextEntry() override;
   Result<EntryPayload> readEntry() override;

@@ -139,6 +139,34 @@ decompressAsRequested(std::string_view bytes, const std::string &file,
   return decompressed;
 }
 
+namespace {
+
+// The first bytes of the binary bundle `reader` decompresses, as far as
+// they hold its whole header; nothing when it is no binary bundle, or its
+// stream ends before its header does. The first try, 4 KiB, holds the
+// header of a bundle of dozens of entries; each next one four times more.
+Result<std::optional<std::string_view>>
+binaryBundleHead(CompressedPrefixReader &reader) {
+  const uint64_t fullSize = reader.header().uncompressedSize;
+  for (uint64_t length = uint64_t{1} << 12;; length *= 4) {
+    length = std::min(length, fullSize);
+    auto decoded = reader.prefix(length);
+    if (!decoded)
+      return decoded.takeError();
+    std::string_view prefix = *decoded;
+    std::optional<uint64_t> headerSize = binaryBundleHeaderSize(prefix);
+    if (headerSize == uint64_t{0} || (!headerSize && length == fullSize) ||
+        prefix.size() < length)
+      return std::optional<std::string_view>();
+    if (headerSize && *headerSize <= prefix.size())
+      return std::optional(prefix);
+    if (headerSize)
+      length = *headerSize;
+  }
+}
+
+} // namespace
+
 Result<std::optional<PartialBundle>>
 decompressEntriesOnly(const CompressedBundleSpan &span,
                       const WantedTargets &wanted) {
@@ -146,22 +174,12 @@ decompressEntriesOnly(const CompressedBundleSpan &span,
   auto reader = CompressedPrefixReader::open(span.bytes);
   if (!reader)
     return reader.takeError();
-  std::string_view prefix;
-  for (uint64_t length = uint64_t{1} << 16;; length *= 4) {
-    length = std::min(length, fullSize);
-    auto decoded = (*reader)->prefix(length);
-    if (!decoded)
-      return decoded.takeError();
-    prefix = *decoded;
-    std::optional<uint64_t> headerSize = binaryBundleHeaderSize(prefix);
-    if (headerSize == uint64_t{0} || (!headerSize && length == fullSize) ||
-        prefix.size() < length)
-      return std::optional<PartialBundle>();
-    if (headerSize && *headerSize <= prefix.size())
-      break;
-    if (headerSize)
-      length = *headerSize;
-  }
+  auto head = binaryBundleHead(**reader);
+  if (!head)
+    return head.takeError();
+  if (!*head)
+    return std::optional<PartialBundle>();
+  std::string_view prefix = **head;
   auto header = BinaryBundleReader::openHeader(prefix, fullSize);
   if (!header)
     return std::optional<PartialBundle>();
@@ -197,6 +215,20 @@ decompressEntriesOnly(const CompressedBundleSpan &span,
   if (bytes->size() < length)
     return shortStreamError(bytes->size(), fullSize);
   return std::optional(PartialBundle{std::move(*bytes), fullSize});
+}
+
+std::optional<PartialBundle> decompressHeaderOnly(std::string_view bytes) {
+  const std::optional<PartialBundle> none;
+  auto reader = CompressedPrefixReader::open(bytes);
+  if (!reader)
+    return none;
+  const uint64_t fullSize = (*reader)->header().uncompressedSize;
+  if (fullSize > inMemoryInputLimit())
+    return none;
+  auto head = binaryBundleHead(**reader);
+  if (!head || !*head || !BinaryBundleReader::openHeader(**head, fullSize))
+    return none;
+  return PartialBundle{std::string(**head), fullSize};
 }
 
 Status DecodedBundles::checkHashes(const std::string &file,

@@ -90,6 +90,14 @@ Result<std::optional<PartialBundle>>
 decompressEntriesOnly(const CompressedBundleSpan &span,
                       const WantedTargets &wanted);
 
+// The first bytes of the compressed bundle at the start of `bytes`,
+// decompressed as far as the header of the binary bundle inside, for
+// describing the bundle without decompressing its payloads (or checking its
+// hash, which covers the whole). Nothing when the bundle inside is no binary
+// bundle, or anything is wrong with what was decompressed or the header: the
+// whole decompression then says what.
+std::optional<PartialBundle> decompressHeaderOnly(std::string_view bytes);
+
 // One bundle an input holds, and, when only its first bytes were
 // decompressed, the size of the whole.
 struct DecodedBundle {

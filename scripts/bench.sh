@@ -76,6 +76,16 @@
 #                 against `offbundle extract` of the same library (every
 #                 entry written into a folder): within 3x; peak RSS
 #                 (mapped input pages included) <= 400 MiB
+#  21. tk_clib_list, tk_clib_sizes `offbundle list` and `sizes` of the
+#                 compressed library (scenario 16's output), which read each
+#                 compressed bundle's header only: < 50 ms, peak RSS <= 64
+#                 MiB; the same command on the plain library is shown beside
+#                 it (each of the 111 bundles' first zstd block is decoded,
+#                 which the plain library does not need)
+#  22. tk_clib_verify `offbundle verify` of the compressed library (every
+#                 bundle decompressed and its hash checked, one at a time)
+#                 against the floor `zstd -d -c lib.zst | md5sum`: within
+#                 1.25x, peak RSS <= 400 MiB
 # With --size 2 (4 x 2 MiB, a typical HIP object) the targets are >= 1.3x
 # for every compressed scenario and >= 3x for every other (the start-up and
 # archive targets stay those above).
@@ -409,6 +419,20 @@ floor() {
   floor_ms+=("$(median_ms "$name.json" 0)")
 }
 
+# versus_floor NAME LIMIT RSS_LIMIT FLOOR COMMAND...: times our COMMAND
+# against FLOOR (a command line, quoted) and records in tk_lib the two
+# medians, our peak RSS, the ratio limit (or "<n>ms", a time limit of its
+# own) and the RSS limit.
+versus_floor() {
+  local name=$1 limit=$2 rss_limit=$3 floor_command=$4
+  shift 4
+  progress "[$name] timing ($runs runs)"
+  hyperfine -N --style none --warmup 1 --runs "$runs" \
+    --export-json "$name.json" \
+    -n ours "$(q "$@")" -n floor "$floor_command" >/dev/null
+  tk_lib[$name]="$(median_ms "$name.json" 0) $(median_ms "$name.json" 1) $(peak_rss_mib "" "$@") $limit $rss_limit"
+}
+
 # same_file NAME A B: record an error unless A and B are byte-identical.
 same_file() {
   selected "$1" || return 0
@@ -553,7 +577,8 @@ tk_prune_ms="" tk_prune_rss="" tk_lib_md5_ms="" tk_lib_cp_ms="" tk_lib_unzstd_ms
 declare -A tk_lib
 if selected tk_sizes || selected tk_list || selected tk_prune ||
   selected tk_lib_compress || selected tk_lib_decompress ||
-  selected tk_tree_sizes || selected tk_tree_prune || selected tk_kernels; then
+  selected tk_tree_sizes || selected tk_tree_prune || selected tk_kernels ||
+  selected tk_clib_list || selected tk_clib_sizes || selected tk_clib_verify; then
   offbundle=$(dirname "$ours")/offbundle
   deb=$(find "$repo_root/build/tests/rocm_packages" -name 'librocsparse0_*.deb' 2>/dev/null | head -1)
   if [[ -z $deb ]] && (apt-get download librocsparse0 >/dev/null 2>&1); then
@@ -587,7 +612,9 @@ if selected tk_sizes || selected tk_list || selected tk_prune ||
       tk_lib[tk_kernels]="$(median_ms tk_kernels.json 0) $(median_ms tk_kernels.json 1) $(peak_rss_mib "" "$offbundle" kernels "$library") 3 400"
       rm -rf tk-extracted
     fi
-    if selected tk_lib_compress || selected tk_lib_decompress; then
+    if selected tk_lib_compress || selected tk_lib_decompress ||
+      selected tk_clib_list || selected tk_clib_sizes ||
+      selected tk_clib_verify; then
       compress=("$offbundle" compress "$library" -o lib-compressed.so)
       "${compress[@]}" >/dev/null
       zstd -q -3 --long=27 -T2 -f "$library" -o lib.zst
@@ -628,6 +655,17 @@ print("%.3f" % (max(r[2]["median"], r[3]["median"] / 2) * 1000))' tk_lib_decompr
       tk_lib[tk_lib_decompress_no_hash]="$(median_ms tk_lib_decompress.json 1) $decompress_floor $(peak_rss_mib "rm -f lib-plain.so" "$offbundle" decompress --no-verify-hash lib-compressed.so -o lib-plain.so) 1.3 400"
       rm -f lib-plain.so tk-lib-source.so tk-lib-copy.so lib.unzst
     fi
+    for command in list sizes; do
+      selected "tk_clib_$command" || continue
+      versus_floor "tk_clib_$command" 50ms 64 \
+        "$(q "$offbundle" "$command" "$library")" \
+        "$offbundle" "$command" lib-compressed.so
+    done
+    if selected tk_clib_verify; then
+      versus_floor tk_clib_verify 1.25 400 \
+        "sh -c 'zstd -q -d -c --long=27 lib.zst | md5sum'" \
+        "$offbundle" verify lib-compressed.so
+    fi
     rm -f lib-compressed.so lib.zst
     if selected tk_tree_sizes || selected tk_tree_prune; then
       # An installation: the library and 20,000 small files in 200 folders.
@@ -646,12 +684,9 @@ for folder in range(200):
 PY
     fi
     if selected tk_tree_sizes; then
-      progress "[tk_tree_sizes] timing ($runs runs)"
-      hyperfine -N --style none --warmup 1 --runs "$runs" \
-        --export-json tk_tree_sizes.json \
-        -n ours "$(q "$offbundle" sizes tree-src)" \
-        -n floor "sh -c 'find tree-src -type f -print0 | xargs -0 head -qc 64 >/dev/null'" >/dev/null
-      tk_lib[tk_tree_sizes]="$(median_ms tk_tree_sizes.json 0) $(median_ms tk_tree_sizes.json 1) $(peak_rss_mib "" "$offbundle" sizes tree-src) 2 400"
+      versus_floor tk_tree_sizes 2 400 \
+        "sh -c 'find tree-src -type f -print0 | xargs -0 head -qc 64 >/dev/null'" \
+        "$offbundle" sizes tree-src
     fi
     if selected tk_tree_prune; then
       prune_tree=("$offbundle" prune -q -k gfx90a:xnack- --in-place tree)
@@ -667,7 +702,7 @@ PY
     rm -rf tree-src
     rm -rf rocsparse
   else
-    echo "bench.sh: tk_sizes, tk_list, tk_prune, tk_lib_compress, tk_lib_decompress, tk_tree_sizes, tk_tree_prune, tk_kernels left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
+    echo "bench.sh: tk_sizes, tk_list, tk_prune, tk_lib_compress, tk_lib_decompress, tk_tree_sizes, tk_tree_prune, tk_kernels, tk_clib_list, tk_clib_sizes, tk_clib_verify left out: librocsparse0 could not be downloaded or $offbundle is missing" >&2
   fi
 fi
 
@@ -719,7 +754,7 @@ fi
 if [[ -n ${tk_lib[*]:-} ]]; then
   echo
   printf '%-26s %10s %10s %7s %9s\n' "whole library" "ours ms" "floor ms" ratio "ours MiB"
-  for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune tk_kernels; do
+  for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune tk_kernels tk_clib_list tk_clib_sizes tk_clib_verify; do
     [[ -n ${tk_lib[$name]:-} ]] || continue
     read -r o f m _ <<<"${tk_lib[$name]}"
     printf '%-26s %10s %10s %6.2fx %9s\n' "$name" "$o" "$f" "$(awk -v o="$o" -v f="$f" 'BEGIN { print o / f }')" "$m"
@@ -782,12 +817,17 @@ if [[ -n $tk_prune_ms ]]; then
   verdict "tk_prune: ${prune_ratio}x cp <= 2x" "$(lt "$prune_ratio" 2.0001)"
   verdict "tk_prune: peak $tk_prune_rss MiB <= 64 MiB" "$(lt "$tk_prune_rss" 64.0001)"
 fi
-for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune tk_kernels; do
+for name in tk_lib_compress tk_lib_decompress tk_lib_decompress_no_hash tk_tree_sizes tk_tree_prune tk_kernels tk_clib_list tk_clib_sizes tk_clib_verify; do
   [[ -n ${tk_lib[$name]:-} ]] || continue
   read -r o f m limit rss_limit <<<"${tk_lib[$name]}"
-  ratio=$(awk -v o="$o" -v f="$f" 'BEGIN { printf "%.2f", o / f }')
-  verdict "$name: ${ratio}x its floor <= ${limit}x" \
-    "$(lt "$ratio" "$(awk -v l="$limit" 'BEGIN { print l + 0.0001 }')")"
+  if [[ $limit == *ms ]]; then
+    # A time of its own: the floor row is shown for comparison only.
+    verdict "$name: $o ms < ${limit%ms} ms" "$(lt "$o" "${limit%ms}")"
+  else
+    ratio=$(awk -v o="$o" -v f="$f" 'BEGIN { printf "%.2f", o / f }')
+    verdict "$name: ${ratio}x its floor <= ${limit}x" \
+      "$(lt "$ratio" "$(awk -v l="$limit" 'BEGIN { print l + 0.0001 }')")"
+  fi
   verdict "$name: peak $m MiB <= $rss_limit MiB" "$(lt "$m" "$rss_limit.0001")"
 done
 if ((mismatches)); then

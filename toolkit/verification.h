@@ -1,7 +1,9 @@
 // offbundle verify of one file, on the public API: given the file opened
-// (Input::open reads every bundle, compressed ones against their hashes),
-// checks, in an executable or shared library, the HIP fat binary wrappers
-// and the linked layout (Input::checkLinkedFile).
+// (Input::open reads every bundle, compressed ones as far as their
+// headers), checks, in an executable or shared library, the HIP fat binary
+// wrappers and the linked layout (Input::checkLinkedFile), then
+// decompresses every compressed bundle against its hash
+// (Input::checkCompressedBundles).
 #pragma once
 
 #include <string>

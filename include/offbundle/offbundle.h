@@ -11,8 +11,10 @@
 //     compression header;
 //   - Input::payload reads an entry's bytes, decompressed, and
 //     Input::forEachPayload each entry's of a bundle in one pass;
-//   - Input::checkLinkedFile checks what the HIP runtime follows in an
-//     executable or shared library, DLL or EXE (offbundle verify);
+//   - Input::checkCompressedBundles decompresses every compressed bundle
+//     against its hash, and Input::checkLinkedFile checks what the HIP
+//     runtime follows in an executable or shared library, DLL or EXE
+//     (offbundle verify runs both);
 //   - bundle() writes a set of entries into any container type, and
 //     unbundle() takes out what each target can use, by the compatibility
 //     rules of clang-offload-bundler, both on files, exactly as the tool;
@@ -155,7 +157,13 @@ class Input {
 public:
   // `type` is the bundler's -type of the input ("o" for objects and
   // binaries, "bc", "i", ...); it decides how text bundles are read.
-  // Compressed bundles are decompressed and their hashes checked.
+  // Compressed binary bundles (what clang writes) are decompressed only as
+  // far as their headers, which hold every entry's ID, place and size:
+  // opening costs little memory and time however large they are. Their
+  // payloads are decompressed, one bundle at a time, and their hashes
+  // checked, when payload(), forEachPayload() or checkCompressedBundles()
+  // reads them. Other compressed bundles (of text bundles or fat objects)
+  // are decompressed, and their hashes checked, here.
   static Expected<Input> open(const std::string &path,
                               const std::string &type = "o");
 
@@ -179,6 +187,10 @@ public:
   forEachPayload(size_t bundle,
                  const std::function<bool(size_t entry, std::string_view bytes)>
                      &visit) const;
+  // Decompresses every compressed bundle that open() read only the header
+  // of, one at a time, checking that it decompresses to the size and hash
+  // its header gives. The first fault found is the Error.
+  Outcome checkCompressedBundles() const;
   // The code object URI of an entry's bytes in the file
   // ("file:///abs/path#offset=N&size=M"), as ROCm's runtime and debugger
   // name code objects; nullopt when the bytes exist only decompressed or in

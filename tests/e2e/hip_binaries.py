@@ -665,6 +665,19 @@ class Suite:
         check([line.split(":")[0] for line in
                done.stdout.decode().splitlines()] == [good[0], good[-1]],
               f"ok lines {done.stdout}")
+        # list and sizes read compressed bundles' headers only, which the
+        # damaged hash leaves as they were: they describe the file as they
+        # describe the sound one, and only verify finds the damage.
+        for command in (["list"], ["sizes"]):
+            sound = self.offbundle(command + [compressed_path])
+            flipped = self.offbundle(command + ["flipped-hash"])
+            check(sound.returncode == 0 and flipped.returncode == 0 and
+                  not flipped.stderr and
+                  flipped.stdout.decode().replace("flipped-hash",
+                                                  compressed_path) ==
+                  sound.stdout.decode(),
+                  f"{command[0]} of a damaged hash: {flipped.returncode} "
+                  f"{flipped.stderr[:300]}")
 
     def check_toolkit_extract(self, path, units, member_of=False):
         """offbundle extract: every entry, or those of the targets asked

@@ -1,13 +1,16 @@
 // The whole tool on one input file: -list, then -unbundle of what was
-// listed (plus targets that are not there), as each -type. A failed run must
-// leave the scratch folder as it was: the input alone, no output, no
-// temporary.
+// listed (plus targets that are not there), as each -type; then -list
+// -format=json, -unbundle -output-dir and the public API's Input over it. A
+// failed run must leave the scratch folder as it was: the input alone, no
+// output, no temporary.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <offbundle/offbundle.h>
 
 #include "cli/bundler_cli.h"
 #include "fuzz_support.h"
@@ -84,5 +87,45 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const size_t expected = unbundled.exitCode == 0 ? 1 + targets.size() : 1;
   if (filesInFolder() != expected)
     std::abort();
+
+  // The listings and readers that describe the whole input, which read
+  // compressed bundles as far as their headers and decompress the rest only
+  // when payloads are read: the JSON listing, -output-dir (all files or,
+  // on failure, not even its folder), and the public API's Input.
+  scratch.clear();
+  scratch.put("in", offbundle::fuzz::asView(data + 1, size - 1));
+  offbundle::ToolOutcome json = offbundle::runClangOffloadBundler(
+      {"clang-offload-bundler", "-type=" + type, "-list", "-format=json",
+       "-input=in"});
+  if (json.exitCode != 0 && json.exitCode != 1)
+    std::abort();
+  offbundle::ToolOutcome all = offbundle::runClangOffloadBundler(
+      {"clang-offload-bundler", "-type=" + type, "-unbundle", "-input=in",
+       "-output-dir=all"});
+  if ((all.exitCode != 0 && all.exitCode != 1) ||
+      (all.exitCode == 1 && filesInFolder() != 1))
+    std::abort();
+  offbundle::api::Expected<offbundle::api::Input> input =
+      offbundle::api::Input::open("in", type);
+  if (input) {
+    for (size_t bundle = 0; bundle < input->bundles().size(); ++bundle) {
+      size_t visited = 0;
+      offbundle::api::Outcome walked = input->forEachPayload(
+          bundle, [&](size_t entry, std::string_view bytes) {
+            const offbundle::api::Entry &listed =
+                input->bundles()[bundle].entries.at(entry);
+            // A payload is what the listing said it would be.
+            if (bytes.size() != listed.size &&
+                input->bundles()[bundle].format !=
+                    offbundle::api::ContainerFormat::FatObject)
+              std::abort();
+            ++visited;
+            return true;
+          });
+      if (walked.ok() && visited != input->bundles()[bundle].entries.size())
+        std::abort();
+    }
+    (void)input->checkCompressedBundles();
+  }
   return 0;
 }

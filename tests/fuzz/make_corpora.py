@@ -84,6 +84,17 @@ def main():
         aligned = bundle(args.reference, scratch, "bc", ["-bundle-align=64"])
         compressed = bundle(args.reference, scratch, "bc", ["-compress"])
         compressed_text = bundle(args.reference, scratch, "i", ["-compress"])
+        # Larger than the first piece a compressed bundle's header is
+        # looked for in (4 KiB), so that listings read a prefix of it only.
+        large_inputs = [os.path.join(DATA, "sample", SAMPLES[0])]
+        for index, name in enumerate(SAMPLES[1:]):
+            path = os.path.join(scratch, "large-" + name)
+            with open(path, "wb") as handle:
+                handle.write(bytes([index + 1]) * 50000 +
+                             read(os.path.join(DATA, "sample", name)) * 8)
+            large_inputs.append(path)
+        compressed_large = bundle(args.reference, scratch, "bc", ["-compress"],
+                                  large_inputs)
         host_object = os.path.join(DATA, "elf", "clang-x86_64-O0.o")
         fat = bundle(args.reference, scratch, "o", [],
                      [host_object] + [os.path.join(DATA, "sample", s) for s in SAMPLES[1:]])
@@ -193,6 +204,7 @@ def main():
 
         for type_, seed in [("i", text["//"]), ("s", text["#"]), ("ll", text[";"]),
                             ("bc", binary), ("bc", compressed), ("i", compressed_text),
+                            ("bc", compressed_large),
                             ("o", fat), ("o", read(host_object)), ("a", archive),
                             ("bc", aligned)]:
             control = TYPES.index(type_)

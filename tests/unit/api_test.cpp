@@ -147,6 +147,80 @@ TEST_F(PublicApi, CompressedBundlesReportTheirHeaderAndDecompress) {
           .ok());
 }
 
+// Opening reads a compressed bundle only as far as its header: entries are
+// listed from it even when the hash, or the data past the header, is
+// damaged, which only reading payloads, or checkCompressedBundles, finds.
+TEST_F(PublicApi, CompressedBundlesOpenByTheirHeaders) {
+  // Payloads far larger than the first piece decompressed for the header,
+  // and incompressible, so that a damaged byte near the end lies in them.
+  std::vector<std::string> payloads;
+  uint64_t state = 12345;
+  BundleOptions options;
+  options.type = "o";
+  options.compress = true;
+  options.compressedFormatVersion = 3;
+  options.targets = kTargets;
+  for (size_t index = 0; index < kTargets.size(); ++index) {
+    std::string bytes(1 << 20, '\0');
+    for (char &byte : bytes) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      byte = static_cast<char>(state >> 56);
+    }
+    const std::string input = path("payload" + std::to_string(index));
+    std::ofstream(input, std::ios::binary) << bytes;
+    options.inputs.push_back(input);
+    payloads.push_back(std::move(bytes));
+  }
+  options.output = path("large.ccob");
+  ASSERT_TRUE(bundle(options).ok());
+  const std::string sound = readFile(options.output);
+  Expected<Input> soundInput = Input::open(options.output);
+  ASSERT_TRUE(soundInput.ok()) << soundInput.error().message;
+  ASSERT_EQ(soundInput->bundles().size(), 1u);
+  const std::vector<Entry> &expected = soundInput->bundles()[0].entries;
+  ASSERT_EQ(expected.size(), kTargets.size());
+
+  // Each damage in a copy of its own: the stored hash, and a byte near the
+  // end of the compressed data (in the last payload).
+  constexpr size_t kHashOffset = 24;
+  for (size_t damagedAt : {kHashOffset, sound.size() - 1000}) {
+    std::string damaged = sound;
+    damaged[damagedAt] = static_cast<char>(damaged[damagedAt] ^ 0x40);
+    const std::string file = path("damaged.ccob");
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << damaged;
+    Expected<Input> input = Input::open(file);
+    ASSERT_TRUE(input.ok()) << damagedAt << ": " << input.error().message;
+    ASSERT_EQ(input->bundles().size(), 1u);
+    const Bundle &found = input->bundles()[0];
+    ASSERT_EQ(found.entries.size(), expected.size());
+    for (size_t index = 0; index < expected.size(); ++index) {
+      EXPECT_EQ(found.entries[index].id, expected[index].id);
+      EXPECT_EQ(found.entries[index].offset, expected[index].offset);
+      EXPECT_EQ(found.entries[index].size, payloads[index].size());
+    }
+    Outcome checked = input->checkCompressedBundles();
+    ASSERT_FALSE(checked.ok()) << damagedAt;
+    EXPECT_NE(checked.error().message.find(file), std::string::npos)
+        << checked.error().message;
+    if (damagedAt == kHashOffset) {
+      EXPECT_NE(checked.error().message.find("hash"), std::string::npos)
+          << checked.error().message;
+    }
+    EXPECT_FALSE(input->payload(0, 0).ok()) << damagedAt;
+    EXPECT_FALSE(
+        input->forEachPayload(0, [](size_t, std::string_view) { return true; })
+            .ok());
+  }
+
+  // The sound bundle passes, and its payloads decompress whole.
+  EXPECT_TRUE(soundInput->checkCompressedBundles().ok());
+  for (size_t index = 0; index < kTargets.size(); ++index) {
+    Expected<std::string> payload = soundInput->payload(0, index);
+    ASSERT_TRUE(payload.ok()) << payload.error().message;
+    EXPECT_TRUE(*payload == payloads[index]) << index;
+  }
+}
+
 TEST_F(PublicApi, TextBundlesAreReadByTheirType) {
   BundleOptions options;
   options.type = "ll";
@@ -504,6 +578,48 @@ TEST_F(PublicApi, ExtractsTheEntriesOfTheTargetsNamed) {
   EXPECT_EQ(bad.error().message.rfind("'hip-gfx906' is no target", 0), 0u)
       << bad.error().message;
   EXPECT_FALSE(fs::exists(path("bad")));
+}
+
+// Of compressed bundles end to end, extract decompresses (and checks the
+// hash of) those it takes an entry from, and no other.
+TEST_F(PublicApi, ExtractDecompressesTheBundlesItTakesFrom) {
+  auto compressedBundle = [&](std::vector<size_t> samples,
+                              const std::string &name) {
+    BundleOptions options;
+    options.type = "o";
+    options.compress = true;
+    options.output = path(name);
+    for (size_t sample : samples) {
+      options.targets.push_back(kTargets[sample]);
+      options.inputs.push_back(inputs_[sample]);
+    }
+    EXPECT_TRUE(bundle(options).ok());
+    return readFile(options.output);
+  };
+  const std::string first = compressedBundle({0, 1}, "first.ccob");
+  std::string second = compressedBundle({0, 2}, "second.ccob");
+  constexpr size_t kHashOffset = 24;
+  second[kHashOffset] = static_cast<char>(second[kHashOffset] ^ 0x01);
+  const std::string file = path("two.ccob");
+  std::ofstream(file, std::ios::binary) << first << second;
+
+  Expected<std::vector<std::string>> fromFirst =
+      extract({file, path("gfx906"), {"gfx906"}});
+  ASSERT_TRUE(fromFirst.ok()) << fromFirst.error().message;
+  ASSERT_EQ(fromFirst->size(), 1u);
+  EXPECT_EQ(readFile(fromFirst->front()), readFile(inputs_[1]));
+
+  // The second bundle's damaged hash fails what takes from it, and leaves
+  // nothing, not even the folder.
+  for (const std::vector<std::string> &targets :
+       {std::vector<std::string>{"gfx90a"}, std::vector<std::string>{}}) {
+    Expected<std::vector<std::string>> fromSecond =
+        extract({file, path("second"), targets});
+    ASSERT_FALSE(fromSecond.ok());
+    EXPECT_NE(fromSecond.error().message.find("hash"), std::string::npos)
+        << fromSecond.error().message;
+    EXPECT_FALSE(fs::exists(path("second")));
+  }
 }
 
 TEST_F(PublicApi, EntriesInTheFileHaveCodeObjectUris) {
