@@ -165,8 +165,15 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
           walkInventory(*discovery, config, report.diagnostics, visitor);
       !walked.ok())
     return walked.takeError();
-  if (entries.empty() && selected)
+  if (entries.empty() && selected) {
+    // Taking nothing rests on headers read before any hash could be
+    // checked: a damaged compressed bundle could hide the targets asked
+    // for. Each is checked before the answer is given.
+    for (const DiscoveredBundle &bundle : discovery->bundles)
+      if (auto whole = decompressDeferred(bundle); !whole)
+        return whole.takeError();
     return std::vector<std::string>();
+  }
   if (entries.empty())
     return fileError(config.inputFileNames.front(),
                      "no bundle entries to extract: it holds no offload "

@@ -150,6 +150,10 @@ binaryBundleHead(CompressedPrefixReader &reader) {
   const uint64_t fullSize = reader.header().uncompressedSize;
   for (uint64_t length = uint64_t{1} << 12;; length *= 4) {
     length = std::min(length, fullSize);
+    // A header so large is left to the whole decompression, which refuses
+    // it: the data may honestly expand that much, but not in memory.
+    if (length > inMemoryInputLimit())
+      return std::optional<std::string_view>();
     auto decoded = reader.prefix(length);
     if (!decoded)
       return decoded.takeError();
@@ -223,8 +227,6 @@ std::optional<PartialBundle> decompressHeaderOnly(std::string_view bytes) {
   if (!reader)
     return none;
   const uint64_t fullSize = (*reader)->header().uncompressedSize;
-  if (fullSize > inMemoryInputLimit())
-    return none;
   auto head = binaryBundleHead(**reader);
   if (!head || !*head || !BinaryBundleReader::openHeader(**head, fullSize))
     return none;

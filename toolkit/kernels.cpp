@@ -98,6 +98,7 @@ const std::vector<std::string_view> &kernelSortFields() {
 Result<std::vector<TargetKernels>> kernelsOf(const api::Input &input,
                                              const KernelsRequest &request) {
   std::vector<TargetKernels> targets;
+  bool readAny = false;
   const std::vector<api::Bundle> &bundles = input.bundles();
   auto wanted = [&](const api::Entry &entry) {
     return entry.target && entry.target->triple.rfind("amdgcn", 0) == 0 &&
@@ -108,6 +109,7 @@ Result<std::vector<TargetKernels>> kernelsOf(const api::Input &input,
     const std::vector<api::Entry> &entries = bundles[b].entries;
     if (std::none_of(entries.begin(), entries.end(), wanted))
       continue;
+    readAny = true;
     // The bundle is read once; each code object's headers, notes and
     // symbols are read in place.
     std::optional<Error> failed;
@@ -146,6 +148,12 @@ Result<std::vector<TargetKernels>> kernelsOf(const api::Input &input,
     if (!walked)
       return makeError(walked.error().message);
   }
+  // Finding nothing to read rests on compressed bundles' headers, read
+  // before their hashes could be checked: a damaged one could hide the
+  // code objects asked for, so each is checked before the answer.
+  if (!readAny)
+    if (api::Outcome whole = input.checkCompressedBundles(); !whole)
+      return makeError(whole.error().message);
   for (TargetKernels &target : targets)
     sortRows(target.kernels, request.sortField);
   return targets;

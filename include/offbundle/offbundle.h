@@ -159,11 +159,13 @@ public:
   // binaries, "bc", "i", ...); it decides how text bundles are read.
   // Compressed binary bundles (what clang writes) are decompressed only as
   // far as their headers, which hold every entry's ID, place and size:
-  // opening costs little memory and time however large they are. Their
-  // payloads are decompressed, one bundle at a time, and their hashes
-  // checked, when payload(), forEachPayload() or checkCompressedBundles()
-  // reads them. Other compressed bundles (of text bundles or fat objects)
-  // are decompressed, and their hashes checked, here.
+  // opening costs little memory and time however large they are, and the
+  // header's sizes and entries are taken as they decode: the hash, which
+  // covers the whole bundle, cannot be checked yet. Their payloads are
+  // decompressed, one bundle at a time, and their hashes checked, when
+  // payload(), forEachPayload() or checkCompressedBundles() reads them. Other
+  // compressed bundles (of text bundles or fat objects) are decompressed, and
+  // their hashes checked, here.
   static Expected<Input> open(const std::string &path,
                               const std::string &type = "o");
 

@@ -16,7 +16,9 @@ are compiled by clang 22 for gfx906, gfx908, gfx90a, gfx942, gfx1030
   object (llvm-readelf-22 --syms).
 
 Also checked: -t selects targets, --sort orders, --demangle demangles, a
-code object whose note is damaged is one error line; sizes --by-kernel sums
+code object whose note is damaged is one error line, as is a compressed
+bundle whose hash is damaged (also when -t asks for nothing it holds);
+sizes --by-kernel sums
 each kernel's symbol sizes over every object, largest first, and --top
 keeps the largest.
 """
@@ -307,6 +309,19 @@ def check_options(suite, objects):
                  "an unknown --sort field is refused", done.stderr)
 
 
+def fat_binary(suite, code_object, name, option):
+    """A HIP fat binary of a gfx906 code object, beside it, as clang makes
+    one (an empty host entry first), LLVM 22's bundler given `option`."""
+    bundle = os.path.join(os.path.dirname(code_object), name)
+    suite.build_step([suite.reference_tool("clang-offload-bundler"),
+                      "-type=o", option,
+                      "-targets=host-x86_64-unknown-linux-gnu,"
+                      "hipv4-amdgcn-amd-amdhsa--gfx906",
+                      "-input=/dev/null", "-input=" + code_object,
+                      "-output=" + bundle])
+    return bundle
+
+
 def check_damaged_note(suite, obj):
     """The metadata note's MessagePack cut short: one error line."""
     folder = os.path.dirname(obj)
@@ -317,14 +332,7 @@ def check_damaged_note(suite, obj):
     damaged = os.path.join(folder, "damaged.co")
     with open(damaged, "wb") as handle:
         handle.write(bytes(data))
-    bundle = os.path.join(folder, "damaged.hipfb")
-    # As clang makes a HIP fat binary: an empty host entry first.
-    suite.build_step([suite.reference_tool("clang-offload-bundler"),
-                      "-type=o", "-bundle-align=4096",
-                      "-targets=host-x86_64-unknown-linux-gnu,"
-                      "hipv4-amdgcn-amd-amdhsa--gfx906",
-                      "-input=/dev/null", "-input=" + damaged,
-                      "-output=" + bundle])
+    bundle = fat_binary(suite, damaged, "damaged.hipfb", "-bundle-align=4096")
     done = suite.kernels([bundle])
     suite.expect(done.returncode == 1 and len(done.stderr.splitlines()) == 1
                  and "malformed AMDGPU metadata" in done.stderr,
@@ -336,6 +344,35 @@ def check_damaged_note(suite, obj):
                  "1 file," in done.stdout,
                  "sizes --by-kernel: the damaged file is one error line, the "
                  "other file is reported", done.stderr + done.stdout[:200])
+
+
+def check_compressed(suite, obj):
+    """A compressed bundle is decompressed only when its code objects are
+    read (its hash checked then); when nothing is to be read, its hash is
+    checked before the empty answer, so a damaged bundle is never taken
+    for one without the targets asked for."""
+    folder = os.path.dirname(obj)
+    code_object = os.path.join(folder, "k.co")
+    bundle = fat_binary(suite, code_object, "compressed.hipfb", "-compress")
+    data = bytearray(open(bundle, "rb").read())
+    data[24] ^= 0x01  # the hash of a version 3 header
+    damaged = os.path.join(folder, "damaged-hash.hipfb")
+    with open(damaged, "wb") as handle:
+        handle.write(bytes(data))
+    sound = suite.kernels([bundle])
+    suite.expect(sound.returncode == 0 and "k_trivial" in sound.stdout,
+                 "kernels of a compressed bundle", sound.stderr)
+    for arguments in ([], ["-t", "gfx1100"]):
+        done = suite.kernels(arguments + [damaged])
+        suite.expect(done.returncode == 1 and
+                     len(done.stderr.splitlines()) == 1 and
+                     "hash" in done.stderr and not done.stdout,
+                     f"kernels {arguments}: a damaged hash is one error line",
+                     done.stderr + done.stdout[:200])
+    done = suite.kernels(["-t", "gfx1100", bundle])
+    suite.expect(done.returncode == 0 and not done.stderr,
+                 "kernels -t of a target the sound bundle lacks finds none",
+                 done.stderr)
 
 
 def main():
@@ -357,6 +394,7 @@ def main():
         if len(objects) == len(PROCESSORS):
             check_by_kernel(suite, built)
         check_damaged_note(suite, objects[0])
+        check_compressed(suite, objects[0])
         return finish(suite.passed, suite.failed)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -609,10 +609,12 @@ TEST_F(PublicApi, ExtractDecompressesTheBundlesItTakesFrom) {
   ASSERT_EQ(fromFirst->size(), 1u);
   EXPECT_EQ(readFile(fromFirst->front()), readFile(inputs_[1]));
 
-  // The second bundle's damaged hash fails what takes from it, and leaves
-  // nothing, not even the folder.
+  // The second bundle's damaged hash fails what takes from it, and what
+  // takes nothing at all (the headers could be wrong), and leaves nothing,
+  // not even the folder.
   for (const std::vector<std::string> &targets :
-       {std::vector<std::string>{"gfx90a"}, std::vector<std::string>{}}) {
+       {std::vector<std::string>{"gfx90a"}, std::vector<std::string>{},
+        std::vector<std::string>{"gfx1100"}}) {
     Expected<std::vector<std::string>> fromSecond =
         extract({file, path("second"), targets});
     ASSERT_FALSE(fromSecond.ok());
