@@ -116,6 +116,70 @@ struct Extracted {
   EntryPayload payload;
 };
 
+// Names that repeat are numbered in file order; a numbered name that
+// happens to equal another entry's name gets underscores until unique.
+void giveUniqueNames(std::vector<Extracted> &entries) {
+  std::map<std::string, size_t> occurrences;
+  for (const Extracted &entry : entries)
+    ++occurrences[entry.name];
+  std::map<std::string, size_t> numbered;
+  std::set<std::string> used;
+  for (Extracted &entry : entries) {
+    if (occurrences[entry.name] > 1)
+      entry.name += "." + std::to_string(numbered[entry.name]++);
+    while (!used.insert(entry.name).second)
+      entry.name += "_";
+  }
+}
+
+// Writes the entries into `folder`, made when missing, all or nothing; a
+// bundle whose decompression was deferred is decompressed for its entries,
+// which come together, in file order, and let go of after them.
+Result<std::vector<std::string>>
+writeEntries(const std::vector<Extracted> &entries, const std::string &folder) {
+  // Declared before the transaction, so that on failure the temporaries go
+  // first and the folders they were in can then be removed.
+  CreatedFolders folders;
+  if (Status status = folders.create(folder); !status.ok())
+    return status.takeError();
+  OutputTransaction transaction;
+  std::vector<std::string> written;
+  const DiscoveredBundle *decompressedBundle = nullptr;
+  std::unique_ptr<InputFile> decompressed;
+  // One output at a time, each closed once written: an archive may hold
+  // thousands of entries, more than a process may keep files open.
+  for (const Extracted &entry : entries) {
+    if (entry.bundle->deferred && entry.bundle != decompressedBundle) {
+      decompressed.reset();
+      auto whole = decompressDeferred(*entry.bundle);
+      if (!whole)
+        return whole.takeError();
+      decompressed = std::move((*whole)->data);
+      decompressedBundle = entry.bundle;
+    }
+    const InputFile &source =
+        entry.bundle->deferred ? *decompressed : *entry.bundle->data;
+    std::string path = joinPath(folder, entry.name);
+    auto output = transaction.create(path);
+    if (!output)
+      return output.takeError();
+    Status status =
+        entry.payload.rewrittenObject
+            ? writeElfPlan(**output, *entry.payload.rewrittenObject, {})
+            : (*output)->copyFrom(source, entry.payload.offset,
+                                  entry.payload.size);
+    if (!status.ok())
+      return status.takeError();
+    if (Status finished = transaction.finish(**output); !finished.ok())
+      return finished.takeError();
+    written.push_back(std::move(path));
+  }
+  if (Status status = transaction.commit(); !status.ok())
+    return status.takeError();
+  folders.keep();
+  return written;
+}
+
 } // namespace
 
 Status unbundleAllToDirectory(const BundlerConfig &config,
@@ -179,63 +243,8 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
                      "no bundle entries to extract: it holds no offload "
                      "bundle, .hip_fatbin or .llvm.offloading data");
 
-  // Names that repeat are numbered in file order; a numbered name that
-  // happens to equal another entry's name gets underscores until unique.
-  std::map<std::string, size_t> occurrences;
-  for (const Extracted &entry : entries)
-    ++occurrences[entry.name];
-  std::map<std::string, size_t> numbered;
-  std::set<std::string> used;
-  for (Extracted &entry : entries) {
-    if (occurrences[entry.name] > 1)
-      entry.name += "." + std::to_string(numbered[entry.name]++);
-    while (!used.insert(entry.name).second)
-      entry.name += "_";
-  }
-
-  // Declared before the transaction, so that on failure the temporaries go
-  // first and the folders they were in can then be removed.
-  CreatedFolders folders;
-  if (Status status = folders.create(folder); !status.ok())
-    return status.takeError();
-  OutputTransaction transaction;
-  std::vector<std::string> written;
-  // The bundle whose decompression was deferred, decompressed for its
-  // entries (which come together, in file order).
-  const DiscoveredBundle *decompressedBundle = nullptr;
-  std::unique_ptr<InputFile> decompressed;
-  // One output at a time, each closed once written: an archive may hold
-  // thousands of entries, more than a process may keep files open.
-  for (const Extracted &entry : entries) {
-    if (entry.bundle->deferred && entry.bundle != decompressedBundle) {
-      decompressed.reset();
-      auto whole = decompressDeferred(*entry.bundle);
-      if (!whole)
-        return whole.takeError();
-      decompressed = std::move((*whole)->data);
-      decompressedBundle = entry.bundle;
-    }
-    const InputFile &source =
-        entry.bundle->deferred ? *decompressed : *entry.bundle->data;
-    std::string path = joinPath(folder, entry.name);
-    auto output = transaction.create(path);
-    if (!output)
-      return output.takeError();
-    Status status =
-        entry.payload.rewrittenObject
-            ? writeElfPlan(**output, *entry.payload.rewrittenObject, {})
-            : (*output)->copyFrom(source, entry.payload.offset,
-                                  entry.payload.size);
-    if (!status.ok())
-      return status.takeError();
-    if (Status finished = transaction.finish(**output); !finished.ok())
-      return finished.takeError();
-    written.push_back(std::move(path));
-  }
-  if (Status status = transaction.commit(); !status.ok())
-    return status.takeError();
-  folders.keep();
-  return written;
+  giveUniqueNames(entries);
+  return writeEntries(entries, folder);
 }
 
 } // namespace offbundle
