@@ -177,7 +177,7 @@ public:
   const std::vector<Bundle> &bundles() const;
   // The bytes of entry `entry` of bundle `bundle` (indices into bundles()
   // and its entries): for fat objects, the device object as the tool
-  // writes it.
+  // writes it. A compressed bundle is decompressed at each call.
   Expected<std::string> payload(size_t bundle, size_t entry) const;
   // Calls visit(entry, bytes) for every entry of bundle `bundle` in file
   // order, reading (and decompressing) the bundle once: for reading every
