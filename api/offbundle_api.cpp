@@ -254,12 +254,7 @@ std::optional<std::string> Input::entryUri(size_t bundleIndex,
 }
 
 Outcome Input::checkCompressedBundles() const {
-  for (const DiscoveredBundle &found : state_->discovery.bundles) {
-    auto whole = decompressDeferred(found);
-    if (!whole)
-      return toError(whole.error());
-  }
-  return std::monostate{};
+  return fromStatus(checkDeferredBundles(state_->discovery));
 }
 
 Outcome Input::checkLinkedFile() const {

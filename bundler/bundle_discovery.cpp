@@ -155,15 +155,16 @@ private:
                         ": Failed to decompress input: ")
                 .message;
         if (options_.compressedHeadersOnly)
-          if (std::optional<PartialBundle> head =
+          if (std::optional<CompressedBundleHead> head =
                   decompressHeaderOnly(element.bytes)) {
             bundle.format = ContainerFormat::BinaryBundle;
-            bundle.compression = *parseCompressedBundleHeader(element.bytes);
+            bundle.compression = head->header;
             bundle.data = InputFile::fromMemory(displayName(member),
                                                 std::move(head->bytes));
             bundle.deferred.reset(new DeferredDecompression{
-                sliceOf(here, element.bytes.size(), member), head->fullSize,
-                options_.decompression, std::move(errorPrefix)});
+                sliceOf(here, element.bytes.size(), member),
+                head->header.uncompressedSize, options_.decompression,
+                std::move(errorPrefix)});
             break;
           }
         auto decompressed = decompressAsRequested(
@@ -432,6 +433,13 @@ decompressDeferred(const DiscoveredBundle &bundle) {
   whole->compression = bundle.compression;
   whole->data = InputFile::fromMemory(path, std::move(decompressed->bytes));
   return whole;
+}
+
+Status checkDeferredBundles(const Discovery &discovery) {
+  for (const DiscoveredBundle &bundle : discovery.bundles)
+    if (auto whole = decompressDeferred(bundle); !whole)
+      return whole.takeError();
+  return Status::success();
 }
 
 Result<std::unique_ptr<BundleReader>>

@@ -134,6 +134,11 @@ openDiscoveredBundle(const DiscoveredBundle &bundle, const OutputConfig &output,
 Result<std::optional<DiscoveredBundle>>
 decompressDeferred(const DiscoveredBundle &bundle);
 
+// Decompresses every bundle of `discovery` whose decompression was deferred,
+// one at a time, and lets it go: the first fault (a size or hash that
+// differs from its header's, damaged data) is the error.
+Status checkDeferredBundles(const Discovery &discovery);
+
 // The one walk over an input's inventory that the API's Input::open, the
 // JSON listing and -output-dir extraction share: every bundle of
 // `discovery` in turn, opened with its entries in file order, and every

@@ -233,9 +233,8 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     // Taking nothing rests on headers read before any hash could be
     // checked: a damaged compressed bundle could hide the targets asked
     // for. Each is checked before the answer is given.
-    for (const DiscoveredBundle &bundle : discovery->bundles)
-      if (auto whole = decompressDeferred(bundle); !whole)
-        return whole.takeError();
+    if (Status checked = checkDeferredBundles(*discovery); !checked.ok())
+      return checked.takeError();
     return std::vector<std::string>();
   }
   if (entries.empty())

@@ -221,16 +221,18 @@ decompressEntriesOnly(const CompressedBundleSpan &span,
   return std::optional(PartialBundle{std::move(*bytes), fullSize});
 }
 
-std::optional<PartialBundle> decompressHeaderOnly(std::string_view bytes) {
-  const std::optional<PartialBundle> none;
+std::optional<CompressedBundleHead>
+decompressHeaderOnly(std::string_view bytes) {
+  const std::optional<CompressedBundleHead> none;
   auto reader = CompressedPrefixReader::open(bytes);
   if (!reader)
     return none;
-  const uint64_t fullSize = (*reader)->header().uncompressedSize;
+  const CompressedBundleHeader &header = (*reader)->header();
   auto head = binaryBundleHead(**reader);
-  if (!head || !*head || !BinaryBundleReader::openHeader(**head, fullSize))
+  if (!head || !*head ||
+      !BinaryBundleReader::openHeader(**head, header.uncompressedSize))
     return none;
-  return PartialBundle{std::string(**head), fullSize};
+  return CompressedBundleHead{header, std::string(**head)};
 }
 
 Status DecodedBundles::checkHashes(const std::string &file,

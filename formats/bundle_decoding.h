@@ -96,7 +96,13 @@ decompressEntriesOnly(const CompressedBundleSpan &span,
 // hash, which covers the whole). Nothing when the bundle inside is no binary
 // bundle, or anything is wrong with what was decompressed or the header: the
 // whole decompression then says what.
-std::optional<PartialBundle> decompressHeaderOnly(std::string_view bytes);
+struct CompressedBundleHead {
+  CompressedBundleHeader header;
+  // The decompressed first bytes, as far as the inner header ends.
+  std::string bytes;
+};
+std::optional<CompressedBundleHead>
+decompressHeaderOnly(std::string_view bytes);
 
 // One bundle an input holds, and, when only its first bytes were
 // decompressed, the size of the whole.

@@ -144,6 +144,22 @@ void installTerminationHandler(int signalNumber) {
   ::sigaction(signalNumber, &action, nullptr);
 }
 
+// A path added to one of the registries' lists of paths, and taken out
+// again (the remover a SignalRegistration calls).
+template <std::atomic<TemporaryNode *> Registries::*list>
+TemporaryNode *pushPath(const std::string &path) {
+  auto node = std::make_unique<TemporaryNode>();
+  node->path = copyString(path);
+  push(registries().*list, node.get());
+  return node.release();
+}
+template <std::atomic<TemporaryNode *> Registries::*list>
+void unregisterPath(void *node) {
+  auto *registered = static_cast<TemporaryNode *>(node);
+  unlinkNode(registries().*list, registered);
+  delete registered;
+}
+
 } // namespace
 
 void installInterruptCleanup(const char *programName) {
@@ -162,25 +178,13 @@ void installInterruptCleanup(const char *programName) {
 }
 
 SignalRegistration registerTemporary(const std::string &path) {
-  auto node = std::make_unique<TemporaryNode>();
-  node->path = copyString(path);
-  push(registries().temporaries, node.get());
-  return SignalRegistration(node.release(), [](void *node) {
-    auto *temporary = static_cast<TemporaryNode *>(node);
-    unlinkNode(registries().temporaries, temporary);
-    delete temporary;
-  });
+  return SignalRegistration(pushPath<&Registries::temporaries>(path),
+                            unregisterPath<&Registries::temporaries>);
 }
 
 SignalRegistration registerCreatedFolder(const std::string &path) {
-  auto node = std::make_unique<TemporaryNode>();
-  node->path = copyString(path);
-  push(registries().folders, node.get());
-  return SignalRegistration(node.release(), [](void *node) {
-    auto *folder = static_cast<TemporaryNode *>(node);
-    unlinkNode(registries().folders, folder);
-    delete folder;
-  });
+  return SignalRegistration(pushPath<&Registries::folders>(path),
+                            unregisterPath<&Registries::folders>);
 }
 
 SignalRegistration registerMapping(const void *base, uint64_t size,
