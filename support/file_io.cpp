@@ -13,8 +13,10 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <new>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -96,6 +98,63 @@ std::string resolvedFolderOf(const std::string &path) {
     return path;
   const std::string resolved = folder;
   return (resolved == "/" ? resolved : resolved + "/") + baseNameOf(path);
+}
+
+// Whether files in the folder can be created but not renamed or removed
+// (chattr +a). False where the file system keeps no such flag.
+bool isAppendOnlyFolder(const std::string &folder) {
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  int flags = 0;
+  const bool appendOnly =
+      ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_APPEND_FL) != 0;
+  ::close(fd);
+  return appendOnly;
+}
+
+// Copies the first `size` bytes of one file into another, both at offset 0.
+Status copyFileBytes(int from, int to, uint64_t size, const std::string &path) {
+  loff_t fromOffset = 0;
+  loff_t toOffset = 0;
+  while (static_cast<uint64_t>(fromOffset) < size) {
+    const size_t step = static_cast<size_t>(
+        std::min<uint64_t>(size - static_cast<uint64_t>(fromOffset), 1 << 30));
+    ssize_t n = ::copy_file_range(from, &fromOffset, to, &toOffset, step, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n > 0)
+      continue;
+    if (n == 0)
+      return fileError(path, "the output's temporary shrank");
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+        errno != EOPNOTSUPP)
+      return fileError(path, errnoMessage(errno));
+    // No copy in the kernel for this pair of files: through memory.
+    std::string block(std::min<uint64_t>(size, kGatherCapacity), '\0');
+    while (static_cast<uint64_t>(fromOffset) < size) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(
+          size - static_cast<uint64_t>(fromOffset), block.size()));
+      ssize_t got = ::pread(from, block.data(), want, fromOffset);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return fileError(path, got < 0 ? errnoMessage(errno)
+                                       : "the output's temporary shrank");
+      for (ssize_t done = 0; done < got;) {
+        ssize_t put = ::pwrite(to, block.data() + done,
+                               static_cast<size_t>(got - done), toOffset);
+        if (put < 0 && errno == EINTR)
+          continue;
+        if (put < 0)
+          return fileError(path, errnoMessage(errno));
+        done += put;
+        toOffset += put;
+      }
+      fromOffset += got;
+    }
+  }
+  return Status::success();
 }
 
 int systemRename(const char *from, const char *to, unsigned flags) {
@@ -373,7 +432,7 @@ Status OutputFile::writeZeros(uint64_t count) {
   // gap reads back as zeros and costs neither time nor disk (a large
   // -bundle-align would otherwise write gigabytes).
   constexpr uint64_t kSkipThreshold = 1 << 16;
-  if (!inMemory_ && !tempPath_.empty() && count >= kSkipThreshold)
+  if (!inMemory_ && writesTemporary() && count >= kSkipThreshold)
     return skip(count);
   static constexpr char kZeros[4096] = {};
   while (count > 0) {
@@ -543,6 +602,10 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   if (auto earlier = byDestination_.find(destination);
       earlier != byDestination_.end())
     earlier->second->superseded_ = true;
+  output->destination_ = destination;
+  output->newFileMode_ = newFileMode;
+  if (isAppendOnlyFolder(folderOf(destination)))
+    return createUnnamed(std::move(output), exists);
 
   // The temporary is created and registered with termination signals
   // blocked, so that a signal either finds it registered or finds no file.
@@ -568,7 +631,6 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   output->temporaryRegistration_ = registerTemporary(temporary);
   if (preservesReplacedFiles_ && exists)
     output->original_ = {destination, info};
-  output->destination_ = destination;
   outputs_.push_back(std::move(output));
   OutputFile *created = outputs_.back().get();
   byDestination_[destination] = created;
@@ -582,6 +644,59 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
                            "file it replaces: " +
                                errnoMessage(errno));
   return created;
+}
+
+// An output in an append-only folder: a temporary without a name in that
+// folder, on the destination's file system, which nothing needs to remove.
+Result<OutputFile *>
+OutputTransaction::createUnnamed(std::unique_ptr<OutputFile> output,
+                                 bool replacing) {
+  if (replacing && preservesReplacedFiles_)
+    return fileError(output->path_,
+                     "cannot be replaced safely: its folder is append-only "
+                     "(chattr +a), so nothing in it can be renamed");
+  int fd = ::open(folderOf(output->destination_).c_str(),
+                  O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return fileError(output->path_, errnoMessage(errno));
+  output->fd_ = fd;
+  output->copiedInAtCommit_ = true;
+  OutputFile *created = output.get();
+  outputs_.push_back(std::move(output));
+  byDestination_[created->destination_] = created;
+  return created;
+}
+
+// Copies an unnamed temporary over its destination, which is opened as it
+// is, so that it keeps its owner, permissions and links, as the files LLVM's
+// tools write do; it must still be the file found when the output was
+// created.
+Status OutputTransaction::copyIn(OutputFile &output) {
+  const char *destination = output.destination_.c_str();
+  int to = -1;
+  if (output.replaced_) {
+    to = ::open(destination, O_WRONLY | O_CLOEXEC);
+    struct stat info;
+    if (to >= 0 &&
+        (::fstat(to, &info) != 0 || identityOf(info) != output.replaced_)) {
+      ::close(to);
+      return changedUnderUs(output.path_);
+    }
+  }
+  // A new output, or one whose file was removed meanwhile.
+  if (to < 0 && (!output.replaced_ || errno == ENOENT))
+    to = ::open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                output.newFileMode_ & 0777);
+  if (to < 0)
+    return errno == EEXIST ? changedUnderUs(output.path_)
+                           : fileError(output.path_, errnoMessage(errno));
+  Status status =
+      ::ftruncate(to, 0) == 0
+          ? copyFileBytes(output.fd_, to, output.written_, output.path_)
+          : fileError(output.path_, errnoMessage(errno));
+  if (::close(to) != 0 && status.ok())
+    status = fileError(output.path_, errnoMessage(errno));
+  return status;
 }
 
 // Bytes below which copies run on one thread (see runCopies).
@@ -636,7 +751,7 @@ Status OutputTransaction::finish(OutputFile &output) {
     return status;
   // Padding may have been skipped over rather than written (see
   // writeZeros); setting the length materialises it as a hole.
-  if (!output.tempPath_.empty() &&
+  if (output.writesTemporary() &&
       ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
     return fileError(output.path_, errnoMessage(errno));
   // What the replaced file keeps goes on last: writing drops file
@@ -651,6 +766,9 @@ Status OutputTransaction::finish(OutputFile &output) {
       return fileError(output.path_, errnoMessage(errno));
   }
   output.gather_.reset();
+  // An unnamed temporary's descriptor is all that holds its bytes.
+  if (output.copiedInAtCommit_)
+    return Status::success();
   int fd = output.fd_;
   output.fd_ = -1;
   if (::close(fd) != 0)
@@ -769,6 +887,15 @@ Status OutputTransaction::commit() {
       return status;
     }
   }
+  // Outputs in append-only folders are copied last, as they cannot be put
+  // back: a failure before the first of them is written leaves every
+  // destination as it was.
+  for (auto &output : outputs_)
+    if (output->copiedInAtCommit_ && !output->superseded_)
+      if (Status status = copyIn(*output); !status.ok()) {
+        undoPlacements(placed);
+        return status;
+      }
   // Every output is in place; what remains under a swapped temporary's name
   // is the old contents, checked above to be the file that was replaced.
   Status status = Status::success();

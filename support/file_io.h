@@ -132,7 +132,7 @@ public:
   // Whether ranges can be left to fill later, from other threads (skip,
   // writeAt): a regular file, not memory, standard output or a device.
   bool writesInPlace() const {
-    return !inMemory_ && fd_ >= 0 && !tempPath_.empty();
+    return !inMemory_ && fd_ >= 0 && writesTemporary();
   }
   // Leaves the next `count` bytes for writeAt to fill: what write() adds
   // next goes after them. Only where writesInPlace().
@@ -147,9 +147,19 @@ public:
 
 private:
   friend class OutputTransaction;
-  Status flush();           // writes out what is gathered
-  std::string path_;        // the destination as the user named it
-  std::string tempPath_;    // where the bytes go until commit; "" if direct
+  Status flush();        // writes out what is gathered
+  std::string path_;     // the destination as the user named it
+  std::string tempPath_; // where the bytes go until commit; "" if direct
+  // In a folder that is append-only (chattr +a), where nothing can be
+  // renamed or removed, the bytes go to a temporary without a name
+  // (O_TMPFILE) that vanishes with its descriptor, and commit copies them
+  // over the destination, as LLVM's tools write outputs; see
+  // OutputTransaction.
+  bool copiedInAtCommit_ = false;
+  unsigned newFileMode_ = 0666;
+  bool writesTemporary() const {
+    return !tempPath_.empty() || copiedInAtCommit_;
+  }
   std::string destination_; // the file the temporary replaces on commit
   int fd_ = -1;
   // Bytes kept in memory: for standard output (written on commit) or for a
@@ -198,6 +208,15 @@ private:
 // (RENAME_NOREPLACE). A new output's temporary is created with mode 0666
 // less the umask, as open(O_CREAT) would create the file; a replaced one
 // takes the old file's permissions.
+//
+// A folder that is append-only (chattr +a) lets files be created in it but
+// none be renamed or removed: a temporary there could neither be put in
+// place nor cleaned up. Its outputs are written to temporaries without a
+// name, and at commit, once every other output is in place, copied over
+// their destinations (truncated first, as LLVM's tools write outputs). A
+// failure while they are copied can leave them partly written. With
+// preserveReplacedFiles(), replacing a file there is refused, as that copy
+// could lose the file it replaces.
 class OutputTransaction {
 public:
   // The rename step of commit: renameat2(from, to, flags), flags being 0,
@@ -267,6 +286,9 @@ private:
   Status place(OutputFile &output, std::vector<Placed> &placed);
   Result<bool> placeReplacing(OutputFile &output, std::vector<Placed> &placed);
   Status placeNew(OutputFile &output, std::vector<Placed> &placed);
+  Result<OutputFile *> createUnnamed(std::unique_ptr<OutputFile> output,
+                                     bool replacing);
+  Status copyIn(OutputFile &output);
   void undoPlacements(const std::vector<Placed> &placed);
 
   std::vector<std::unique_ptr<OutputFile>> outputs_;
