@@ -20,6 +20,7 @@
 #include "formats/pe_hip_wrappers.h"
 #include "rewrite/rewrite.h"
 #include "support/file_io.h"
+#include "support/input_edits.h"
 #include "support/output_plan.h"
 
 namespace offbundle::rewriting {
@@ -302,33 +303,6 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
                                  const ElfObject &object,
                                  BundleRewriter &rewriter);
 
-// New values for fields of the input, by their offset in the input.
-// (The Windows rewrites patch header fields of the input as they copy it.)
-class Patches {
-public:
-  void set(uint64_t offset, uint64_t value, unsigned width) {
-    std::string bytes(width, '\0');
-    for (unsigned i = 0; i < width; ++i)
-      bytes[i] = static_cast<char>((value >> (8 * i)) & 0xff);
-    patches_[offset] = std::move(bytes);
-  }
-
-  // Input bytes [from, to), the patched fields among them replaced.
-  void copy(OutputPlan &plan, uint64_t from, uint64_t to) const {
-    uint64_t at = from;
-    for (auto it = patches_.lower_bound(from);
-         it != patches_.end() && it->first < to; ++it) {
-      plan.addInput(at, it->first - at);
-      plan.addBytes(it->second);
-      at = it->first + it->second.size();
-    }
-    plan.addInput(at, to - at);
-  }
-
-private:
-  std::map<uint64_t, std::string> patches_;
-};
-
 // A COFF object whose .hip_fatbin bundle (or .llvm.offloading offload
 // binaries) is rewritten, the object laid out again around it (see
 // coff_object_rewrite.cpp).
@@ -351,6 +325,6 @@ Status checkRewritablePeImage(const std::string &file, const PeLayout &layout);
 Result<OutputPlan> layOutPeFatbin(const std::string &file,
                                   std::string_view bytes,
                                   const PeHipImage &image,
-                                  FatbinRewrite rewrite, Patches patches);
+                                  FatbinRewrite rewrite, InputEdits patches);
 
 } // namespace offbundle::rewriting

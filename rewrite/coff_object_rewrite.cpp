@@ -64,14 +64,15 @@ Result<OutputPlan> replaceSectionData(const std::string &file,
   auto moved = [&](uint64_t offset) {
     return offset - end + start + contents.size();
   };
-  Patches patches;
-  patches.set(replaced.headerOffset + kSizeOfRawDataField, contents.size(), 4);
+  InputEdits patches(bytes);
+  patches.setValue(replaced.headerOffset + kSizeOfRawDataField, contents.size(),
+                   4);
   for (const CoffSection &section : sections)
     for (uint64_t field : kFileOffsetFields) {
       const uint64_t offset =
           loadLittleEndian(bytes, section.headerOffset + field, 4);
       if (offset >= end)
-        patches.set(section.headerOffset + field, moved(offset), 4);
+        patches.setValue(section.headerOffset + field, moved(offset), 4);
       else if (offset > start && offset != 0)
         return fileError(file, "malformed COFF object: section '" +
                                    section.name + "' has data inside " +
@@ -80,18 +81,18 @@ Result<OutputPlan> replaceSectionData(const std::string &file,
   const uint64_t symbols =
       loadLittleEndian(bytes, kPointerToSymbolTableField, 4);
   if (symbols >= end)
-    patches.set(kPointerToSymbolTableField, moved(symbols), 4);
+    patches.setValue(kPointerToSymbolTableField, moved(symbols), 4);
   if (std::optional<uint64_t> definition =
           sectionDefinition(bytes, index + 1)) {
-    patches.set(*definition, contents.size(), 4);
+    patches.setValue(*definition, contents.size(), 4);
     if (loadLittleEndian(bytes, *definition + 8, 4) != 0)
-      patches.set(*definition + 8, jamCrc32(contents), 4);
+      patches.setValue(*definition + 8, jamCrc32(contents), 4);
   }
 
   OutputPlan plan;
-  patches.copy(plan, 0, start);
+  patches.emit(plan, 0, start);
   plan.addBytes(std::move(contents));
-  patches.copy(plan, end, bytes.size());
+  patches.emit(plan, end, bytes.size());
   return plan;
 }
 

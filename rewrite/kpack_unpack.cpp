@@ -153,12 +153,12 @@ Result<KpackUnpacking> unpackKpackImage(const std::string &file,
   if (!laid)
     return laid.takeError();
 
-  rewriting::Patches patches;
+  InputEdits patches(bytes);
   const CoffSection &segment = image.layout.sections[image.layout.segment];
   for (size_t i = 0; i < image.hip.wrappers.size(); ++i) {
     const uint64_t at = segment.fileOffset + i * kHipWrapperSize;
-    patches.set(at, kHipWrapperMagic, 4);
-    patches.set(at + kHipWrapperReservedOffset, 0, 8);
+    patches.setValue(at, kHipWrapperMagic, 4);
+    patches.setValue(at + kHipWrapperReservedOffset, 0, 8);
     image.hip.wrappers[i].binary = image.hip.fatbinStart + i;
   }
   auto plan = rewriting::layOutPeFatbin(file, bytes, image, std::move(*laid),

@@ -82,14 +82,15 @@ Result<OutputPlan> rewritePeImage(const std::string &file,
     return rewritten.takeError();
   if (!*rewritten)
     return OutputPlan::wholeInput(bytes.size());
-  return layOutPeFatbin(file, bytes, image, std::move(**rewritten), Patches());
+  return layOutPeFatbin(file, bytes, image, std::move(**rewritten),
+                        InputEdits(bytes));
 }
 
 Result<OutputPlan> layOutPeFatbin(const std::string &file,
                                   std::string_view bytes,
                                   const PeHipImage &image,
                                   FatbinRewrite fatbinRewrite,
-                                  Patches patches) {
+                                  InputEdits patches) {
   const PeLayout &layout = image.layout;
   const uint64_t alignment = layout.fileAlignment;
   const CoffSection &fatbin = layout.sections[layout.fatbin];
@@ -107,28 +108,28 @@ Result<OutputPlan> layOutPeFatbin(const std::string &file,
   // Where what followed the old raw data goes.
   auto moved = [&](uint64_t offset) { return offset - end + start + newRaw; };
 
-  patches.set(fatbin.headerOffset + kSizeOfRawDataField, newRaw, 4);
+  patches.setValue(fatbin.headerOffset + kSizeOfRawDataField, newRaw, 4);
   for (size_t index = 0; index < layout.sections.size(); ++index) {
     const CoffSection &other = layout.sections[index];
     if (index == layout.fatbin || other.rawSize == 0 || other.fileOffset == 0)
       continue;
     if (other.fileOffset >= end)
-      patches.set(other.headerOffset + kPointerToRawDataField,
-                  moved(other.fileOffset), 4);
+      patches.setValue(other.headerOffset + kPointerToRawDataField,
+                       moved(other.fileOffset), 4);
     else if (other.fileOffset + other.rawSize > start)
       return fileError(file, "malformed PE image: section '" + other.name +
                                  "' overlaps .hip_fat in the file");
   }
   if (fatbin.characteristics & kInitializedData)
-    patches.set(layout.initializedDataField,
-                loadLittleEndian(bytes, layout.initializedDataField, 4) -
-                    fatbin.rawSize + newRaw,
-                4);
+    patches.setValue(layout.initializedDataField,
+                     loadLittleEndian(bytes, layout.initializedDataField, 4) -
+                         fatbin.rawSize + newRaw,
+                     4);
   if (layout.symbolTable >= end)
-    patches.set(layout.symbolTableField, moved(layout.symbolTable), 4);
+    patches.setValue(layout.symbolTableField, moved(layout.symbolTable), 4);
   for (const auto &[field, offset] : layout.debugDataFields) {
     if (offset >= end)
-      patches.set(field, moved(offset), 4);
+      patches.setValue(field, moved(offset), 4);
     else if (offset >= start && offset != 0)
       return fileError(file, "malformed PE image: debug data lies inside "
                              ".hip_fat");
@@ -138,16 +139,16 @@ Result<OutputPlan> layOutPeFatbin(const std::string &file,
     const HipWrapper &wrapper = image.hip.wrappers[index];
     for (const AddressMove &move : fatbinRewrite.moves)
       if (move.from == wrapper.binary)
-        patches.set(segment.fileOffset + index * kHipWrapperSize +
-                        kHipWrapperBinaryOffset,
-                    image.hip.fatbinStart + move.toOffset, 8);
+        patches.setValue(segment.fileOffset + index * kHipWrapperSize +
+                             kHipWrapperBinaryOffset,
+                         image.hip.fatbinStart + move.toOffset, 8);
   }
 
   OutputPlan plan;
-  patches.copy(plan, 0, start);
+  patches.emit(plan, 0, start);
   plan.append(std::move(fatbinRewrite.contents));
   plan.addZeros(newRaw - newSize);
-  patches.copy(plan, end, bytes.size());
+  patches.emit(plan, end, bytes.size());
   if (layout.checksum == 0)
     return plan;
   // The checksum covers every byte, so the output is assembled first.

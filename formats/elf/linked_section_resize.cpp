@@ -11,6 +11,7 @@
 #include "support/byte_order.h"
 #include "support/byte_range.h"
 #include "support/hex.h"
+#include "support/input_edits.h"
 
 namespace offbundle {
 namespace {
@@ -78,78 +79,6 @@ uint64_t congruentAtOrAbove(uint64_t floor, uint64_t alignment,
 bool isPowerOfTwo(uint64_t value) {
   return value != 0 && (value & (value - 1)) == 0;
 }
-
-// Byte edits to the input, by input offset. Edits may overlap; a later one
-// wins where they do.
-class Patches {
-public:
-  explicit Patches(std::string_view input) : input_(input) {}
-
-  void set(uint64_t offset, std::string bytes) {
-    uint64_t start = offset;
-    uint64_t end = offset + bytes.size();
-    // Merge with every edit this one touches, so edits never overlap.
-    auto first = edits_.lower_bound(start);
-    if (first != edits_.begin() &&
-        std::prev(first)->first + std::prev(first)->second.size() > start)
-      --first;
-    auto last = first;
-    while (last != edits_.end() && last->first < end)
-      ++last;
-    if (first == last) {
-      edits_[offset] = std::move(bytes);
-      return;
-    }
-    start = std::min(start, first->first);
-    end =
-        std::max(end, std::prev(last)->first + std::prev(last)->second.size());
-    std::string merged(input_.substr(start, end - start));
-    for (auto at = first; at != last; ++at)
-      merged.replace(at->first - start, at->second.size(), at->second);
-    merged.replace(offset - start, bytes.size(), bytes);
-    edits_.erase(first, last);
-    edits_[start] = std::move(merged);
-  }
-
-  void setWord(uint64_t offset, uint64_t value) {
-    std::string bytes;
-    appendLittleEndian(bytes, value, 8);
-    set(offset, std::move(bytes));
-  }
-
-  // Whether any edit touches [start, end).
-  bool touches(uint64_t start, uint64_t end) const {
-    auto after = edits_.lower_bound(end);
-    return after != edits_.begin() &&
-           std::prev(after)->first + std::prev(after)->second.size() > start;
-  }
-
-  // Input bytes [start, end) with the edits, into `plan`.
-  void emit(OutputPlan &plan, uint64_t start, uint64_t end) const {
-    uint64_t at = start;
-    for (auto edit = edits_.lower_bound(start);
-         edit != edits_.end() && edit->first < end; ++edit) {
-      plan.addInput(at, edit->first - at);
-      plan.addBytes(edit->second);
-      at = edit->first + edit->second.size();
-    }
-    plan.addInput(at, end - at);
-  }
-
-  // Input bytes [start, end) with the edits, in memory. Edits must not
-  // cross the range's ends.
-  std::string render(uint64_t start, uint64_t end) const {
-    std::string bytes(input_.substr(start, end - start));
-    for (auto edit = edits_.lower_bound(start);
-         edit != edits_.end() && edit->first < end; ++edit)
-      bytes.replace(edit->first - start, edit->second.size(), edit->second);
-    return bytes;
-  }
-
-private:
-  std::string_view input_;
-  std::map<uint64_t, std::string> edits_;
-};
 
 // Sections moved out of the program header table's way: one run of the
 // file, [offset, end), moved as a whole so that it keeps its inner layout.
@@ -364,6 +293,22 @@ private:
         homeRoomEnd_ = std::min(homeRoomEnd_, section.offset);
   }
 
+  // A shared object (ET_DYN: a library, or a position-independent
+  // program) is where patchelf 0.14 appends what it grows, in a segment of
+  // its own, after growing the program header table by one entry and
+  // moving every section the grown table reaches, as it moves .interp and
+  // .dynsym from after a linker's table. A section that code addresses
+  // there (lld's .rodata) would move from under the code, so such a table
+  // is followed by zeros, not by spare entries, with room for a few
+  // patchelf runs when sections move anyway. An executable (ET_EXEC) is the
+  // opposite: patchelf puts what it grows (.dynamic among them) into free
+  // bytes after the table, in a segment that is not writable, so spare
+  // entries fill them.
+  static constexpr uint64_t kEntriesLeftForPatchelf = 4;
+  bool isSharedObject() const {
+    return object_.header().fileType == elf::kFileTypeShared;
+  }
+
   // Whether the table fits at home with `entries` entries, the sections in
   // its way moved (the block, then set). Fails when something that cannot
   // move is in the way.
@@ -374,6 +319,16 @@ private:
     const uint64_t needEnd = kShape.headerSize + tableSize(entries);
     if (needEnd <= homeRoomEnd_)
       return true;
+    if (isSharedObject() &&
+        moveSectionsBefore(needEnd + tableSize(kEntriesLeftForPatchelf)))
+      return true;
+    return moveSectionsBefore(needEnd);
+  }
+
+  // Whether the sections before `needEnd` can move out of the table's way;
+  // if so, they are the block.
+  bool moveSectionsBefore(uint64_t needEnd) {
+    block_ = DisplacedBlock();
     // Every section starting where the table must go, then everything that
     // must move with them (growBlock).
     uint64_t start = UINT64_MAX, end = 0;
@@ -577,8 +532,12 @@ private:
       return Status::success();
     }
     block_ = DisplacedBlock();
-    if (tableAtHome_)
+    if (tableAtHome_) {
+      // A shared object's table is written again, without the spare
+      // entries an earlier version left in it.
+      tableHome_ = isSharedObject();
       return Status::success();
+    }
     // Its way home is blocked: the block starts a segment of its own in
     // the addresses the section gave up.
     if (!segmentGoesOn && trySplit(count + 1, false))
@@ -891,12 +850,14 @@ private:
   }
 
   // Entries of the written table: those in use, then spare PT_NULL ones.
-  // A table at home never shrinks, and fills what the block left: free
-  // bytes after it would be taken by patchelf 0.14 for the sections it
-  // grows, .dynamic among them, in a segment that is not writable. Spare
-  // entries serve the next rewrite.
+  // In an executable, a table at home never shrinks, and fills what the
+  // block left (see isSharedObject); spare entries also serve the next
+  // rewrite. A shared object's table at home has no spare entries: the
+  // zeros after it are room enough for the next rewrite.
   uint64_t tableSlots() const {
     uint64_t slots = entries_;
+    if (tableHome_ && isSharedObject())
+      return slots;
     if (!tableHome_ || tableAtHome_)
       slots = std::max<uint64_t>(slots, segments_.size());
     if (tableHome_ && !block_.empty())
@@ -1120,7 +1081,7 @@ private:
   const LinkedSectionResize &request_;
   OutputPlan contents_;
   const ElfObject &object_;
-  Patches patches_;
+  InputEdits patches_;
   uint64_t contentsSize_ = 0; // contents_ is handed to the plan at the end
   const ElfSection *section_ = nullptr;
   size_t sectionIndex_ = 0;

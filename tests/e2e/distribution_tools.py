@@ -21,8 +21,12 @@ the entries the rewrite kept, byte for byte; the tool must print nothing
 it does not print for the original; and the result must keep the layout
 rules of formats/elf/linked_layout.h (checked here independently of
 offbundle: among them, an executable's program header table mapped at the
-load address plus e_phoff, where kernels before Linux 5.18 look for it)
-wherever the control keeps them. The rewritten file itself must pass
+load address plus e_phoff, where kernels before Linux 5.18 look for it,
+and one of patchelf's own: in a library or position-independent program,
+only sections nothing but the dynamic table and the program headers
+address may start within one entry after the program header table, as
+patchelf moves what its grown table reaches) wherever the control keeps
+them. The rewritten file itself must pass
 `offbundle verify` and those rules, read without a warning in binutils'
 `readelf -a`, and get nothing from `eu-elflint --gnu-ld` that the original
 does not (section numbers aside, which the rewrite may change).
@@ -72,6 +76,12 @@ LONGER_INTERPRETER = "/lib/../lib64/../lib64/ld-linux-x86-64.so.2"
 TOOL_TIMEOUT = 600
 PT_LOAD, PT_INTERP, PT_PHDR = 1, 3, 6
 SHF_ALLOC, SHT_NOBITS = 2, 8
+ET_DYN = 3
+# Section types only the dynamic table and the program headers address:
+# .dynstr, relocations, hash tables, notes, .dynsym, RELR, GNU hash, symbol
+# versions.
+MOVABLE_TYPES = {3, 4, 5, 7, 9, 11, 19, 0x6ffffff6, 0x6ffffffd, 0x6ffffffe,
+                 0x6fffffff}
 
 
 def tool_steps(name, source, path, is_program, extra_section, flags_section,
@@ -190,6 +200,20 @@ def layout_problem(path):
     for before, after in zip(loads, loads[1:]):
         if after[2] < before[2] + before[4]:
             return "PT_LOADs out of address order"
+    with open(path, "rb") as handle:
+        file_type = struct.unpack_from("<H", handle.read(18), 16)[0]
+    if file_type == ET_DYN:
+        # patchelf 0.14 grows a library's or PIE's table by one entry and
+        # moves the sections from the first (in header order) while they
+        # start where the grown table ends or before: only those nothing but
+        # the dynamic table and the program headers address may be there.
+        grown_end = phoff + 56 * (phnum + 1)
+        for name, kind, _, _, offset, _ in sections:
+            if offset > grown_end:
+                break
+            if kind not in MOVABLE_TYPES and name != ".interp":
+                return (f"{name} starts within one entry of the program "
+                        "header table, where patchelf would move it")
     last = 0
     for name, kind, flags, address, offset, size in sections:
         if not flags & SHF_ALLOC or size == 0 or kind == SHT_NOBITS:
