@@ -168,7 +168,8 @@ public:
       : bytes_(bytes), isThin_(isThin) {}
 
   Result<std::vector<ArchiveMember>> readMembers(std::string_view archivePath,
-                                                 uint64_t externalLimit);
+                                                 uint64_t externalLimit,
+                                                 ArchiveEnd end);
 
 private:
   std::string_view field(uint64_t offset, uint64_t start, uint64_t size) const {
@@ -226,7 +227,8 @@ private:
 
   // Archive::Child::getNext(): the next member, or nullopt at the end. Also
   // what guarantees that this member's contents lie within the archive.
-  Result<std::optional<ChildHeader>> next(const ChildHeader &child) const;
+  Result<std::optional<ChildHeader>>
+  next(const ChildHeader &child, ArchiveEnd end = ArchiveEnd::Strict) const;
 
   // The contents of a member that is not external. next(child) must have
   // succeeded.
@@ -377,8 +379,8 @@ Result<ChildHeader> ArchiveParser::childAt(uint64_t offset) const {
   return child;
 }
 
-Result<std::optional<ChildHeader>>
-ArchiveParser::next(const ChildHeader &child) const {
+Result<std::optional<ChildHeader>> ArchiveParser::next(const ChildHeader &child,
+                                                       ArchiveEnd end) const {
   uint64_t span = kMemberHeaderSize;
   if (!child.isExternal) {
     Result<uint64_t> size = sizeField(child.offset);
@@ -390,6 +392,13 @@ ArchiveParser::next(const ChildHeader &child) const {
   // field has ten characters, so this cannot overflow.
   const uint64_t nextOffset = child.offset + span + (span & 1);
   if (nextOffset == bytes_.size())
+    return std::optional<ChildHeader>();
+  // The member is whole; only its padding byte is missing, or what follows
+  // is too short to be another member.
+  if (end == ArchiveEnd::AsTheBundlerReadsIt &&
+      (nextOffset == bytes_.size() + 1 ||
+       (nextOffset < bytes_.size() &&
+        bytes_.size() - nextOffset < kMemberHeaderSize)))
     return std::optional<ChildHeader>();
   if (nextOffset > bytes_.size()) {
     Result<std::string> nameOrError = childName(child);
@@ -551,8 +560,8 @@ readExternalMember(const std::string &path, const std::string &memberName,
 }
 
 Result<std::vector<ArchiveMember>>
-ArchiveParser::readMembers(std::string_view archivePath,
-                           uint64_t externalLimit) {
+ArchiveParser::readMembers(std::string_view archivePath, uint64_t externalLimit,
+                           ArchiveEnd end) {
   std::vector<ArchiveMember> members;
   if (bytes_.size() == kArchiveMagic.size())
     return members;
@@ -598,7 +607,7 @@ ArchiveParser::readMembers(std::string_view archivePath,
       member.externalContents = std::move(*contents);
       member.bytes = *member.externalContents;
     }
-    current = next(child);
+    current = next(child, end);
     if (!current)
       return current.takeError();
     if (!child.isExternal) {
@@ -837,7 +846,8 @@ bool isArchive(std::string_view bytes) {
 
 Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
                                                std::string_view archivePath,
-                                               uint64_t externalMemberLimit) {
+                                               uint64_t externalMemberLimit,
+                                               ArchiveEnd end) {
   bool isThin = false;
   if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
     isThin = true;
@@ -846,7 +856,7 @@ Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
   else if (bytes.substr(0, kArchiveMagic.size()) != kArchiveMagic)
     return makeError("file too small to be an archive");
   ArchiveParser parser(bytes, isThin);
-  return parser.readMembers(archivePath, externalMemberLimit);
+  return parser.readMembers(archivePath, externalMemberLimit, end);
 }
 
 uint64_t sym64ThresholdFromValue(const char *environmentValue) {

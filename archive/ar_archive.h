@@ -64,9 +64,18 @@ struct ArchiveMember {
 // (/dev/zero), but all of them together no further than
 // `externalMemberLimit` bytes. The regular members' `bytes` view `bytes`,
 // which must outlive them.
+// How the end of an archive is read. Strict: as LLVM's archive reader
+// (llvm-ar, llvm-offload-binary), which refuses a last member without its
+// padding byte and bytes after the last member too few for another.
+// AsTheBundlerReadsIt: as clang-offload-bundler -type=a, which stops there
+// without a word, having every member. (It also stops at any later error,
+// dropping the members after it; that is still refused here.)
+enum class ArchiveEnd { Strict, AsTheBundlerReadsIt };
+
 Result<std::vector<ArchiveMember>>
 readArchive(std::string_view bytes, std::string_view archivePath,
-            uint64_t externalMemberLimit = inMemoryInputLimit());
+            uint64_t externalMemberLimit = inMemoryInputLimit(),
+            ArchiveEnd end = ArchiveEnd::Strict);
 
 // A member to write: its name as the archive should record it, and its
 // contents (which must outlive any plan made from it).

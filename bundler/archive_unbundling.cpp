@@ -228,6 +228,9 @@ Status writeDeviceArchives(const DeviceArchives &archives,
                            OperationReport &report) {
   const std::string &archivePath = config.inputFileNames.front();
   OutputTransaction transaction;
+  // Written as LLVM's archive writer writes: a temporary renamed over the
+  // output.
+  transaction.renameOverPaths();
   const ArchiveWriteOptions options =
       llvmArchiveWriteOptions(config.archiveSym64Threshold);
   for (size_t i = 0; i < archives.requested.size(); ++i) {
@@ -271,7 +274,9 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
     return opened.takeError();
   // A thin archive's members are found beside the archive's file, also
   // when the archive is named by a code object URI.
-  auto members = readArchive((*opened)->contents(), inputFilePath(archivePath));
+  auto members =
+      readArchive((*opened)->contents(), inputFilePath(archivePath),
+                  inMemoryInputLimit(), ArchiveEnd::AsTheBundlerReadsIt);
   if (!members)
     return members.takeError();
   if (config.checkInputArchive)

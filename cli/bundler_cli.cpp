@@ -58,6 +58,7 @@ CommandLineSyntax bundlerSyntax() {
       "this tool if -unbundle is provided.\n";
   syntax.toolCategory = "clang-offload-bundler options";
   syntax.requiredOptions = {"type"};
+  syntax.goesOnAfterResponseFileError = true;
 
   OptionSpec helpAlias = flagOption("h", "Alias for -help");
   helpAlias.visibility = OptionVisibility::ReallyHidden;

@@ -75,6 +75,10 @@ struct CommandLineSyntax {
   // an unknown argument), and their description on the USAGE line.
   size_t maxPositionals = 0;
   std::string positionalHelp;
+  // After a response file it cannot expand, LLVM's bundler prints the
+  // reason and runs with every option at its default (and fails later);
+  // LLVM's packager crashes there, so ours gives one error line instead.
+  bool goesOnAfterResponseFileError = false;
 };
 
 // The options every LLVM tool has (help, help-list, version, ...).

@@ -1,12 +1,17 @@
-// "@file" response files (see response_file.h). A file that includes itself,
-// directly or not, is caught by a nesting limit rather than by remembering the
-// files read.
+// "@file" response files (see response_file.h). Nested files are expanded in
+// place; each file's name is made absolute against the current directory
+// before it is read, and a file found again among the ones it is nested in
+// (the same device and inode) is a recursion.
 
 #include "cli/response_file.h"
 
-#include <fstream>
-#include <iterator>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace offbundle {
 namespace {
@@ -15,14 +20,130 @@ bool isGnuWhitespace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-// Response files nest; a file that (indirectly) includes itself would
-// expand forever, so expansion stops at a depth no real build reaches.
-constexpr int kMaxExpansionDepth = 64;
-
-bool isRegularFile(const std::string &path) {
-  struct stat info;
-  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+// The name made absolute as sys::path::append(cwd, name) does: nothing is
+// normalised, and an empty name names the current directory itself.
+std::string absoluteName(const std::string &name) {
+  if (!name.empty() && name[0] == '/')
+    return name;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) == nullptr)
+    return name;
+  std::string absolute = cwd;
+  if (!name.empty())
+    absolute += (absolute.back() == '/' ? "" : "/") + name;
+  return absolute;
 }
+
+Error cannotOpen(const std::string &name, int error) {
+  return makeError("cannot not open file '" + name +
+                   "': " + std::strerror(error));
+}
+
+// The whole file, read as a stream so that pipes and /dev/stdin work too.
+Result<std::string> readWhole(const std::string &name) {
+  int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return cannotOpen(name, errno);
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return cannotOpen(name, EISDIR);
+  }
+  std::string text;
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return cannotOpen(name, error);
+    }
+    if (n == 0)
+      break;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+void appendUtf8(std::string &out, uint32_t codePoint) {
+  if (codePoint < 0x80) {
+    out += static_cast<char>(codePoint);
+  } else if (codePoint < 0x800) {
+    out += static_cast<char>(0xC0 | (codePoint >> 6));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+  } else if (codePoint < 0x10000) {
+    out += static_cast<char>(0xE0 | (codePoint >> 12));
+    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (codePoint >> 18));
+    out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+  }
+}
+
+// UTF-16 with a byte order mark (FF FE little-endian, FE FF big-endian) as
+// UTF-8, the mark left out; nothing for an odd length or an unpaired
+// surrogate, as llvm::convertUTF16ToUTF8String refuses them.
+std::optional<std::string> utf16ToUtf8(std::string_view bytes) {
+  if (bytes.size() % 2 != 0)
+    return std::nullopt;
+  const bool bigEndian = static_cast<unsigned char>(bytes[0]) == 0xFE;
+  auto unitAt = [&](size_t index) -> uint32_t {
+    const auto first = static_cast<unsigned char>(bytes[2 * index]);
+    const auto second = static_cast<unsigned char>(bytes[2 * index + 1]);
+    return bigEndian ? (first << 8 | second) : (second << 8 | first);
+  };
+  const size_t units = bytes.size() / 2;
+  std::string out;
+  for (size_t i = 1; i < units; ++i) {
+    uint32_t unit = unitAt(i);
+    if (unit >= 0xDC00 && unit <= 0xDFFF)
+      return std::nullopt;
+    if (unit >= 0xD800 && unit <= 0xDBFF) {
+      if (i + 1 >= units)
+        return std::nullopt;
+      const uint32_t low = unitAt(++i);
+      if (low < 0xDC00 || low > 0xDFFF)
+        return std::nullopt;
+      unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+    }
+    appendUtf8(out, unit);
+  }
+  return out;
+}
+
+// The arguments a response file holds: UTF-16 converted, a UTF-8 byte order
+// mark dropped.
+Result<std::vector<std::string>>
+responseFileArguments(const std::string &name) {
+  auto text = readWhole(name);
+  if (!text)
+    return text.takeError();
+  const std::string_view mark = std::string_view(*text).substr(0, 2);
+  if (mark == "\xFF\xFE" || mark == "\xFE\xFF") {
+    std::optional<std::string> converted = utf16ToUtf8(*text);
+    if (!converted)
+      return makeError("Could not convert UTF16 to UTF8");
+    *text = std::move(*converted);
+  } else if (text->rfind("\xEF\xBB\xBF", 0) == 0) {
+    text->erase(0, 3);
+  }
+  return tokenizeGnuCommandLine(*text);
+}
+
+// A response file being expanded: its absolute name, its device and inode,
+// and the index of the first argument after its own.
+struct OpenResponseFile {
+  std::string name;
+  dev_t device;
+  ino_t inode;
+  size_t end;
+};
 
 } // namespace
 
@@ -64,40 +185,46 @@ std::vector<std::string> tokenizeGnuCommandLine(std::string_view text) {
   }
   if (!token.empty())
     tokens.push_back(token);
+  // LLVM hands each argument on as a C string, which ends at a NUL.
+  for (std::string &each : tokens)
+    if (size_t nul = each.find('\0'); nul != std::string::npos)
+      each.resize(nul);
   return tokens;
 }
 
 Result<std::vector<std::string>>
 expandResponseFiles(std::vector<std::string> arguments) {
-  // Each argument remembers how deep in nested files it was found.
-  std::vector<int> depth(arguments.size(), 0);
+  std::vector<OpenResponseFile> open;
   for (size_t i = 1; i < arguments.size();) {
-    const std::string &argument = arguments[i];
-    if (argument.size() < 2 || argument[0] != '@') {
+    while (!open.empty() && i == open.back().end)
+      open.pop_back();
+    if (arguments[i].empty() || arguments[i][0] != '@') {
       ++i;
       continue;
     }
-    std::string path = argument.substr(1);
-    if (!isRegularFile(path)) {
-      ++i;
-      continue;
+    const std::string name = absoluteName(arguments[i].substr(1));
+    struct stat info;
+    if (::stat(name.c_str(), &info) != 0) {
+      // "@name" with no such file stays an argument, as with GCC.
+      if (errno == ENOENT) {
+        ++i;
+        continue;
+      }
+      return cannotOpen(name, errno);
     }
-    if (depth[i] >= kMaxExpansionDepth)
-      return makeError("recursive expansion of: '" + path + "'");
-    std::ifstream file(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(file)),
-                     std::istreambuf_iterator<char>());
-    // A UTF-8 byte order mark is not part of the first argument.
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0)
-      text.erase(0, 3);
-    std::vector<std::string> expanded = tokenizeGnuCommandLine(text);
-    int nested = depth[i] + 1;
+    for (const OpenResponseFile &outer : open)
+      if (outer.device == info.st_dev && outer.inode == info.st_ino)
+        return makeError("recursive expansion of: '" + outer.name + "'");
+    auto expanded = responseFileArguments(name);
+    if (!expanded)
+      return expanded.takeError();
+    // The files being expanded now end that many arguments later.
+    for (OpenResponseFile &outer : open)
+      outer.end = outer.end + expanded->size() - 1;
+    open.push_back({name, info.st_dev, info.st_ino, i + expanded->size()});
     arguments.erase(arguments.begin() + static_cast<std::ptrdiff_t>(i));
-    depth.erase(depth.begin() + static_cast<std::ptrdiff_t>(i));
     arguments.insert(arguments.begin() + static_cast<std::ptrdiff_t>(i),
-                     expanded.begin(), expanded.end());
-    depth.insert(depth.begin() + static_cast<std::ptrdiff_t>(i),
-                 expanded.size(), nested);
+                     expanded->begin(), expanded->end());
   }
   return arguments;
 }

@@ -25,8 +25,17 @@ startCommandLine(const std::vector<std::string> &rawArgv,
   };
   auto expanded = expandResponseFiles(rawArgv);
   if (!expanded) {
+    const std::string argv0 = rawArgv.empty() ? program : rawArgv.front();
+    if (!syntax.goesOnAfterResponseFileError) {
+      outcome = ToolReporter(argv0, {}).fail(expanded.error().message);
+      return std::nullopt;
+    }
+    // As LLVM's command-line library: the message alone, then every option
+    // at its default, none of them required; the tool's own checks follow.
     outcome.standardError += expanded.error().message + "\n";
-    return finish(1);
+    CommandLineSyntax defaults = syntax;
+    defaults.requiredOptions.clear();
+    return parseCommandLine({argv0}, defaults);
   }
   ParsedCommandLine parsed = parseCommandLine(*expanded, syntax);
   for (const std::string &line : parsed.diagnostics)

@@ -104,8 +104,9 @@ Status writeArchive(OutputTransaction &transaction, const std::string &path,
                     PackagerReport &report) {
   const ArchiveWriteOptions options =
       llvmArchiveWriteOptions(config.archiveSym64Threshold);
-  // LLVM creates the file before it looks at the members.
-  auto output = transaction.create(path);
+  // LLVM creates the file before it looks at the members. Its archive
+  // writer has no standard output: "-" is a file of that name.
+  auto output = transaction.createFile(path);
   if (!output)
     return reasonOnly(output.takeError(), path);
   auto plan = planGnuArchive(members, options);
@@ -287,6 +288,7 @@ Status packageImages(const PackagerConfig &config, PackagerReport &) {
   }
 
   OutputTransaction transaction;
+  transaction.renameOverPaths(); // as LLVM's FileOutputBuffer
   auto output = transaction.create(config.outputFile);
   if (!output)
     return reasonOnly(output.takeError(), config.outputFile);
@@ -329,6 +331,7 @@ Status extractMatchingImages(const PackagerConfig &config,
     return input.takeError();
   const InputFile &file = *(*input)->file;
   OutputTransaction transaction;
+  transaction.renameOverPaths(); // as LLVM's FileOutputBuffer
   for (const std::string &image : config.images) {
     const ImageArguments filter = ImageArguments::parse(image);
     std::vector<const FoundOffloadBinary *> extracted;
@@ -389,6 +392,7 @@ Status extractAllImages(const PackagerConfig &config, PackagerReport &report) {
       !status.ok())
     return status;
   OutputTransaction transaction;
+  transaction.renameOverPaths(); // as LLVM's FileOutputBuffer
   std::string printed;
   for (const WalkedImage &image : images) {
     const std::string name =
@@ -429,6 +433,7 @@ Status archiveAllImages(const PackagerConfig &config, PackagerReport &report) {
     members.push_back({names.back(), image.binary->image});
   }
   OutputTransaction transaction;
+  transaction.renameOverPaths(); // as LLVM's FileOutputBuffer
   if (Status status = writeArchive(transaction, config.outputFile, members,
                                    *(*input)->file, config, report);
       !status.ok())

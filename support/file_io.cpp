@@ -206,6 +206,15 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
   if (S_ISREG(info.st_mode)) {
     input->openedVersion_ = Version{info.st_size, info.st_mtim, info.st_ctim};
     input->size_ = static_cast<uint64_t>(info.st_size);
+    // Standard input is read from where it stands to its end, and left at
+    // its end, as reading it would: a second "-" then reads nothing.
+    uint64_t start = 0;
+    if (path == "-") {
+      const off_t position = ::lseek(fd, 0, SEEK_CUR);
+      if (position > 0)
+        start = std::min(static_cast<uint64_t>(position), input->size_);
+      ::lseek(fd, 0, SEEK_END);
+    }
     if (input->size_ > 0) {
       void *map = ::mmap(nullptr, input->size_, PROT_READ, MAP_PRIVATE, fd, 0);
       if (map == MAP_FAILED)
@@ -215,6 +224,8 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
       input->mapSize_ = input->size_;
       input->mappingRegistration_ = registerMapping(map, input->size_, path);
     }
+    if (start != 0)
+      input->narrow(start, input->size_ - start, path);
     return input;
   }
 
@@ -566,6 +577,9 @@ Result<OutputFile *> OutputTransaction::create(const std::string &path,
 
 Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
                                                    unsigned newFileMode) {
+  // An empty name names no file, as open("") says.
+  if (path.empty())
+    return fileError(path, errnoMessage(ENOENT));
   auto output = std::make_unique<OutputFile>();
   output->path_ = path;
   std::string destination = path;
@@ -584,12 +598,20 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     return outputs_.back().get();
   }
   unsigned replacedMode = 0;
-  if (exists) {
+  struct stat linkInfo;
+  if (renamesOverPaths_ && ::lstat(path.c_str(), &linkInfo) == 0 &&
+      S_ISLNK(linkInfo.st_mode)) {
+    // The link itself is replaced, as a rename over it replaces it.
+    destination = resolvedFolderOf(path);
+    output->replaced_ = identityAt(destination);
+    exists = true;
+  } else if (exists) {
     // Write through symbolic links, as opening the path would.
     char resolved[PATH_MAX];
     if (::realpath(path.c_str(), resolved) != nullptr)
       destination = resolved;
-    if (::access(path.c_str(), W_OK) != 0)
+    // A rename replaces a file it may not write to.
+    if (!renamesOverPaths_ && ::access(path.c_str(), W_OK) != 0)
       return fileError(path, errnoMessage(errno));
     replacedMode = info.st_mode & 07777;
     output->replaced_ = identityAt(destination);
@@ -607,6 +629,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   if (isAppendOnlyFolder(folderOf(destination)))
     return createUnnamed(std::move(output), exists);
 
+  const bool keepsOldMode = exists && !replacedFilesTakeNewMode_;
   // The temporary is created and registered with termination signals
   // blocked, so that a signal either finds it registered or finds no file.
   TerminationSignalBlock block;
@@ -617,7 +640,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     // A new output gets the mode open(O_CREAT, newFileMode) would give it,
     // umask and default ACLs applied by the kernel.
     fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                exists ? 0600 : newFileMode & 0777);
+                keepsOldMode ? 0600 : newFileMode & 0777);
     // A folder we cannot create files in fails here with the same reason
     // opening the destination itself would give.
     if (fd < 0 && (errno != EEXIST || attempt == 100))
@@ -639,7 +662,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     return fileError(path, errnoMessage(errno));
   created->temporaryIdentity_ = identityOf(temporaryInfo);
   // A replaced output keeps the permissions of the file it replaces.
-  if (exists && chmod_(fd, replacedMode) != 0)
+  if (keepsOldMode && chmod_(fd, replacedMode) != 0)
     return fileError(path, "cannot give the output the permissions of the "
                            "file it replaces: " +
                                errnoMessage(errno));

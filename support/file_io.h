@@ -262,6 +262,20 @@ public:
   // it reaches the disk (fsync of the file, then of its folder) before
   // commit() returns. For rewriting files in place.
   void preserveReplacedFiles() { preservesReplacedFiles_ = true; }
+  // From now on, an output replacing a file gets the mode a new one would
+  // (newFileMode less the umask) instead of the old file's permissions: for
+  // a copy of an input that keeps the input's mode, so that a rewritten
+  // program written over a file stays executable.
+  void giveReplacedFilesTheNewMode() { replacedFilesTakeNewMode_ = true; }
+  // From now on, outputs are put in place as LLVM's FileOutputBuffer and
+  // archive writer put theirs, a temporary renamed over the path (the
+  // packager's outputs, the bundler's -type=a): a symbolic link there is
+  // replaced rather than written through, a file is replaced whatever its
+  // permissions, and the output gets the mode a new file gets.
+  void renameOverPaths() {
+    renamesOverPaths_ = true;
+    replacedFilesTakeNewMode_ = true;
+  }
 
   void setRenameFunctionForTesting(RenameFunction rename) {
     rename_ = std::move(rename);
@@ -299,6 +313,8 @@ private:
   ChmodFunction chmod_;
   bool committed_ = false;
   bool preservesReplacedFiles_ = false;
+  bool replacedFilesTakeNewMode_ = false;
+  bool renamesOverPaths_ = false;
 };
 
 // One piece of an input destined for one output.

@@ -225,6 +225,68 @@ class Suite:
                          ["-unbundle", "-type=a", f"-input={archive}",
                           "-targets=hip-amdgcn-amd-amdhsa--gfx906",
                           "-output=e.a", "-allow-missing-bundles"], ["e.a"])
+        self.compare_archive_endings(members)
+        self.compare_output_over_a_link()
+
+    def compare_output_over_a_link(self):
+        """LLVM's archive writer renames a temporary over the output: a
+        symbolic link there (to the input archive itself) is replaced, the
+        input is left alone, and a replaced file gets a new file's mode."""
+        results = []
+        for tool in (self.reference, self.ours):
+            with tempfile.TemporaryDirectory(dir=self.folder) as work:
+                shutil.copy(os.path.join(self.folder, "gnu.a"),
+                            os.path.join(work, "in.a"))
+                os.symlink("in.a", os.path.join(work, "link.a"))
+                with open(os.path.join(work, "old.a"), "wb") as handle:
+                    handle.write(b"old")
+                os.chmod(os.path.join(work, "old.a"), 0o755)
+                done = subprocess.run(
+                    [tool, "-unbundle", "-type=a", "-input=in.a",
+                     "-targets=hip-amdgcn-amd-amdhsa--gfx906,"
+                     "hip-amdgcn-amd-amdhsa--gfx1030",
+                     "-output=link.a", "-output=old.a",
+                     "-allow-missing-bundles"], cwd=work, capture_output=True)
+                state = {}
+                for name in sorted(os.listdir(work)):
+                    path = os.path.join(work, name)
+                    with open(path, "rb") as handle:
+                        state[name] = (os.path.islink(path),
+                                       oct(os.lstat(path).st_mode),
+                                       handle.read())
+                results.append((done.returncode, state))
+        if results[0] == results[1]:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL output over a link: "
+                  f"reference {results[0][0]} {sorted(results[0][1].items())!r:.300}"
+                  f"\n  ours {results[1][0]} {sorted(results[1][1].items())!r:.300}")
+
+    def compare_archive_endings(self, members):
+        """Endings LLVM's archive reader refuses but its bundler reads to
+        the end of, every member whole: a last member without its padding
+        byte, and bytes too few for another member header."""
+        odd = os.path.join(self.folder, "odd.o")
+        shutil.copy(os.path.join(self.folder, members[0]), odd)
+        with open(odd, "ab") as handle:
+            handle.write(b"Z" * (1 - os.path.getsize(odd) % 2))
+        self.sh("ar", "rc", "odd.a", members[1], "odd.o")
+        with open(os.path.join(self.folder, "odd.a"), "rb") as handle:
+            padded = handle.read()
+        with open(os.path.join(self.folder, "gnu.a"), "rb") as handle:
+            whole = handle.read()
+        endings = {"unpadded.a": padded[:-1], "one-more-byte.a": whole + b"\n",
+                   "short-garbage.a": whole + b"x" * 58}
+        for name, data in endings.items():
+            with open(os.path.join(self.folder, name), "wb") as handle:
+                handle.write(data)
+            self.compare(f"ending {name}",
+                         ["-unbundle", "-type=a", f"-input={name}",
+                          "-targets=hip-amdgcn-amd-amdhsa--gfx906,"
+                          "hip-amdgcn-amd-amdhsa--gfx1030",
+                          "-output=end0.a", "-output=end1.a",
+                          "-allow-missing-bundles"], ["end0.a", "end1.a"])
 
     def compare_unreadable_bitcode(self):
         """Device bitcode LLVM's reader refuses: LLVM's archive writer warns,

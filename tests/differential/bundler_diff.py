@@ -95,12 +95,15 @@ def written_id(target):
 
 
 class Case:
-    def __init__(self, name, argv, files, env=None, links=None):
+    def __init__(self, name, argv, files, env=None, links=None, stdin=None):
         self.name = name
         self.argv = argv
         self.files = files  # name -> bytes
         self.env = env or {}  # extra environment variables
         self.links = links or {}  # name -> where the symbolic link points
+        # Standard input: ("file", name) opens that file of the folder,
+        # ("pipe", name) pipes its bytes; nothing leaves it as it is.
+        self.stdin = stdin
 
     def describe(self):
         settings = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
@@ -112,14 +115,25 @@ TIMEOUT = "timeout"
 TIME_LIMIT = [60.0]
 
 
-def run_tool(executable, argv, folder, env):
+def run_tool(executable, argv, folder, env, stdin=None):
+    source = None
+    feed = {}
+    if stdin and stdin[0] == "file":
+        source = open(os.path.join(folder, stdin[1]), "rb")
+        feed["stdin"] = source
+    elif stdin:
+        with open(os.path.join(folder, stdin[1]), "rb") as handle:
+            feed["input"] = handle.read()
     try:
         done = subprocess.run([TOOL_NAME] + argv, executable=executable,
                               cwd=folder, env=env, capture_output=True,
-                              timeout=TIME_LIMIT[0])
+                              timeout=TIME_LIMIT[0], **feed)
         return done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired:
         return TIMEOUT, b"", b""
+    finally:
+        if source:
+            source.close()
 
 
 def snapshot(folder):
@@ -149,7 +163,10 @@ def run_case(case, ours, reference, env, scratch):
         for name, target in case.links.items():
             os.symlink(target, os.path.join(folder, name))
         code, out, err = run_tool(executable, case.argv, folder,
-                                  dict(env, **case.env))
+                                  dict(env, **case.env), case.stdin)
+        # Messages naming a response file give its absolute path, which
+        # holds the scratch folder's name.
+        err = err.replace(os.fsencode(folder), b"FOLDER")
         results.append((code, out, err, snapshot(folder)))
     # -verbose reports speeds, which no two runs share.
     results = [(code, out, SPEED.sub(rb"\1 speed: N MB/s", err), files)
@@ -334,7 +351,8 @@ def crafted_list_cases(rng, count):
 def corpus_cases(path):
     """Hand-picked quirks: one case per line,
     'name | argv | file=text ... | env:NAME=value ... | link:NAME=TARGET'
-    (a symbolic link)."""
+    (a symbolic link) | stdin:FILE (standard input is that file) |
+    pipe:FILE (that file's bytes are piped to standard input)."""
     cases = []
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, 1):
@@ -346,7 +364,12 @@ def corpus_cases(path):
             files = {}
             settings = {}
             links = {}
+            stdin = None
             for spec in parts[2:]:
+                if spec.startswith(("stdin:", "pipe:")):
+                    kind, _, file_name = spec.partition(":")
+                    stdin = ("file" if kind == "stdin" else "pipe", file_name)
+                    continue
                 if spec.startswith("env:"):
                     variable, _, value = spec[4:].partition("=")
                     settings[variable] = value
@@ -358,7 +381,7 @@ def corpus_cases(path):
                 file_name, _, text = spec.partition("=")
                 files[file_name] = text.encode().decode("unicode_escape").encode("latin-1")
             cases.append(Case(f"corpus:{line_number}:{name}", argv, files,
-                              settings, links))
+                              settings, links, stdin))
     return cases
 
 

@@ -434,6 +434,62 @@ class Suite(Tally):
                      {"a.o": b"1"}, help_text=True)
         self.compare("empty input name", [""], help_text=True)
 
+    def output_path_cases(self):
+        """Outputs whose path already holds something: LLVM renames a
+        temporary over it, so a symbolic link there (to the input, or to
+        nowhere) is replaced, not written through, and a replaced file gets
+        a new file's mode. What each path holds afterwards (its kind, mode,
+        link target and bytes) must be the same for both tools."""
+        packaged = {}
+
+        def prepare(folder):
+            write(os.path.join(folder, "a.o"), b"input bytes")
+            os.symlink("a.o", os.path.join(folder, "to-input.bin"))
+            os.symlink("nowhere/x", os.path.join(folder, "dangling.bin"))
+            os.symlink("new.bin", os.path.join(folder, "to-new.bin"))
+            write(os.path.join(folder, "executable.bin"), b"old")
+            os.chmod(os.path.join(folder, "executable.bin"), 0o755)
+            write(os.path.join(folder, "p.bin"), packaged["p.bin"])
+
+        def state(folder):
+            found = {}
+            for name in sorted(os.listdir(folder)):
+                path = os.path.join(folder, name)
+                info = os.lstat(path)
+                if os.path.islink(path):
+                    found[name] = ("link", os.readlink(path))
+                else:
+                    found[name] = (oct(info.st_mode), read(path))
+            return found
+
+        with tempfile.TemporaryDirectory(dir=self.folder) as work:
+            write(os.path.join(work, "a.o"), b"input bytes")
+            self.run(self.reference, [TOOL, "-o", "p.bin",
+                                      "--image=file=a.o,triple=t,arch=g"], work)
+            packaged["p.bin"] = read(os.path.join(work, "p.bin"))
+        image = "--image=file=a.o,triple=t"
+        for args in (["-o", "to-input.bin", image],
+                     ["-o", "dangling.bin", image],
+                     ["-o", "to-new.bin", image],
+                     ["-o", "executable.bin", image],
+                     ["p.bin", "--image=arch=g,file=to-input.bin"],
+                     ["p.bin", "--image=arch=g,file=executable.bin"],
+                     ["p.bin", "--image=arch=g,file=to-input.bin",
+                      "--archive"],
+                     ["p.bin", "--image=arch=g,file=-", "--archive"],
+                     ["p.bin", "--image=arch=g,file="]):
+            results = []
+            for executable in (self.reference, self.ours):
+                with tempfile.TemporaryDirectory(dir=self.folder) as work:
+                    prepare(work)
+                    code, out, err = self.run(executable, [TOOL] + args, work)
+                    results.append((code, out, err.replace(
+                        executable.encode(), b"TOOL"), state(work)))
+            self.check(f"output over an existing path {args}",
+                       results[0] == results[1],
+                       f"\n  reference {results[0]!r}\n  ours      "
+                       f"{results[1]!r}")
+
     # -- part two: beyond LLVM 22 ----------------------------------------------
 
     def ours_in(self, folder, args, stdin=b""):
@@ -654,6 +710,7 @@ class Suite(Tally):
         self.extraction_cases(inputs)
         self.refused_binaries(raw)
         self.command_line_cases()
+        self.output_path_cases()
         self.beyond_cases(inputs, images)
 
 

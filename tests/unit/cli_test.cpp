@@ -2,6 +2,7 @@
 // The same cases run against LLVM 22's tool in the differential suite; here
 // they pin our front end down without needing the reference installed.
 #include "cli/bundler_cli.h"
+#include "cli/packager_cli.h"
 #include "cli/response_file.h"
 #include "compression/compressed_bundle.h"
 #include "in_memory.h"
@@ -297,6 +298,44 @@ TEST(ResponseFiles, SelfInclusionStops) {
   ASSERT_FALSE(expanded.ok());
   EXPECT_NE(expanded.error().message.find("recursive expansion"),
             std::string::npos);
+}
+
+// A chain of distinct files nests as deep as it goes; only a file found
+// again among those it is nested in is a recursion. One file included twice
+// side by side is none.
+TEST(ResponseFiles, OnlyAFileInsideItselfIsARecursion) {
+  char folder[] = "/tmp/offbundle-rsp-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string base = folder;
+  auto write = [&](const std::string &name, const std::string &text) {
+    std::ofstream(base + "/" + name) << text;
+  };
+  for (int i = 0; i < 80; ++i)
+    write("r" + std::to_string(i),
+          i == 79 ? "last" : "@" + base + "/r" + std::to_string(i + 1));
+  write("twice", "@" + base + "/leaf @" + base + "/leaf");
+  write("leaf", "x");
+  auto deep = expandResponseFiles({"tool", "@" + base + "/r0"});
+  auto twice = expandResponseFiles({"tool", "@" + base + "/twice"});
+  for (const char *name : {"twice", "leaf"})
+    ::unlink((base + "/" + name).c_str());
+  for (int i = 0; i < 80; ++i)
+    ::unlink((base + "/r" + std::to_string(i)).c_str());
+  ::rmdir(folder);
+  ASSERT_TRUE(deep.ok()) << deep.error().message;
+  EXPECT_EQ(*deep, (std::vector<std::string>{"tool", "last"}));
+  ASSERT_TRUE(twice.ok()) << twice.error().message;
+  EXPECT_EQ(*twice, (std::vector<std::string>{"tool", "x", "x"}));
+}
+
+// LLVM's packager crashes after a response file it cannot expand; ours
+// gives one error line.
+TEST(ResponseFiles, PackagerGivesOneErrorLine) {
+  ToolOutcome outcome = runLlvmOffloadBinary({"llvm-offload-binary", "@/"});
+  EXPECT_EQ(outcome.exitCode, 1);
+  EXPECT_EQ(outcome.standardError,
+            "llvm-offload-binary: error: cannot not open file '/': Is a "
+            "directory\n");
 }
 
 } // namespace

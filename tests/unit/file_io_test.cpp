@@ -320,6 +320,25 @@ TEST(OutputTransaction, ModesFollowTheReplacedFileOrTheUmask) {
   EXPECT_EQ(modeOf(folder / "new"), 0640u);
 }
 
+// A rewritten program written over another file keeps its own mode (the
+// input's), not the replaced file's.
+TEST(OutputTransaction, ReplacedFilesCanTakeTheNewMode) {
+  ScratchFolder folder;
+  writeFile(folder / "old-text", "old");
+  fs::permissions(folder / "old-text", static_cast<fs::perms>(0644));
+  const mode_t savedMask = ::umask(022);
+  {
+    OutputTransaction transaction;
+    transaction.giveReplacedFilesTheNewMode();
+    auto program = transaction.create(folder / "old-text", 0777);
+    ASSERT_TRUE(program);
+    ASSERT_TRUE((*program)->write("bytes").ok());
+    ASSERT_TRUE(transaction.commit().ok());
+  }
+  ::umask(savedMask);
+  EXPECT_EQ(modeOf(folder / "old-text"), 0755u);
+}
+
 TEST(OutputTransaction, NewOutputTakesTheModeAskedLessTheUmask) {
   ScratchFolder folder;
   const mode_t savedMask = ::umask(022);
