@@ -94,6 +94,10 @@ public:
       return fileError(file_, "not an offload bundle");
     switch (request_.kind) {
     case RewriteKind::Decompress:
+      // Left as it is, but not when damaged: a run that reads it must not
+      // say it is fine.
+      if (Status valid = checkPlainBundle(bundle); !valid.ok())
+        return fileError(file_, valid.error().message);
       return unchanged(bundle);
     case RewriteKind::Compress: {
       // A damaged bundle is refused rather than sealed into a compressed

@@ -79,6 +79,8 @@ Status writeThrough(OutputTransaction &transaction, const std::string &path,
 Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
                           const InputFile &input) {
   OutputTransaction transaction;
+  // The output keeps the input's mode, whatever file it replaces.
+  transaction.giveReplacedFilesTheNewMode();
   return writeThrough(transaction, path, result, input);
 }
 

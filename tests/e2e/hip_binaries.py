@@ -809,11 +809,23 @@ class Suite:
         the bundle back, rewritten objects are llvm-objcopy
         --update-section's bytes, and the section keeps its alignment."""
         kept = [i for i in unit.listed if "gfx906" in i or i.startswith("host")]
+        mask = os.umask(0)
+        os.umask(mask)
         for source in (unit.obj, unit.bundle_file):
             out = f"pruned-{source}"
+            # Written over a file of another mode, the output keeps the
+            # input's.
+            with open(os.path.join(self.tools.folder, out), "w") as handle:
+                handle.write("an older file")
+            os.chmod(os.path.join(self.tools.folder, out), 0o600)
             done = self.offbundle(["prune", source, "--keep", "gfx906", "-o",
                                    out])
             check(done.returncode == 0, f"prune {source}: {done.stderr}")
+            modes = [os.stat(os.path.join(self.tools.folder, name)).st_mode &
+                     0o777 for name in (source, out)]
+            check(modes[1] == modes[0] & ~mask,
+                  f"prune -o over a file: mode {modes[1]:o}, input's "
+                  f"{modes[0]:o}")
             bundle = self.bundle_of(out, f"pruned-{source}.bundle")
             check((bundle[:4] == b"CCOB") == unit.compressed,
                   "compression changed")
@@ -1110,7 +1122,8 @@ class Suite:
     def check_toolkit_rewrite_failures(self, exe, obj):
         """A refused rewrite leaves the output as it was: a target the
         program or object lacks, no target, a file that is no bundle, a
-        damaged bundle to compress, a compressed bundle holding no bundle."""
+        damaged bundle to compress or decompress, a compressed bundle holding
+        no bundle."""
         out = os.path.join(self.tools.folder, "untouched.o")
         host = b"host-x86_64-unknown-linux-gnu"
         device = b"hipv4-amdgcn-amd-amdhsa--gfx90a"
@@ -1128,7 +1141,13 @@ class Suite:
                 (["prune", obj], "--keep"),
                 (["decompress", "hip_stub.c"], "hip_stub.c"),
                 (["compress", obj, obj], "one file"),
+                (["compress", obj, "--level", "23"],
+                 "--level takes a zstd level, from -131072 to 22, not 23"),
+                (["prune", obj, "-k", "gfx906", "--level=-131073"],
+                 "--level takes a zstd level"),
                 (["compress", damaged], "lies outside the file"),
+                # Nothing to decompress, but damaged all the same.
+                (["decompress", damaged], "lies outside the file"),
                 (["decompress", sealed],
                  "the compressed bundle holds no valid bundle"),
                 (["decompress", sealed_damage],
