@@ -94,7 +94,7 @@ const std::vector<Bundle> &Input::bundles() const { return state_->bundles; }
 
 Expected<Input> Input::open(const std::string &path, const std::string &type) {
   auto state = std::make_unique<State>();
-  auto file = InputFile::open(path);
+  auto file = InputFile::open(path, InputFile::Devices::Refuse);
   if (!file)
     return toError(file.error());
   state->file = std::move(*file);

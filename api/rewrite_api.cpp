@@ -82,7 +82,7 @@ Expected<Rewrite> Rewrite::plan(const std::string &input,
   if (!request)
     return Error{request.error().message};
   auto state = std::make_unique<State>();
-  auto opened = InputFile::open(input);
+  auto opened = InputFile::open(input, InputFile::Devices::Refuse);
   if (!opened)
     return Error{opened.error().message};
   state->input = std::move(*opened);
@@ -124,7 +124,7 @@ Rewrite::writeInPlace(const std::vector<std::string> &otherNames) const {
 Expected<UnpackKpackReport> unpackKpack(const std::string &input,
                                         const std::string &output,
                                         const UnpackKpackOptions &options) {
-  auto file = InputFile::open(input);
+  auto file = InputFile::open(input, InputFile::Devices::Refuse);
   if (!file)
     return Error{file.error().message};
   KpackUnpackRequest request;

@@ -190,7 +190,8 @@ Status InputFile::checkUnchanged() const {
   return Status::success();
 }
 
-Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
+Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path,
+                                                   Devices devices) {
   std::unique_ptr<InputFile> input(new InputFile());
   input->path_ = path;
   int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY);
@@ -202,6 +203,9 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path) {
     return fileError(path, errnoMessage(errno));
   if (S_ISDIR(info.st_mode))
     return fileError(path, errnoMessage(EISDIR));
+  if (devices == Devices::Refuse &&
+      (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)))
+    return fileError(path, "a device, not a file");
 
   if (S_ISREG(info.st_mode)) {
     input->openedVersion_ = Version{info.st_size, info.st_mtim, info.st_ctim};

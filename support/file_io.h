@@ -25,8 +25,12 @@ namespace offbundle {
 
 class InputFile {
 public:
-  // "-" reads standard input.
-  static Result<std::unique_ptr<InputFile>> open(const std::string &path);
+  // "-" reads standard input. Devices are read as streams, as LLVM's tools
+  // read them (up to inMemoryInputLimit()), unless refused: /dev/zero would
+  // otherwise fill half the machine's memory before the run failed.
+  enum class Devices { Read, Refuse };
+  static Result<std::unique_ptr<InputFile>>
+  open(const std::string &path, Devices devices = Devices::Read);
   // Bytes produced in memory (a decompressed bundle), named after the file
   // they came from.
   static std::unique_ptr<InputFile> fromMemory(const std::string &path,

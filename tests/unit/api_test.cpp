@@ -273,6 +273,15 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   EXPECT_NE(missing.error().message.find("No such file or directory"),
             std::string::npos)
       << missing.error().message;
+  // A device is refused at once, not read until memory runs out.
+  Expected<Input> device = Input::open("/dev/zero");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().message, "'/dev/zero': a device, not a file");
+  RewriteOptions compress;
+  compress.kind = RewriteKind::Compress;
+  Expected<Rewrite> rewrite = Rewrite::plan("/dev/zero", compress);
+  ASSERT_FALSE(rewrite.ok());
+  EXPECT_EQ(rewrite.error().message, "'/dev/zero': a device, not a file");
 
   BundleOptions twice;
   twice.type = "bc";
