@@ -230,7 +230,7 @@ Status writeDeviceArchives(const DeviceArchives &archives,
   OutputTransaction transaction;
   // Written as LLVM's archive writer writes: a temporary renamed over the
   // output.
-  transaction.renameOverPaths();
+  transaction.renameOverPaths(OutputTransaction::LinksReplaced::All);
   const ArchiveWriteOptions options =
       llvmArchiveWriteOptions(config.archiveSym64Threshold);
   for (size_t i = 0; i < archives.requested.size(); ++i) {

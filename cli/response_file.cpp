@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <optional>
@@ -20,18 +21,34 @@ bool isGnuWhitespace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-// The name made absolute as sys::path::append(cwd, name) does: nothing is
-// normalised, and an empty name names the current directory itself.
-std::string absoluteName(const std::string &name) {
-  if (!name.empty() && name[0] == '/')
-    return name;
+// The current directory as llvm::sys::fs::current_path gives it: $PWD when
+// that names the same directory as ".", so that a directory reached
+// through a symbolic link keeps the link's name; getcwd() otherwise.
+std::optional<std::string> currentDirectory() {
+  const char *pwd = std::getenv("PWD");
+  struct stat named;
+  struct stat dot;
+  if (pwd != nullptr && pwd[0] == '/' && ::stat(pwd, &named) == 0 &&
+      ::stat(".", &dot) == 0 && named.st_dev == dot.st_dev &&
+      named.st_ino == dot.st_ino)
+    return std::string(pwd);
   char cwd[PATH_MAX];
   if (::getcwd(cwd, sizeof cwd) == nullptr)
+    return std::nullopt;
+  return std::string(cwd);
+}
+
+// The name made absolute as sys::path::append(cwd, name) does: nothing is
+// normalised, and an empty name names the current directory itself.
+Result<std::string> absoluteName(const std::string &name) {
+  if (!name.empty() && name[0] == '/')
     return name;
-  std::string absolute = cwd;
+  std::optional<std::string> absolute = currentDirectory();
+  if (!absolute)
+    return makeError("cannot get absolute path for: " + name);
   if (!name.empty())
-    absolute += (absolute.back() == '/' ? "" : "/") + name;
-  return absolute;
+    *absolute += (absolute->back() == '/' ? "" : "/") + name;
+  return *absolute;
 }
 
 Error cannotOpen(const std::string &name, int error) {
@@ -202,7 +219,10 @@ expandResponseFiles(std::vector<std::string> arguments) {
       ++i;
       continue;
     }
-    const std::string name = absoluteName(arguments[i].substr(1));
+    auto absolute = absoluteName(arguments[i].substr(1));
+    if (!absolute)
+      return absolute.takeError();
+    const std::string &name = *absolute;
     struct stat info;
     if (::stat(name.c_str(), &info) != 0) {
       // "@name" with no such file stays an argument, as with GCC.

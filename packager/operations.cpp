@@ -105,7 +105,9 @@ Status writeArchive(OutputTransaction &transaction, const std::string &path,
   const ArchiveWriteOptions options =
       llvmArchiveWriteOptions(config.archiveSym64Threshold);
   // LLVM creates the file before it looks at the members. Its archive
-  // writer has no standard output: "-" is a file of that name.
+  // writer has no standard output: "-" is a file of that name; and it
+  // replaces any symbolic link at the path.
+  transaction.renameOverPaths(OutputTransaction::LinksReplaced::All);
   auto output = transaction.createFile(path);
   if (!output)
     return reasonOnly(output.takeError(), path);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -589,9 +590,16 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   std::string destination = path;
   struct stat info;
   bool exists = ::stat(path.c_str(), &info) == 0;
-  if (exists && S_ISDIR(info.st_mode))
+  // A symbolic link a rename replaces (see renameOverPaths).
+  struct stat linkInfo;
+  const bool replacesLink = renamesOverPaths_ &&
+                            ::lstat(path.c_str(), &linkInfo) == 0 &&
+                            S_ISLNK(linkInfo.st_mode) &&
+                            (linksReplaced_ == LinksReplaced::All || !exists ||
+                             S_ISREG(info.st_mode));
+  if (exists && !replacesLink && S_ISDIR(info.st_mode))
     return fileError(path, errnoMessage(EISDIR));
-  if (exists && !S_ISREG(info.st_mode)) {
+  if (exists && !replacesLink && !S_ISREG(info.st_mode)) {
     // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a rename;
     // write to them directly, as they hold no bytes to protect.
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -602,9 +610,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     return outputs_.back().get();
   }
   unsigned replacedMode = 0;
-  struct stat linkInfo;
-  if (renamesOverPaths_ && ::lstat(path.c_str(), &linkInfo) == 0 &&
-      S_ISLNK(linkInfo.st_mode)) {
+  if (replacesLink) {
     // The link itself is replaced, as a rename over it replaces it.
     destination = resolvedFolderOf(path);
     output->replaced_ = identityAt(destination);
@@ -631,7 +637,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   output->destination_ = destination;
   output->newFileMode_ = newFileMode;
   if (isAppendOnlyFolder(folderOf(destination)))
-    return createUnnamed(std::move(output), exists);
+    return createUnnamed(std::move(output), exists, folderOf(destination));
 
   const bool keepsOldMode = exists && !replacedFilesTakeNewMode_;
   // The temporary is created and registered with termination signals
@@ -645,6 +651,13 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     // umask and default ACLs applied by the kernel.
     fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
                 keepsOldMode ? 0600 : newFileMode & 0777);
+    // A file we may write in a folder we may not: LLVM's bundler opens it
+    // and writes it in place, and so does commit here, from a temporary
+    // kept elsewhere. A rename, or a file rewritten in place, needs the
+    // folder.
+    if (fd < 0 && errno == EACCES && exists && !renamesOverPaths_ &&
+        !preservesReplacedFiles_ && ::access(path.c_str(), W_OK) == 0)
+      return createUnnamed(std::move(output), exists, P_tmpdir);
     // A folder we cannot create files in fails here with the same reason
     // opening the destination itself would give.
     if (fd < 0 && (errno != EEXIST || attempt == 100))
@@ -673,17 +686,17 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   return created;
 }
 
-// An output in an append-only folder: a temporary without a name in that
-// folder, on the destination's file system, which nothing needs to remove.
+// An output copied over its destination at commit: a temporary without a
+// name, which nothing needs to remove, in `folder` (the destination's own
+// when it is append-only, so on its file system).
 Result<OutputFile *>
 OutputTransaction::createUnnamed(std::unique_ptr<OutputFile> output,
-                                 bool replacing) {
+                                 bool replacing, const std::string &folder) {
   if (replacing && preservesReplacedFiles_)
     return fileError(output->path_,
                      "cannot be replaced safely: its folder is append-only "
                      "(chattr +a), so nothing in it can be renamed");
-  int fd = ::open(folderOf(output->destination_).c_str(),
-                  O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
     return fileError(output->path_, errnoMessage(errno));
   output->fd_ = fd;
@@ -701,7 +714,16 @@ OutputTransaction::createUnnamed(std::unique_ptr<OutputFile> output,
 Status OutputTransaction::copyIn(OutputFile &output) {
   const char *destination = output.destination_.c_str();
   int to = -1;
-  if (output.replaced_) {
+  if (output.replaced_ && output.replaced_->type == S_IFLNK) {
+    // A link a rename would have replaced: as LLVM's copy when the rename
+    // fails, through the link, creating what it names if need be.
+    if (identityAt(output.destination_) != output.replaced_)
+      return changedUnderUs(output.path_);
+    to = ::open(destination, O_WRONLY | O_CREAT | O_CLOEXEC,
+                output.newFileMode_ & 0777);
+    if (to < 0)
+      return fileError(output.path_, errnoMessage(errno));
+  } else if (output.replaced_) {
     to = ::open(destination, O_WRONLY | O_CLOEXEC);
     struct stat info;
     if (to >= 0 &&

@@ -221,6 +221,11 @@ private:
 // failure while they are copied can leave them partly written. With
 // preserveReplacedFiles(), replacing a file there is refused, as that copy
 // could lose the file it replaces.
+//
+// An existing output the user may write, in a folder the user may not
+// write to, is written the same way, from a temporary without a name in
+// /tmp, as LLVM's bundler opens such a file and writes it. Not with
+// renameOverPaths() (LLVM fails there too) nor preserveReplacedFiles().
 class OutputTransaction {
 public:
   // The rename step of commit: renameat2(from, to, flags), flags being 0,
@@ -275,9 +280,13 @@ public:
   // archive writer put theirs, a temporary renamed over the path (the
   // packager's outputs, the bundler's -type=a): a symbolic link there is
   // replaced rather than written through, a file is replaced whatever its
-  // permissions, and the output gets the mode a new file gets.
-  void renameOverPaths() {
+  // permissions, and the output gets the mode a new file gets. The archive
+  // writer replaces every link (All); FileOutputBuffer writes through one to
+  // a folder or a device, as it writes to those directly (ToFiles).
+  enum class LinksReplaced { ToFiles, All };
+  void renameOverPaths(LinksReplaced links = LinksReplaced::ToFiles) {
     renamesOverPaths_ = true;
+    linksReplaced_ = links;
     replacedFilesTakeNewMode_ = true;
   }
 
@@ -305,7 +314,7 @@ private:
   Result<bool> placeReplacing(OutputFile &output, std::vector<Placed> &placed);
   Status placeNew(OutputFile &output, std::vector<Placed> &placed);
   Result<OutputFile *> createUnnamed(std::unique_ptr<OutputFile> output,
-                                     bool replacing);
+                                     bool replacing, const std::string &folder);
   Status copyIn(OutputFile &output);
   void undoPlacements(const std::vector<Placed> &placed);
 
@@ -319,6 +328,7 @@ private:
   bool preservesReplacedFiles_ = false;
   bool replacedFilesTakeNewMode_ = false;
   bool renamesOverPaths_ = false;
+  LinksReplaced linksReplaced_ = LinksReplaced::ToFiles;
 };
 
 // One piece of an input destined for one output.

@@ -238,18 +238,27 @@ class Suite:
                 shutil.copy(os.path.join(self.folder, "gnu.a"),
                             os.path.join(work, "in.a"))
                 os.symlink("in.a", os.path.join(work, "link.a"))
+                os.mkdir(os.path.join(work, "folder"))
+                os.symlink("folder", os.path.join(work, "to-folder.a"))
+                os.symlink("/dev/null", os.path.join(work, "to-null.a"))
                 with open(os.path.join(work, "old.a"), "wb") as handle:
                     handle.write(b"old")
                 os.chmod(os.path.join(work, "old.a"), 0o755)
                 done = subprocess.run(
                     [tool, "-unbundle", "-type=a", "-input=in.a",
                      "-targets=hip-amdgcn-amd-amdhsa--gfx906,"
-                     "hip-amdgcn-amd-amdhsa--gfx1030",
-                     "-output=link.a", "-output=old.a",
-                     "-allow-missing-bundles"], cwd=work, capture_output=True)
+                     "hip-amdgcn-amd-amdhsa--gfx1030,"
+                     "hip-amdgcn-amd-amdhsa--gfx90a:xnack+,"
+                     "hip-amdgcn-amd-amdhsa--gfx90a:xnack-",
+                     "-output=link.a", "-output=old.a", "-output=to-folder.a",
+                     "-output=to-null.a", "-allow-missing-bundles"],
+                    cwd=work, capture_output=True)
                 state = {}
                 for name in sorted(os.listdir(work)):
                     path = os.path.join(work, name)
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        state[name] = sorted(os.listdir(path))
+                        continue
                     with open(path, "rb") as handle:
                         state[name] = (os.path.islink(path),
                                        oct(os.lstat(path).st_mode),

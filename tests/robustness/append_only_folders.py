@@ -17,7 +17,13 @@ the outputs at commit. Checked, in folders made append-only here:
   file as it was, with no file added;
 - offbundle prune -o writes the pruned copy, and prune --in-place, which
   could not replace the file atomically there, refuses with one error line
-  and leaves the file as it was.
+  and leaves the file as it was;
+- a symbolic link as the packager's output (to a file, to nowhere) is
+  written through there, as LLVM 22's packager does once its rename fails.
+
+And, run as another user (setpriv), an output the user may write in a
+folder the user may not write to: written in place, as LLVM 22's bundler
+writes it; a new output beside it fails, naming it.
 
 Making a folder append-only needs CAP_LINUX_IMMUTABLE (root) and a file
 system that keeps the flag; without them the suite is skipped.
@@ -184,6 +190,87 @@ class Suite(Tally):
                            after["link"][1] == after["out"][1] and
                            b"__CLANG_OFFLOAD_BUNDLE" in after["out"][1])
 
+    def check_links(self):
+        """A symbolic link as the output (to a file, to nowhere): the
+        packager, which would rename over it, copies through it once the
+        rename fails, as LLVM 22's does; what each link names ends with the
+        same bytes for both tools."""
+        packaged = ["--image=file=image.bin,triple=amdgcn-amd-amdhsa,"
+                    "arch=gfx906,kind=openmp", "-o"]
+        states = []
+        for who, tool in (("LLVM 22", self.args.reference_packager),
+                          ("ours", self.args.packager)):
+            folder = os.path.join(self.scratch,
+                                  "links-" + who.replace(" ", ""))
+            os.mkdir(folder)
+            with open(os.path.join(folder, "out"), "wb") as handle:
+                handle.write(b"old bytes\n")
+            os.symlink("out", os.path.join(folder, "to-out"))
+            os.symlink("nowhere", os.path.join(folder, "to-nowhere"))
+            if not set_append_only(folder, True):
+                skip_suite("cannot make a folder append-only here")
+            self.folders.append(folder)
+            codes = [self.run([tool, *packaged,
+                               os.path.join(folder, name)]).returncode
+                     for name in ("to-out", "to-nowhere")]
+            # LLVM leaves its temporaries behind; only what the links name
+            # is compared.
+            state = {name: (os.path.islink(os.path.join(folder, name)),
+                            open(os.path.join(folder, name), "rb").read())
+                     for name in ("out", "nowhere", "to-out", "to-nowhere")
+                     if os.path.exists(os.path.join(folder, name))}
+            states.append((codes, state))
+            if who == "ours":
+                self.check("links: ours leaves no other file",
+                           sorted(os.listdir(folder)) ==
+                           ["nowhere", "out", "to-nowhere", "to-out"],
+                           str(sorted(os.listdir(folder))))
+        self.check("links: as LLVM 22", states[0] == states[1],
+                   f"{states[0]!r:.300} / {states[1]!r:.300}")
+
+    def check_read_only_folder(self):
+        """An output the user may write, in a folder the user may not
+        write to: LLVM 22's bundler writes it in place, and so does ours; a
+        new output there fails for both, naming it."""
+        bundle = os.path.join(self.scratch, "bundle.ll")
+        results = []
+        for who, tool in (("LLVM 22", self.args.reference),
+                          ("ours", self.args.bundler)):
+            folder = os.path.join(self.scratch,
+                                  "read-only-" + who.replace(" ", ""))
+            os.mkdir(folder)
+            out = os.path.join(folder, "out")
+            with open(out, "wb") as handle:
+                handle.write(b"old bytes\n")
+            os.chmod(out, 0o666)
+            os.chmod(folder, 0o555)
+            before = os.stat(out).st_ino
+            as_nobody = ["setpriv", "--reuid=65534", "--regid=65534",
+                         "--clear-groups"]
+            bundled = subprocess.run(
+                as_nobody + self.bundle_command(tool, "ll", out),
+                capture_output=True, timeout=120, cwd=self.inputs)
+            with open(out, "rb") as handle:
+                written = handle.read()
+            inode = os.stat(out).st_ino
+            unbundled = subprocess.run(
+                as_nobody + [tool, "-type=ll", "-unbundle",
+                             f"-targets={TARGETS}", f"-input={bundle}",
+                             f"-output={out}",
+                             f"-output={os.path.join(folder, 'new')}"],
+                capture_output=True, timeout=120, cwd=self.inputs)
+            os.chmod(folder, 0o755)
+            results.append((bundled.returncode, bundled.stderr, written,
+                            inode == before, unbundled.returncode,
+                            unbundled.stderr.replace(tool.encode(), b"TOOL")
+                            .replace(folder.encode(), b"FOLDER"),
+                            os.path.exists(os.path.join(folder, "new"))))
+        self.check("read-only folder: as LLVM 22", results[0] == results[1],
+                   f"{results[0]!r:.400} / {results[1]!r:.400}")
+        self.check("read-only folder: the output written in place",
+                   results[1][0] == 0 and results[1][3] and
+                   b"__CLANG_OFFLOAD_BUNDLE" in results[1][2])
+
     def check_failed_run(self):
         bundle = os.path.join(self.scratch, "bundle.ll")
         folder = self.append_only_folder("failed", ["host", "device"])
@@ -247,11 +334,15 @@ def main():
     require_executables(args.bundler, args.reference, args.packager,
                         args.reference_packager, args.offbundle)
     scratch = tempfile.mkdtemp(prefix="append-only-")
+    # Read by another user in the read-only folder case.
+    os.chmod(scratch, 0o755)
     suite = Suite(args, scratch)
     try:
         suite.check_new_outputs()
         suite.check_replaced_output()
         suite.check_failed_run()
+        suite.check_links()
+        suite.check_read_only_folder()
         suite.check_offbundle()
     finally:
         suite.clean_up()
