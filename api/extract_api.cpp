@@ -6,6 +6,7 @@
 #include "bundler/config.h"
 #include "bundler/operations.h"
 #include "rewrite/target_selection.h"
+#include "support/file_io.h"
 
 namespace offbundle::api {
 
@@ -13,6 +14,9 @@ Expected<std::vector<std::string>> extract(const ExtractOptions &options) {
   auto selectors = parseTargetSelectors(options.targets);
   if (!selectors)
     return Error{selectors.error().message};
+  // The bundler reads a device as LLVM's does; offbundle refuses one.
+  if (Status device = refuseDevice(options.input); !device.ok())
+    return Error{device.error().message};
   BundlerConfig config;
   config.filesType = "o";
   config.inputFileNames = {options.input};

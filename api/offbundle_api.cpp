@@ -284,6 +284,9 @@ Expected<std::vector<std::string>> listEntryIds(const std::string &path,
 Outcome bundle(const BundleOptions &options) {
   if (options.type == "a")
     return Error{"Archive files are only supported for unbundling"};
+  // The tool's -targets is required.
+  if (options.targets.empty())
+    return Error{"for the --targets option: must be specified at least once!"};
   if (options.inputs.size() != options.targets.size())
     return Error{
         "number of input files and targets should match in bundling mode"};
@@ -305,6 +308,8 @@ Outcome unbundle(const UnbundleOptions &options) {
   if (options.checkInputArchive && options.type != "a")
     return Error{"-check-input-archive can only be used for unbundling "
                  "archives (-type=a)"};
+  if (options.targets.empty())
+    return Error{"for the --targets option: must be specified at least once!"};
   if (options.outputs.size() != options.targets.size())
     return Error{"number of output files and targets should match in "
                  "unbundling mode"};

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <sys/stat.h>
+#include <zstd.h>
 
 #include "archive/ar_archive.h"
 #include "rewrite/kpack_unpack.h"
@@ -37,6 +38,13 @@ Result<RewriteRequest> toRequest(const RewriteOptions &options) {
   request.verifyHash = options.verifyHash;
   request.archiveSym64Threshold = options.archiveSym64Threshold;
   request.threads = options.threads;
+  // zstd would take any other level as the nearest of its own, silently.
+  if (options.compressionLevel < ZSTD_minCLevel() ||
+      options.compressionLevel > ZSTD_maxCLevel())
+    return makeError(
+        "the zstd level " + std::to_string(options.compressionLevel) +
+        " is outside zstd's levels, " + std::to_string(ZSTD_minCLevel()) +
+        " to " + std::to_string(ZSTD_maxCLevel()));
   if (request.kind != offbundle::RewriteKind::Prune)
     return request;
   if (options.keep.empty())

@@ -174,6 +174,14 @@ Error changedUnderUs(const std::string &path) {
 
 std::string errnoMessage(int error) { return std::strerror(error); }
 
+Status refuseDevice(const std::string &path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 &&
+      (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)))
+    return fileError(path, "a device, not a file");
+  return Status::success();
+}
+
 Status InputFile::checkUnchanged() const {
   if (!openedVersion_ || fd_ < 0)
     return Status::success();
@@ -204,9 +212,9 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path,
     return fileError(path, errnoMessage(errno));
   if (S_ISDIR(info.st_mode))
     return fileError(path, errnoMessage(EISDIR));
-  if (devices == Devices::Refuse &&
-      (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)))
-    return fileError(path, "a device, not a file");
+  if (devices == Devices::Refuse)
+    if (Status status = refuseDevice(path); !status.ok())
+      return status.takeError();
 
   if (S_ISREG(info.st_mode)) {
     input->openedVersion_ = Version{info.st_size, info.st_mtim, info.st_ctim};

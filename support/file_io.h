@@ -109,6 +109,9 @@ private:
   ByteBuffer decoded_; // contents made in memory by a decoder
 };
 
+// An error when the path names a device (see InputFile::Devices).
+Status refuseDevice(const std::string &path);
+
 // Which file a path named at some moment: device, inode and file type.
 struct FileIdentity {
   uint64_t device;

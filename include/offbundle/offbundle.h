@@ -329,7 +329,8 @@ struct RewriteOptions {
   // may list several, separated by commas.
   std::vector<std::string> keep;
   // The zstd level of bundles compressed (compress, and prune's
-  // recompression of compressed bundles).
+  // recompression of compressed bundles): -131072 to 22, or check() and
+  // plan() refuse it.
   int compressionLevel = 3;
   // Whether compressed bundles are checked against the hash in their header
   // as they are decompressed (prune, decompress).

@@ -18,11 +18,14 @@ On a fresh prefix:
      the files and bundles the installed `offbundle verify` finds;
   3. the same examples build with `pkg-config --cflags --libs offbundle`
      alone, and do the same;
-  4. `cpack -G DEB` makes a .deb that depends on libc6 only, installs under
-     /usr, holds no path that an installed package (LLVM 22's included)
-     owns, and installs with `dpkg --root` into a throwaway root (or, without
-     root, unpacks with dpkg-deb -x); every installed tool prints the
-     --version of the built one;
+  4. `cpack -G DEB` makes two packages: offbundle (the tools), which
+     depends on libc6 only, and offbundle-dev (the library), which depends
+     on the package of every static library its pkg-config file links; they
+     install under /usr, hold no path that an installed package (LLVM 22's
+     included) owns, and install with `dpkg --root` into a throwaway root
+     (or, without root, unpack with dpkg-deb -x); every installed tool
+     prints the --version of the built one; man pages are installed
+     compressed, and clang-offload-packager as a link;
   5. `clang++ -B<prefix>/bin` compiles HIP for two GPUs through the
      installed bundler (clang's -### shows it is the one run), and the
      object lists what LLVM 22 lists.
@@ -31,6 +34,7 @@ Usage: install.py --source DIR --build DIR --reference-bin FOLDER
 """
 
 import argparse
+import gzip
 import os
 import re
 import shutil
@@ -92,10 +96,23 @@ class Suite(Tally):
                      "lib/cmake/offbundle/offbundleTargets.cmake",
                      "lib/pkgconfig/offbundle.pc"]
         expected += [f"lib/liboffbundle_{name}.a" for name in LIBRARIES]
-        expected += [f"share/man/man1/{tool}.1" for tool in TOOLS]
+        expected += [f"share/man/man1/{tool}.1.gz" for tool in TOOLS]
         for path in expected:
             self.check(f"installed {path}",
                        os.path.isfile(os.path.join(self.prefix, path)))
+        # One program under two names, as LLVM's.
+        packager = os.path.join(self.prefix, "bin", "clang-offload-packager")
+        self.check("clang-offload-packager is a link to llvm-offload-binary",
+                   os.path.islink(packager) and
+                   os.readlink(packager) == "llvm-offload-binary")
+        for tool in TOOLS:
+            page = os.path.join(self.source, "man", f"{tool}.1")
+            installed = os.path.join(self.prefix, "share", "man", "man1",
+                                     f"{tool}.1.gz")
+            if os.path.isfile(installed):
+                self.check(f"installed {tool}.1.gz is the page",
+                           gzip.decompress(read_bytes(installed)) ==
+                           read_bytes(page))
         for tool in TOOLS:
             self.check(f"installed {tool} runs",
                        run([os.path.join(self.prefix, "bin", tool),
@@ -275,24 +292,43 @@ class Suite(Tally):
         self.must("cpack -G DEB", run(
             ["cpack", "-G", "DEB", "-B", packages, "--config",
              os.path.join(self.build, "CPackConfig.cmake")]))
-        debs = [name for name in os.listdir(packages)
-                if name.endswith(".deb")]
-        self.check("cpack made one .deb", len(debs) == 1, str(debs))
-        if len(debs) != 1:
+        debs = {run(["dpkg-deb", "-f", os.path.join(packages, name),
+                     "Package"]).stdout.strip(): os.path.join(packages, name)
+                for name in os.listdir(packages) if name.endswith(".deb")}
+        self.check("cpack made offbundle and offbundle-dev",
+                   sorted(debs) == ["offbundle", "offbundle-dev"], str(debs))
+        if sorted(debs) != ["offbundle", "offbundle-dev"]:
             return
-        deb = os.path.join(packages, debs[0])
-        depends = run(["dpkg-deb", "-f", deb, "Depends"]).stdout.strip()
-        self.check("the .deb depends on libc6 only",
+        depends = run(["dpkg-deb", "-f", debs["offbundle"],
+                       "Depends"]).stdout.strip()
+        self.check("offbundle (the tools) depends on libc6 only",
                    depends.startswith("libc6 (>=") and "," not in depends,
                    depends)
-        listing = run(["dpkg-deb", "-c", deb]).stdout.splitlines()
-        paths = [line.split()[-1].lstrip(".") for line in listing
-                 if not line.startswith("d")]
-        self.check("the .deb installs under /usr",
+        # The library's CMake package and pkg-config file link these
+        # static libraries: each must come from a package it depends on.
+        dev_depends = run(["dpkg-deb", "-f", debs["offbundle-dev"],
+                           "Depends"]).stdout
+        linked = re.findall(r"(/\S+\.a)\b",
+                            read_bytes(os.path.join(
+                                self.prefix, "lib", "pkgconfig",
+                                "offbundle.pc")).decode())
+        for library in linked:
+            owner = run(["dpkg", "-S", os.path.realpath(library)])
+            package = owner.stdout.split(":")[0]
+            self.check(f"offbundle-dev depends on {package}, which holds "
+                       f"{library}", owner.returncode == 0 and
+                       re.search(rf"(^|[ ,|]){re.escape(package)}([ ,(]|$)",
+                                 dev_depends) is not None, dev_depends)
+        paths = []
+        for name, deb in debs.items():
+            listing = run(["dpkg-deb", "-c", deb]).stdout.splitlines()
+            paths += [line.split()[-1 if "->" not in line else -3].lstrip(".")
+                      for line in listing if not line.startswith("d")]
+        self.check("the .debs install under /usr",
                    paths and all(p.startswith("/usr/") for p in paths),
                    str(paths[:5]))
         owned = [p for p in paths if run(["dpkg", "-S", p]).returncode == 0]
-        self.check("no installed package owns a path of the .deb",
+        self.check("no installed package owns a path of the .debs",
                    not owned, str(owned))
         root = os.path.join(self.work, "root")
         if os.geteuid() == 0:
@@ -305,9 +341,10 @@ class Suite(Tally):
             self.must("dpkg --root -i", run(
                 ["dpkg", f"--root={root}", "--force-depends",
                  "--force-script-chrootless", "--log=/dev/null", "-i",
-                 deb]))
+                 *debs.values()]))
         else:
-            self.must("dpkg-deb -x", run(["dpkg-deb", "-x", deb, root]))
+            for deb in debs.values():
+                self.must("dpkg-deb -x", run(["dpkg-deb", "-x", deb, root]))
         for tool in TOOLS:
             installed = run([os.path.join(root, "usr", "bin", tool),
                              "--version"])

@@ -282,6 +282,30 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   Expected<Rewrite> rewrite = Rewrite::plan("/dev/zero", compress);
   ASSERT_FALSE(rewrite.ok());
   EXPECT_EQ(rewrite.error().message, "'/dev/zero': a device, not a file");
+  ExtractOptions fromDevice;
+  fromDevice.input = "/dev/zero";
+  fromDevice.outputDirectory = path("from-device");
+  Expected<std::vector<std::string>> extracted = extract(fromDevice);
+  ASSERT_FALSE(extracted.ok());
+  EXPECT_EQ(extracted.error().message, "'/dev/zero': a device, not a file");
+  EXPECT_FALSE(fs::exists(path("from-device")));
+  // A level zstd does not have is refused, not taken as the nearest.
+  compress.compressionLevel = 23;
+  Outcome level = Rewrite::check(compress);
+  ASSERT_FALSE(level.ok());
+  EXPECT_EQ(level.error().message,
+            "the zstd level 23 is outside zstd's levels, -131072 to 22");
+  compress.compressionLevel = 22;
+  EXPECT_TRUE(Rewrite::check(compress).ok());
+  // As the tool's, bundle and unbundle need targets.
+  BundleOptions noTargets;
+  noTargets.type = "bc";
+  noTargets.output = path("none.bundle");
+  Outcome bundled = bundle(noTargets);
+  ASSERT_FALSE(bundled.ok());
+  EXPECT_EQ(bundled.error().message,
+            "for the --targets option: must be specified at least once!");
+  EXPECT_FALSE(fs::exists(path("none.bundle")));
 
   BundleOptions twice;
   twice.type = "bc";

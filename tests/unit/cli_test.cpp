@@ -9,11 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -326,6 +329,39 @@ TEST(ResponseFiles, OnlyAFileInsideItselfIsARecursion) {
   EXPECT_EQ(*deep, (std::vector<std::string>{"tool", "last"}));
   ASSERT_TRUE(twice.ok()) << twice.error().message;
   EXPECT_EQ(*twice, (std::vector<std::string>{"tool", "x", "x"}));
+}
+
+// Names are made absolute from $PWD when it names the current directory,
+// as LLVM's current_path does: a folder reached through a link keeps the
+// link's name in messages.
+TEST(ResponseFiles, TheCurrentDirectoryIsNamedAsTheShellNamesIt) {
+  char folder[] = "/tmp/offbundle-rsp-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string base = folder;
+  ASSERT_EQ(::mkdir((base + "/real").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("real", (base + "/link").c_str()), 0);
+  std::ofstream(base + "/real/self") << "@self";
+  char previous[PATH_MAX];
+  ASSERT_NE(::getcwd(previous, sizeof previous), nullptr);
+  const char *previousPwd = std::getenv("PWD");
+  const std::string savedPwd = previousPwd ? previousPwd : "";
+  ASSERT_EQ(::chdir((base + "/link").c_str()), 0);
+  ::setenv("PWD", (base + "/link").c_str(), 1);
+  auto viaLink = expandResponseFiles({"tool", "@self"});
+  ::setenv("PWD", "/", 1); // names another directory: getcwd() is used
+  auto physical = expandResponseFiles({"tool", "@self"});
+  ASSERT_EQ(::chdir(previous), 0);
+  ::setenv("PWD", savedPwd.c_str(), 1);
+  ::unlink((base + "/real/self").c_str());
+  ::unlink((base + "/link").c_str());
+  ::rmdir((base + "/real").c_str());
+  ::rmdir(folder);
+  ASSERT_FALSE(viaLink.ok());
+  EXPECT_EQ(viaLink.error().message,
+            "recursive expansion of: '" + base + "/link/self'");
+  ASSERT_FALSE(physical.ok());
+  EXPECT_EQ(physical.error().message,
+            "recursive expansion of: '" + base + "/real/self'");
 }
 
 // LLVM's packager crashes after a response file it cannot expand; ours
