@@ -98,6 +98,8 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   if (!file)
     return toError(file.error());
   state->file = std::move(*file);
+  if (auto choice = containerForType(type); !choice)
+    return toError(choice.error());
   DiscoveryOptions options;
   options.textComment = textBundleComment(type);
   options.compressedHeadersOnly = true;

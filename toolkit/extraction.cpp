@@ -45,7 +45,10 @@ std::string noEntryReason(const std::string &file,
   std::string names;
   for (std::string_view text : targetTexts(asked))
     names += (names.empty() ? "" : ", ") + std::string(text);
-  return "holds no entry for " + names + "; its targets: " + heldTargets(file);
+  const std::string held = heldTargets(file);
+  return "holds no entry for " + names +
+         (held.empty() ? "; it holds no entry at all"
+                       : "; its targets: " + held);
 }
 
 Error noEntryError(const std::string &file,

@@ -156,7 +156,8 @@ struct Bundle {
 class Input {
 public:
   // `type` is the bundler's -type of the input ("o" for objects and
-  // binaries, "bc", "i", ...); it decides how text bundles are read.
+  // binaries, "bc", "i", ...); it decides how text bundles are read, and
+  // another value is refused as the bundler refuses it.
   // Compressed binary bundles (what clang writes) are decompressed only as
   // far as their headers, which hold every entry's ID, place and size:
   // opening costs little memory and time however large they are, and the
@@ -240,7 +241,9 @@ bool mayHoldOffloadCode(std::string_view leadingBytes);
 struct WalkedFile {
   std::string path;
   bool inFolder = false; // found by walking a folder in the list
-  std::string failure;   // why it could not be read ("" when it could)
+  // Why it could not be read, for a file found in a folder; "" when it
+  // could, and for a file named in the list, which Input::open reports on.
+  std::string failure;
   // The file's identity, its number of names (hard links) and its size;
   // 0 when it could not be read.
   uint64_t device = 0;

@@ -60,6 +60,9 @@ from suite_support import (finish, require_executables,  # noqa: E402
 import stand_in_runtime  # noqa: E402
 from bundle_bytes import binary_bundle, ccob  # noqa: E402
 
+# The checked-in inputs (tests/data).
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                    "data")
 ARCHES = ["--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"]
 COMMON = ["-nogpulib", "-nogpuinc", "-O1"]
 
@@ -1139,6 +1142,10 @@ class Suite:
                 (["prune", exe, "-k", "gfx1100"], "holds no entry"),
                 (["prune", obj, "-k", "gfx1100"], "holds no entry"),
                 (["prune", obj], "--keep"),
+                # An archive of code objects: no bundle, so no target.
+                (["prune", os.path.join(DATA, "archive", "bundler-gfx906.a"),
+                  "-k", "gfx90a"],
+                 "holds no entry for gfx90a; it holds no entry at all"),
                 (["decompress", "hip_stub.c"], "hip_stub.c"),
                 (["compress", obj, obj], "one file"),
                 (["compress", obj, "--level", "23"],

@@ -273,6 +273,10 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   EXPECT_NE(missing.error().message.find("No such file or directory"),
             std::string::npos)
       << missing.error().message;
+  // A -type the bundler does not know is refused as it refuses it.
+  Expected<Input> badType = Input::open(inputs_[0], "zz");
+  ASSERT_FALSE(badType.ok());
+  EXPECT_EQ(badType.error().message, "'zz': invalid file type specified");
   // A device is refused at once, not read until memory runs out.
   Expected<Input> device = Input::open("/dev/zero");
   ASSERT_FALSE(device.ok());
