@@ -7,10 +7,10 @@
 
 #include "api/linked_file_check.h"
 #include "bundler/bundle_discovery.h"
-#include "bundler/code_object_uri.h"
 #include "bundler/config.h"
 #include "bundler/operations.h"
 #include "bundler/target_checks.h"
+#include "formats/code_object_uri.h"
 #include "formats/elf/elf_object.h"
 #include "formats/file_magic.h"
 #include "formats/kpack_archive.h"

@@ -6,11 +6,11 @@
 
 #include "archive/ar_archive.h"
 #include "bitcode/bitcode_symbols.h"
-#include "bundler/code_object_uri.h"
 #include "bundler/operation_support.h"
 #include "bundler/operations.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_decoding.h"
+#include "formats/code_object_uri.h"
 #include "formats/elf/elf_object.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
@@ -286,8 +286,7 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
       return status;
 
   DeviceArchives archives;
-  for (const std::string &target : config.targetNames)
-    archives.requested.push_back(OffloadTarget::parse(target));
+  archives.requested = config.targets;
   archives.archives.resize(archives.requested.size());
   for (const ArchiveMember &member : *members)
     if (Status status =

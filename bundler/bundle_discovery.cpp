@@ -10,11 +10,11 @@
 #include <chrono>
 
 #include "archive/ar_archive.h"
-#include "bundler/code_object_uri.h"
 #include "bundler/kpack_discovery.h"
 #include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_decoding.h"
+#include "formats/code_object_uri.h"
 #include "formats/coff_object.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/elf/elf_object.h"
@@ -396,10 +396,17 @@ std::string_view textBundleComment(std::string_view filesType) {
 
 DiscoveryOptions discoveryOptions(const BundlerConfig &config,
                                   std::string &diagnostics) {
+  return discoveryOptions(config, textBundleComment(config.filesType),
+                          diagnostics);
+}
+
+DiscoveryOptions discoveryOptions(const CompressionConfig &compression,
+                                  std::string_view textComment,
+                                  std::string &diagnostics) {
   DiscoveryOptions options;
-  options.textComment = textBundleComment(config.filesType);
-  options.decompression = config.decompressionRequest();
-  options.verboseReport = config.verbose ? &diagnostics : nullptr;
+  options.textComment = textComment;
+  options.decompression = compression.decompressionRequest();
+  options.verboseReport = compression.verbose ? &diagnostics : nullptr;
   return options;
 }
 

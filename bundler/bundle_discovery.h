@@ -109,6 +109,10 @@ std::string_view textBundleComment(std::string_view filesType);
 // `diagnostics`.
 DiscoveryOptions discoveryOptions(const BundlerConfig &config,
                                   std::string &diagnostics);
+// The same, with the text format's comment of a -type already resolved.
+DiscoveryOptions discoveryOptions(const CompressionConfig &compression,
+                                  std::string_view textComment,
+                                  std::string &diagnostics);
 
 // Every bundle of `input`, in file order; everything but text bundles is
 // recognised by its contents.

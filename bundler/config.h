@@ -12,6 +12,7 @@
 #include "archive/ar_archive.h"
 #include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
+#include "targets/offload_target.h"
 
 namespace offbundle {
 
@@ -19,8 +20,10 @@ namespace offbundle {
 struct FilesConfig {
   std::string filesType;
   // Targets as written into bundles: normalised bundle entry IDs, in the
-  // order given on the command line.
+  // order given on the command line; and the same parsed, once, by
+  // checkTargets (bundler/target_checks.h), which fills both.
   std::vector<std::string> targetNames;
+  std::vector<OffloadTarget> targets;
   std::vector<std::string> inputFileNames;
   std::vector<std::string> outputFileNames;
 

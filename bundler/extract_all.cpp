@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "bundler/bundle_discovery.h"
-#include "bundler/code_object_uri.h"
 #include "bundler/operations.h"
+#include "formats/code_object_uri.h"
 #include "formats/fat_object.h"
 #include "support/interrupt_cleanup.h"
 

@@ -11,8 +11,8 @@
 // Keys always appear, in this order, with null where a value does not
 // apply, so that consumers need no special cases.
 #include "bundler/bundle_discovery.h"
-#include "bundler/code_object_uri.h"
 #include "bundler/operations.h"
+#include "formats/code_object_uri.h"
 #include "formats/embedded_offload.h"
 #include "formats/fat_object.h"
 #include "support/json_writer.h"

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "bundler/bundle_discovery.h"
-#include "bundler/code_object_uri.h"
 #include "bundler/operation_support.h"
 #include "compression/compressed_bundle.h"
 #include "formats/bundle_decoding.h"
+#include "formats/code_object_uri.h"
 #include "formats/fat_object.h"
 #include "support/file_io.h"
 #include "support/string_map.h"
@@ -175,262 +175,265 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
 
 namespace {
 
-// One -unbundle of chosen targets, as an object whose steps run() takes in
-// order: the input opened and its -type checked, the requested targets, the
-// input's bundles decoded, the walk over every bundle that takes the first
-// compatible entry for each target, the outputs of targets nothing matched,
-// the copies, and the hash checks left for last. Each step reads the part of
-// the configuration it needs. Outputs are created in a transaction and
-// appear only when every step succeeded.
-class TargetUnbundling {
-public:
-  TargetUnbundling(const BundlerConfig &config, OperationReport &report)
-      : config_(config), report_(report) {}
+// One -unbundle of chosen targets: what its steps share. unbundleFiles runs
+// the steps in order: the input opened and its -type checked, the requested
+// targets, the input's bundles decoded, the walk over every bundle that
+// takes the first compatible entry for each target, the outputs of targets
+// nothing matched, the copies, and the hash checks left for last. Each step
+// is handed the part of the configuration it needs. Outputs are created in
+// a transaction and appear only when every step succeeded.
+struct TargetUnbundling {
+  explicit TargetUnbundling(OperationReport &report) : report(report) {}
+  OperationReport &report;
+  std::unique_ptr<InputFile> input;
+  std::optional<ContainerChoice> choice;
+  LlvmOrderedStringMap<size_t> worklist;
+  std::vector<OffloadTarget> requested;
+  // Declared after input, which they may view.
+  std::optional<DecodedBundles> decoded;
+  OutputTransaction transaction;
+  std::vector<std::pair<const InputFile *, PendingCopy>> copies;
+  std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
+      rewrites;
+  Discovery embedded;
+  bool foundHostBundle = false;
+  size_t entriesSeen = 0;
+};
 
-  Status run() {
-    if (Status status = openInput(); !status.ok())
-      return status;
-    if (Status status = readRequestedTargets(); !status.ok())
-      return status;
-    if (Status status = decodeInput(); !status.ok())
-      return status;
-    Status status = walkDecodedBundles();
-    if (status.ok())
-      status = walkEmbeddedBundles();
-    if (status.ok())
-      status = createUnmatchedOutputs();
-    if (status.ok())
-      status = writeOutputs();
-    // Damaged data is reported as such, whichever step tripped over it
-    // first; the outputs appear only once the hashes are known to match.
-    if (Status hashes =
-            decoded_->checkHashes(input_->path(), config_.hashCheckHint);
-        !hashes.ok())
-      return hashes;
-    if (!status.ok())
-      return status;
-    return transaction_.commit();
-  }
-
-private:
-  Status openInput() {
-    auto opened = offbundle::openInput(config_.inputFileNames.front());
-    if (!opened)
-      return opened.takeError();
-    input_ = std::move(*opened);
-    auto choice = containerForType(config_.filesType);
-    if (!choice)
-      return choice.takeError();
-    choice_ = std::move(*choice);
+// Takes, from one bundle, the first compatible entry for each target still
+// wanted; payloads are only noted here and copied later, all at once, so
+// that outputs can be filled in parallel.
+Status walkBundle(TargetUnbundling &state, const BundlerConfig &config,
+                  const InputFile &bundle, BundleReader &reader) {
+  if (state.worklist.empty())
     return Status::success();
-  }
+  return forEachEntry(
+      reader, [&](std::string_view entryId) -> Result<EntryWalk> {
+        ++state.entriesSeen;
+        std::optional<OffloadTarget> codeObject =
+            OffloadTarget::parseStored(entryId);
+        if (!codeObject)
+          return makeError("invalid bundle id read from the bundle");
 
-  // The requested targets, in LLVM's StringMap order, each with its output.
-  Status readRequestedTargets() {
-    for (size_t i = 0; i < config_.targetNames.size(); ++i) {
-      if (!isWellFormedBundleId(config_.targetNames[i]))
-        return makeError("invalid bundle id from bundle config");
-      worklist_.insertOrAssign(config_.targetNames[i], i);
-      requested_.push_back(OffloadTarget::parse(config_.targetNames[i]));
-    }
-    return Status::success();
-  }
+        std::optional<std::pair<std::string_view, size_t>> match;
+        for (const auto &[key, targetIndex] : state.worklist.entries()) {
+          if (isCodeObjectCompatible(*codeObject, state.requested[*targetIndex],
+                                     config.hipOpenmpCompatible)) {
+            match.emplace(key, *targetIndex);
+            break;
+          }
+        }
+        if (!match)
+          return EntryWalk::Continue;
 
-  // Text bundles are scanned whole; binary ones are read from their header.
-  // Hashes are checked once the outputs are written, before they appear.
-  Status decodeInput() {
-    DecodeRequest request;
-    request.decompression = config_.decompressionRequest();
-    if (choice_->format != ContainerFormat::TextBundle)
-      request.entriesFor =
-          WantedTargets{&requested_, config_.hipOpenmpCompatible};
-    request.deferHashCheck = true;
-    request.verboseReport = config_.verbose ? &report_.diagnostics : nullptr;
-    auto decoded = decodeBundles(*input_, request);
-    if (!decoded)
-      return decoded.takeError();
-    decoded_.emplace(std::move(*decoded));
-    return Status::success();
-  }
-
-  // Several bundles may lie end to end; each requested target is looked for
-  // in one bundle after another.
-  Status walkDecodedBundles() {
-    for (const DecodedBundle &decoded : decoded_->bundles()) {
-      const InputFile &bundle = *decoded.file;
-      // A partly decompressed bundle holds every entry the walk may take.
-      auto reader =
-          decoded.fullSize
-              ? openPartialBundle(bundle.contents(), *decoded.fullSize,
-                                  bundle.path())
-              : openReader(*choice_, bundle.contents(), bundle.path(), config_,
-                           config_.inputFileNames.front(), report_.diagnostics);
-      if (!reader)
-        return reader.takeError();
-      if (Status status = walk(bundle, **reader); !status.ok())
-        return status;
-    }
-    return Status::success();
-  }
-
-  // A file with no bundle of its own, where LLVM's tool gives up ("Can't
-  // find bundles"): an executable, shared library, object or archive may
-  // hold bundles in .hip_fatbin or .llvm.offloading sections, which are then
-  // unbundled as if the sections were the input. With
-  // -allow-missing-bundles LLVM succeeds (the whole file is the host
-  // output), and so does this tool, in the same way.
-  Status walkEmbeddedBundles() {
-    if (entriesSeen_ != 0 || config_.allowMissingBundles ||
-        !holdsEmbeddedBundles(input_->contents()))
-      return Status::success();
-    auto discovery =
-        discoverBundles(*input_, discoveryOptions(config_, report_.diagnostics),
-                        DiscoveryMode::Lenient);
-    if (!discovery)
-      return discovery.takeError();
-    embedded_ = std::move(*discovery);
-    for (const DiscoveredBundle &bundle : embedded_.bundles) {
-      auto reader = openDiscoveredBundle(bundle, config_, /*fileOrder=*/false,
-                                         report_.diagnostics);
-      if (!reader)
-        return reader.takeError();
-      if (Status status = walk(*bundle.data, **reader); !status.ok())
-        return status;
-    }
-    return Status::success();
-  }
-
-  // Targets no entry matched: an error unless -allow-missing-bundles, and
-  // otherwise empty outputs, or, when nothing matched at all, the input
-  // taken to be a plain host file (after decompression, when it was
-  // compressed).
-  Status createUnmatchedOutputs() {
-    std::vector<std::pair<std::string_view, size_t>> remaining;
-    for (const auto &[key, targetIndex] : worklist_.entries())
-      remaining.emplace_back(key, *targetIndex);
-
-    if (!config_.allowMissingBundles && !remaining.empty()) {
-      std::vector<std::string_view> missing;
-      for (const auto &entry : remaining)
-        missing.push_back(entry.first);
-      return missingBundlesError(missing);
-    }
-
-    if (remaining.size() == config_.targetNames.size()) {
-      for (const auto &[key, targetIndex] : remaining) {
         auto output =
-            transaction_.create(config_.outputFileNames.at(targetIndex));
+            state.transaction.create(config.outputFileNames.at(match->second));
         if (!output)
           return output.takeError();
-        if (requested_[targetIndex].hasHostKind())
-          for (const DecodedBundle &bundle : decoded_->bundles())
-            copies_.push_back(
-                {bundle.file.get(), {*output, 0, bundle.file->size()}});
-      }
-      return Status::success();
-    }
-    if (!(foundHostBundle_ ||
-          config_.hostInputIndex == BundlerConfig::kNoHost ||
-          config_.allowMissingBundles))
-      return makeError("Can't find bundle for the host target");
+        auto payload = reader.readEntry();
+        if (!payload)
+          return payload.takeError();
+        if (payload->rewrittenObject)
+          state.rewrites.emplace_back(*output, payload->rewrittenObject);
+        else
+          state.copies.push_back(
+              {&bundle, {*output, payload->offset, payload->size}});
+        state.worklist.erase(std::string(match->first));
+        if (codeObject->hasHostKind())
+          state.foundHostBundle = true;
+        return state.worklist.empty() ? EntryWalk::Stop : EntryWalk::Continue;
+      });
+}
+
+// The -type is resolved first, but a missing input is reported before a
+// bad -type, as LLVM reports them.
+Status openUnbundlingInput(TargetUnbundling &state, const FilesConfig &files) {
+  auto choice = containerForType(files.filesType);
+  auto opened = offbundle::openInput(files.inputFileNames.front());
+  if (!opened)
+    return opened.takeError();
+  state.input = std::move(*opened);
+  if (!choice)
+    return choice.takeError();
+  state.choice = std::move(*choice);
+  return Status::success();
+}
+
+// The requested targets (parsed when they were checked), in LLVM's
+// StringMap order, each with its output.
+void readRequestedTargets(TargetUnbundling &state, const FilesConfig &files) {
+  for (size_t i = 0; i < files.targetNames.size(); ++i)
+    state.worklist.insertOrAssign(files.targetNames[i], i);
+  state.requested = files.targets;
+}
+
+// Text bundles are scanned whole; binary ones are read from their header.
+// Hashes are checked once the outputs are written, before they appear.
+Status decodeInput(TargetUnbundling &state, const BundlerConfig &config) {
+  DecodeRequest request;
+  request.decompression = config.decompressionRequest();
+  if (state.choice->format != ContainerFormat::TextBundle)
+    request.entriesFor =
+        WantedTargets{&state.requested, config.hipOpenmpCompatible};
+  request.deferHashCheck = true;
+  request.verboseReport = config.verbose ? &state.report.diagnostics : nullptr;
+  auto decoded = decodeBundles(*state.input, request);
+  if (!decoded)
+    return decoded.takeError();
+  state.decoded.emplace(std::move(*decoded));
+  return Status::success();
+}
+
+// Several bundles may lie end to end; each requested target is looked for
+// in one bundle after another.
+Status walkDecodedBundles(TargetUnbundling &state,
+                          const BundlerConfig &config) {
+  for (const DecodedBundle &decoded : state.decoded->bundles()) {
+    const InputFile &bundle = *decoded.file;
+    // A partly decompressed bundle holds every entry the walk may take.
+    auto reader =
+        decoded.fullSize
+            ? openPartialBundle(bundle.contents(), *decoded.fullSize,
+                                bundle.path())
+            : openReader(*state.choice, bundle.contents(), bundle.path(),
+                         config, config.inputFileNames.front(),
+                         state.report.diagnostics);
+    if (!reader)
+      return reader.takeError();
+    if (Status status = walkBundle(state, config, bundle, **reader);
+        !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
+// A file with no bundle of its own, where LLVM's tool gives up ("Can't
+// find bundles"): an executable, shared library, object or archive may
+// hold bundles in .hip_fatbin or .llvm.offloading sections, which are then
+// unbundled as if the sections were the input. With
+// -allow-missing-bundles LLVM succeeds (the whole file is the host
+// output), and so does this tool, in the same way.
+Status walkEmbeddedBundles(TargetUnbundling &state,
+                           const BundlerConfig &config) {
+  if (state.entriesSeen != 0 || config.allowMissingBundles ||
+      !holdsEmbeddedBundles(state.input->contents()))
+    return Status::success();
+  // The text format's comment, from the -type resolved already.
+  const std::string_view textComment =
+      state.choice->format == ContainerFormat::TextBundle
+          ? state.choice->comment
+          : std::string_view();
+  auto discovery = discoverBundles(
+      *state.input,
+      discoveryOptions(config, textComment, state.report.diagnostics),
+      DiscoveryMode::Lenient);
+  if (!discovery)
+    return discovery.takeError();
+  state.embedded = std::move(*discovery);
+  for (const DiscoveredBundle &bundle : state.embedded.bundles) {
+    auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/false,
+                                       state.report.diagnostics);
+    if (!reader)
+      return reader.takeError();
+    if (Status status = walkBundle(state, config, *bundle.data, **reader);
+        !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
+// Targets no entry matched: an error unless -allow-missing-bundles, and
+// otherwise empty outputs, or, when nothing matched at all, the input
+// taken to be a plain host file (after decompression, when it was
+// compressed).
+Status createUnmatchedOutputs(TargetUnbundling &state,
+                              const BundlerConfig &config) {
+  std::vector<std::pair<std::string_view, size_t>> remaining;
+  for (const auto &[key, targetIndex] : state.worklist.entries())
+    remaining.emplace_back(key, *targetIndex);
+
+  if (!config.allowMissingBundles && !remaining.empty()) {
+    std::vector<std::string_view> missing;
+    for (const auto &entry : remaining)
+      missing.push_back(entry.first);
+    return missingBundlesError(missing);
+  }
+
+  if (remaining.size() == config.targetNames.size()) {
     for (const auto &[key, targetIndex] : remaining) {
       auto output =
-          transaction_.create(config_.outputFileNames.at(targetIndex));
+          state.transaction.create(config.outputFileNames.at(targetIndex));
       if (!output)
         return output.takeError();
+      if (state.requested[targetIndex].hasHostKind())
+        for (const DecodedBundle &bundle : state.decoded->bundles())
+          state.copies.push_back(
+              {bundle.file.get(), {*output, 0, bundle.file->size()}});
     }
     return Status::success();
   }
-
-  // Copies from each bundle run together; one output may take pieces from
-  // several bundles only in the host case above, where they run in order.
-  // Host objects rewritten out of fat objects come last. The outputs appear
-  // only at commit.
-  Status writeOutputs() {
-    std::vector<const InputFile *> sources;
-    for (const DecodedBundle &bundle : decoded_->bundles())
-      sources.push_back(bundle.file.get());
-    for (const DiscoveredBundle &bundle : embedded_.bundles)
-      sources.push_back(bundle.data.get());
-    for (const InputFile *source : sources) {
-      std::vector<PendingCopy> fromThisBundle;
-      for (const auto &[from, copy] : copies_)
-        if (from == source)
-          fromThisBundle.push_back(copy);
-      if (Status status = runCopies(*source, fromThisBundle); !status.ok())
-        return status;
-    }
-    for (const auto &[output, plan] : rewrites_)
-      if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
-        return status;
-    return Status::success();
+  if (!(state.foundHostBundle ||
+        config.hostInputIndex == BundlerConfig::kNoHost ||
+        config.allowMissingBundles))
+    return makeError("Can't find bundle for the host target");
+  for (const auto &[key, targetIndex] : remaining) {
+    auto output =
+        state.transaction.create(config.outputFileNames.at(targetIndex));
+    if (!output)
+      return output.takeError();
   }
+  return Status::success();
+}
 
-  // Takes, from one bundle, the first compatible entry for each target still
-  // wanted; payloads are only noted here and copied later, all at once, so
-  // that outputs can be filled in parallel.
-  Status walk(const InputFile &bundle, BundleReader &reader) {
-    if (worklist_.empty())
-      return Status::success();
-    return forEachEntry(
-        reader, [&](std::string_view entryId) -> Result<EntryWalk> {
-          ++entriesSeen_;
-          std::optional<OffloadTarget> codeObject =
-              OffloadTarget::parseStored(entryId);
-          if (!codeObject)
-            return makeError("invalid bundle id read from the bundle");
-
-          std::optional<std::pair<std::string_view, size_t>> match;
-          for (const auto &[key, targetIndex] : worklist_.entries()) {
-            if (isCodeObjectCompatible(*codeObject, requested_[*targetIndex],
-                                       config_.hipOpenmpCompatible)) {
-              match.emplace(key, *targetIndex);
-              break;
-            }
-          }
-          if (!match)
-            return EntryWalk::Continue;
-
-          auto output =
-              transaction_.create(config_.outputFileNames.at(match->second));
-          if (!output)
-            return output.takeError();
-          auto payload = reader.readEntry();
-          if (!payload)
-            return payload.takeError();
-          if (payload->rewrittenObject)
-            rewrites_.emplace_back(*output, payload->rewrittenObject);
-          else
-            copies_.push_back(
-                {&bundle, {*output, payload->offset, payload->size}});
-          worklist_.erase(std::string(match->first));
-          if (codeObject->hasHostKind())
-            foundHostBundle_ = true;
-          return worklist_.empty() ? EntryWalk::Stop : EntryWalk::Continue;
-        });
+// Copies from each bundle run together; one output may take pieces from
+// several bundles only in the host case above, where they run in order.
+// Host objects rewritten out of fat objects come last. The outputs appear
+// only at commit.
+Status writeOutputs(TargetUnbundling &state) {
+  std::vector<const InputFile *> sources;
+  for (const DecodedBundle &bundle : state.decoded->bundles())
+    sources.push_back(bundle.file.get());
+  for (const DiscoveredBundle &bundle : state.embedded.bundles)
+    sources.push_back(bundle.data.get());
+  for (const InputFile *source : sources) {
+    std::vector<PendingCopy> fromThisBundle;
+    for (const auto &[from, copy] : state.copies)
+      if (from == source)
+        fromThisBundle.push_back(copy);
+    if (Status status = runCopies(*source, fromThisBundle); !status.ok())
+      return status;
   }
-
-  const BundlerConfig &config_;
-  OperationReport &report_;
-  std::unique_ptr<InputFile> input_;
-  std::optional<ContainerChoice> choice_;
-  LlvmOrderedStringMap<size_t> worklist_;
-  std::vector<OffloadTarget> requested_;
-  // Declared after input_, which they may view.
-  std::optional<DecodedBundles> decoded_;
-  OutputTransaction transaction_;
-  std::vector<std::pair<const InputFile *, PendingCopy>> copies_;
-  std::vector<std::pair<OutputFile *, std::shared_ptr<const ElfWritePlan>>>
-      rewrites_;
-  Discovery embedded_;
-  bool foundHostBundle_ = false;
-  size_t entriesSeen_ = 0;
-};
+  for (const auto &[output, plan] : state.rewrites)
+    if (Status status = writeElfPlan(*output, *plan, {}); !status.ok())
+      return status;
+  return Status::success();
+}
 
 } // namespace
 
 Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
-  return TargetUnbundling(config, report).run();
+  TargetUnbundling state(report);
+  if (Status status = openUnbundlingInput(state, config); !status.ok())
+    return status;
+  readRequestedTargets(state, config);
+  if (Status status = decodeInput(state, config); !status.ok())
+    return status;
+  Status status = walkDecodedBundles(state, config);
+  if (status.ok())
+    status = walkEmbeddedBundles(state, config);
+  if (status.ok())
+    status = createUnmatchedOutputs(state, config);
+  if (status.ok())
+    status = writeOutputs(state);
+  // Damaged data is reported as such, whichever step tripped over it
+  // first; the outputs appear only once the hashes are known to match.
+  if (Status hashes =
+          state.decoded->checkHashes(state.input->path(), config.hashCheckHint);
+      !hashes.ok())
+    return hashes;
+  if (!status.ok())
+    return status;
+  return state.transaction.commit();
 }
 
 namespace {

@@ -22,6 +22,7 @@ checkTargets(const std::vector<std::string> &targets, bool unbundle,
   unsigned hostCount = 0;
   bool hipOnly = true;
   std::vector<std::string> normalized;
+  std::vector<OffloadTarget> parsedTargets;
   for (size_t index = 0; index < targets.size(); ++index) {
     const std::string &target = targets[index];
     if (!seen.insert(target).second)
@@ -51,6 +52,10 @@ checkTargets(const std::vector<std::string> &targets, bool unbundle,
     if (!seenNormalized.insert(entryId).second)
       return "Duplicate targets are not allowed";
     normalized.push_back(entryId);
+    // Unbundling matches entries against the targets as written.
+    if (!isWellFormedBundleId(entryId))
+      return "invalid bundle id from bundle config";
+    parsedTargets.push_back(OffloadTarget::parse(entryId));
     targetIdsByKindAndTriple[parsed.offloadKind + "-" + parsed.triple.str()]
         .insert(parsed.targetId);
     if (parsed.hasHostKind()) {
@@ -61,6 +66,7 @@ checkTargets(const std::vector<std::string> &targets, bool unbundle,
       hipOnly = false;
   }
   config.targetNames = normalized;
+  config.targets = std::move(parsedTargets);
 
   for (const auto &[kindAndTriple, targetIds] : targetIdsByKindAndTriple) {
     if (auto conflict = conflictingTargetIds(targetIds))

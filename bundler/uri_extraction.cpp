@@ -7,7 +7,7 @@
 #include <optional>
 #include <sys/stat.h>
 
-#include "bundler/code_object_uri.h"
+#include "formats/code_object_uri.h"
 #include "formats/file_magic.h"
 #include "support/file_io.h"
 #include "support/number_text.h"

@@ -607,16 +607,8 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
                              S_ISREG(info.st_mode));
   if (exists && !replacesLink && S_ISDIR(info.st_mode))
     return fileError(path, errnoMessage(EISDIR));
-  if (exists && !replacesLink && !S_ISREG(info.st_mode)) {
-    // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a rename;
-    // write to them directly, as they hold no bytes to protect.
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-      return fileError(path, errnoMessage(errno));
-    output->fd_ = fd;
-    outputs_.push_back(std::move(output));
-    return outputs_.back().get();
-  }
+  if (exists && !replacesLink && !S_ISREG(info.st_mode))
+    return createDirect(std::move(output));
   unsigned replacedMode = 0;
   if (replacesLink) {
     // The link itself is replaced, as a rename over it replaces it.
@@ -692,6 +684,18 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
                            "file it replaces: " +
                                errnoMessage(errno));
   return created;
+}
+
+// Devices and pipes (/dev/null, a FIFO) cannot be replaced by a rename:
+// they are written directly, as they hold no bytes to protect.
+Result<OutputFile *>
+OutputTransaction::createDirect(std::unique_ptr<OutputFile> output) {
+  int fd = ::open(output->path_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fileError(output->path_, errnoMessage(errno));
+  output->fd_ = fd;
+  outputs_.push_back(std::move(output));
+  return outputs_.back().get();
 }
 
 // An output copied over its destination at commit: a temporary without a

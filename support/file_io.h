@@ -316,6 +316,7 @@ private:
   Status place(OutputFile &output, std::vector<Placed> &placed);
   Result<bool> placeReplacing(OutputFile &output, std::vector<Placed> &placed);
   Status placeNew(OutputFile &output, std::vector<Placed> &placed);
+  Result<OutputFile *> createDirect(std::unique_ptr<OutputFile> output);
   Result<OutputFile *> createUnnamed(std::unique_ptr<OutputFile> output,
                                      bool replacing, const std::string &folder);
   Status copyIn(OutputFile &output);

@@ -3,7 +3,7 @@
 // JSON text of -list -format=json. Inputs are crafted here byte by byte from
 // the documented layouts, so that every expectation is independent of the
 // code under test.
-#include "bundler/code_object_uri.h"
+#include "formats/code_object_uri.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/embedded_offload.h"

@@ -2,7 +2,7 @@
 // writing file:// URIs, percent-encoding their paths, and opening the byte
 // range a URI names as an input.
 
-#include "bundler/code_object_uri.h"
+#include "formats/code_object_uri.h"
 
 #include <cerrno>
 #include <cstdlib>
