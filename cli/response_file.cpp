@@ -5,11 +5,12 @@
 
 #include "cli/response_file.h"
 
+#include "support/file_io.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,35 +55,6 @@ Result<std::string> absoluteName(const std::string &name) {
 Error cannotOpen(const std::string &name, int error) {
   return makeError("cannot not open file '" + name +
                    "': " + std::strerror(error));
-}
-
-// The whole file, read as a stream so that pipes and /dev/stdin work too.
-Result<std::string> readWhole(const std::string &name) {
-  int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return cannotOpen(name, errno);
-  struct stat info;
-  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
-    ::close(fd);
-    return cannotOpen(name, EISDIR);
-  }
-  std::string text;
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      return cannotOpen(name, error);
-    }
-    if (n == 0)
-      break;
-    text.append(chunk, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return text;
 }
 
 void appendUtf8(std::string &out, uint32_t codePoint) {
@@ -138,19 +110,21 @@ std::optional<std::string> utf16ToUtf8(std::string_view bytes) {
 // mark dropped.
 Result<std::vector<std::string>>
 responseFileArguments(const std::string &name) {
-  auto text = readWhole(name);
-  if (!text)
-    return text.takeError();
-  const std::string_view mark = std::string_view(*text).substr(0, 2);
-  if (mark == "\xFF\xFE" || mark == "\xFE\xFF") {
-    std::optional<std::string> converted = utf16ToUtf8(*text);
+  // Read as any input is (pipes and /dev/stdin too); its error, "'<name>':
+  // <reason>", is LLVM's after "cannot not open file ".
+  auto file = InputFile::open(name);
+  if (!file)
+    return makeError("cannot not open file " + file.error().message);
+  std::string_view text = (*file)->contents();
+  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF") {
+    std::optional<std::string> converted = utf16ToUtf8(text);
     if (!converted)
       return makeError("Could not convert UTF16 to UTF8");
-    *text = std::move(*converted);
-  } else if (text->rfind("\xEF\xBB\xBF", 0) == 0) {
-    text->erase(0, 3);
+    return tokenizeGnuCommandLine(*converted);
   }
-  return tokenizeGnuCommandLine(*text);
+  if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    text.remove_prefix(3);
+  return tokenizeGnuCommandLine(text);
 }
 
 // A response file being expanded: its absolute name, its device and inode,
