@@ -31,6 +31,16 @@ offbundle::RewriteKind toRewriteKind(RewriteKind kind) {
   return offbundle::RewriteKind::Compress;
 }
 
+// zstd would take any other level as the nearest of its own, silently.
+offbundle::Status checkZstdLevel(int level) {
+  if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
+    return makeError("the zstd level " + std::to_string(level) +
+                     " is outside zstd's levels, " +
+                     std::to_string(ZSTD_minCLevel()) + " to " +
+                     std::to_string(ZSTD_maxCLevel()));
+  return Status::success();
+}
+
 Result<RewriteRequest> toRequest(const RewriteOptions &options) {
   RewriteRequest request;
   request.kind = toRewriteKind(options.kind);
@@ -38,13 +48,9 @@ Result<RewriteRequest> toRequest(const RewriteOptions &options) {
   request.verifyHash = options.verifyHash;
   request.archiveSym64Threshold = options.archiveSym64Threshold;
   request.threads = options.threads;
-  // zstd would take any other level as the nearest of its own, silently.
-  if (options.compressionLevel < ZSTD_minCLevel() ||
-      options.compressionLevel > ZSTD_maxCLevel())
-    return makeError(
-        "the zstd level " + std::to_string(options.compressionLevel) +
-        " is outside zstd's levels, " + std::to_string(ZSTD_minCLevel()) +
-        " to " + std::to_string(ZSTD_maxCLevel()));
+  if (offbundle::Status level = checkZstdLevel(options.compressionLevel);
+      !level.ok())
+    return level.takeError();
   if (request.kind != offbundle::RewriteKind::Prune)
     return request;
   if (options.keep.empty())
@@ -132,6 +138,10 @@ Rewrite::writeInPlace(const std::vector<std::string> &otherNames) const {
 Expected<UnpackKpackReport> unpackKpack(const std::string &input,
                                         const std::string &output,
                                         const UnpackKpackOptions &options) {
+  if (options.compress)
+    if (offbundle::Status level = checkZstdLevel(options.compressionLevel);
+        !level.ok())
+      return Error{level.error().message};
   auto file = InputFile::open(input, InputFile::Devices::Refuse);
   if (!file)
     return Error{file.error().message};

@@ -15,7 +15,6 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
-#include <zstd.h>
 
 #include <offbundle/offbundle.h>
 
@@ -267,16 +266,9 @@ Result<Request> parseRequest(const CommandSpec &command,
     request.targets = values["target"].as<std::vector<std::string>>();
   if (values.count("keep"))
     request.targets = values["keep"].as<std::vector<std::string>>();
-  if (values.count("level")) {
+  // Its range is checked by the API (Rewrite::check, unpackKpack).
+  if (values.count("level"))
     request.level = values["level"].as<int>();
-    // zstd would take any other level as the nearest of these, silently.
-    if (request.level < ZSTD_minCLevel() || request.level > ZSTD_maxCLevel())
-      return makeError("--level takes a zstd level, from " +
-                       std::to_string(ZSTD_minCLevel()) + " to " +
-                       std::to_string(ZSTD_maxCLevel()) + ", not " +
-                       std::to_string(request.level) + " (see 'offbundle " +
-                       std::string(command.name) + " --help')");
-  }
   request.verifyHash = values.count("no-verify-hash") == 0;
   request.inPlace = values.count("in-place") != 0;
   request.dryRun = values.count("dry-run") != 0;

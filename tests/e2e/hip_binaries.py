@@ -1149,9 +1149,9 @@ class Suite:
                 (["decompress", "hip_stub.c"], "hip_stub.c"),
                 (["compress", obj, obj], "one file"),
                 (["compress", obj, "--level", "23"],
-                 "--level takes a zstd level, from -131072 to 22, not 23"),
+                 "the zstd level 23 is outside zstd's levels, -131072 to 22"),
                 (["prune", obj, "-k", "gfx906", "--level=-131073"],
-                 "--level takes a zstd level"),
+                 "the zstd level -131073 is outside zstd's levels"),
                 (["compress", damaged], "lies outside the file"),
                 # Nothing to decompress, but damaged all the same.
                 (["decompress", damaged], "lies outside the file"),

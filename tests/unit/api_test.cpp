@@ -301,6 +301,14 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
             "the zstd level 23 is outside zstd's levels, -131072 to 22");
   compress.compressionLevel = 22;
   EXPECT_TRUE(Rewrite::check(compress).ok());
+  UnpackKpackOptions unpacking;
+  unpacking.compress = true;
+  unpacking.compressionLevel = 23;
+  auto unpacked = unpackKpack(inputs_[0], path("unpacked"), unpacking);
+  ASSERT_FALSE(unpacked.ok());
+  EXPECT_EQ(unpacked.error().message,
+            "the zstd level 23 is outside zstd's levels, -131072 to 22");
+  EXPECT_FALSE(fs::exists(path("unpacked")));
   // As the tool's, bundle and unbundle need targets.
   BundleOptions noTargets;
   noTargets.type = "bc";
