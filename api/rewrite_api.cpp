@@ -4,6 +4,7 @@
 #include "offbundle/offbundle.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <sys/stat.h>
 #include <zstd.h>
 
@@ -12,6 +13,8 @@
 #include "rewrite/rewrite.h"
 #include "rewrite/target_selection.h"
 #include "support/file_io.h"
+#include "support/folder_handle.h"
+#include "support/in_place_output.h"
 
 namespace offbundle::api {
 namespace {
@@ -72,11 +75,46 @@ Result<RewriteRequest> toRequest(const RewriteOptions &options) {
 
 } // namespace
 
-struct Rewrite::State {
+namespace {
+
+// A rewrite planned.
+struct PlannedRewrite {
   std::unique_ptr<InputFile> input; // what the plan's input ranges name
+  // Where the input was read, when planned from a walked file; no folder
+  // when planned from a path.
+  AnchoredName anchor;
   RewriteResult result;
   RewriteReport report;
 };
+
+// Plans the rewrite of `input`, read from `anchor`, into `planned`.
+offbundle::Status planOpened(PlannedRewrite &planned,
+                             std::unique_ptr<InputFile> input,
+                             AnchoredName anchor,
+                             const RewriteRequest &request) {
+  planned.input = std::move(input);
+  planned.anchor = std::move(anchor);
+  const std::string &path = planned.input->path();
+  auto result = rewriteFile(path, planned.input->contents(), request,
+                            planned.input.get());
+  if (!result)
+    return result.takeError();
+  planned.result = std::move(*result);
+  RewriteReport &report = planned.report;
+  report.inputSize = planned.input->size();
+  report.outputSize = planned.result.plan.size();
+  report.entriesKept = planned.result.entriesKept;
+  report.deviceEntriesKept = planned.result.deviceEntriesKept;
+  report.entriesRemoved = planned.result.entriesRemoved;
+  report.changed = planned.result.changed;
+  report.bundles = planned.result.bundles;
+  report.nothingToDo = planned.result.nothingToDo;
+  return offbundle::Status::success();
+}
+
+} // namespace
+
+struct Rewrite::State : PlannedRewrite {};
 
 Rewrite::Rewrite(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Rewrite::Rewrite(Rewrite &&) noexcept = default;
@@ -90,30 +128,76 @@ Outcome Rewrite::check(const RewriteOptions &options) {
   return std::monostate{};
 }
 
+namespace {
+
+// The folder and name of a walked file, the folder opened again from its
+// resolved path without following a symbolic link, and checked to be the
+// folder the walk saw.
+offbundle::Result<AnchoredName> anchorOf(const WalkedFile &file) {
+  if (file.name.empty()) {
+    struct stat info;
+    if (::lstat(file.path.c_str(), &info) != 0)
+      return fileError(file.path, errnoMessage(errno));
+    return fileError(file.path, S_ISREG(info.st_mode)
+                                    ? "cannot be reached again"
+                                    : "not a regular file");
+  }
+  auto folder = FolderHandle::openResolved(
+      file.folder, {file.folderDevice, file.folderInode});
+  if (!folder)
+    return folder.takeError();
+  return AnchoredName{std::move(*folder), file.name, file.path};
+}
+
+// Whether the file open at `fd` is the one `file` records.
+bool isWalkedFile(int fd, const WalkedFile &file) {
+  struct stat info;
+  return ::fstat(fd, &info) == 0 &&
+         static_cast<uint64_t>(info.st_dev) == file.device &&
+         static_cast<uint64_t>(info.st_ino) == file.inode;
+}
+
+offbundle::Error replacedMeanwhile(const std::string &path) {
+  return fileError(path, "the file changed while the tool ran (something "
+                         "else was put in its place); it was left as it is");
+}
+
+} // namespace
+
 Expected<Rewrite> Rewrite::plan(const std::string &input,
                                 const RewriteOptions &options) {
   Result<RewriteRequest> request = toRequest(options);
   if (!request)
     return Error{request.error().message};
-  auto state = std::make_unique<State>();
   auto opened = InputFile::open(input, InputFile::Devices::Refuse);
   if (!opened)
     return Error{opened.error().message};
-  state->input = std::move(*opened);
-  auto result = rewriteFile(input, state->input->contents(), *request,
-                            state->input.get());
-  if (!result)
-    return Error{result.error().message};
-  state->result = std::move(*result);
-  RewriteReport &report = state->report;
-  report.inputSize = state->input->size();
-  report.outputSize = state->result.plan.size();
-  report.entriesKept = state->result.entriesKept;
-  report.deviceEntriesKept = state->result.deviceEntriesKept;
-  report.entriesRemoved = state->result.entriesRemoved;
-  report.changed = state->result.changed;
-  report.bundles = state->result.bundles;
-  report.nothingToDo = state->result.nothingToDo;
+  auto state = std::make_unique<State>();
+  if (offbundle::Status planned =
+          planOpened(*state, std::move(*opened), {}, *request);
+      !planned.ok())
+    return Error{planned.error().message};
+  return Rewrite(std::move(state));
+}
+
+Expected<Rewrite> Rewrite::plan(const WalkedFile &input,
+                                const RewriteOptions &options) {
+  Result<RewriteRequest> request = toRequest(options);
+  if (!request)
+    return Error{request.error().message};
+  auto anchor = anchorOf(input);
+  if (!anchor)
+    return Error{anchor.error().message};
+  auto opened = InputFile::openIn(*anchor->folder, anchor->name, input.path);
+  if (!opened)
+    return Error{opened.error().message};
+  if (!isWalkedFile((*opened)->fd(), input))
+    return Error{replacedMeanwhile(input.path).message};
+  auto state = std::make_unique<State>();
+  if (offbundle::Status planned =
+          planOpened(*state, std::move(*opened), std::move(*anchor), *request);
+      !planned.ok())
+    return Error{planned.error().message};
   return Rewrite(std::move(state));
 }
 
@@ -128,8 +212,39 @@ Outcome Rewrite::write(const std::string &path) const {
 
 Outcome
 Rewrite::writeInPlace(const std::vector<std::string> &otherNames) const {
-  Status written = replaceRewrittenFile(state_->input->path(), state_->result,
-                                        *state_->input, otherNames);
+  std::vector<WalkedFile> others;
+  for (const std::string &name : otherNames)
+    others.push_back(walkFiles({name}).files.front());
+  return writeInPlace(others);
+}
+
+Outcome Rewrite::writeInPlace(const std::vector<WalkedFile> &otherNames) const {
+  const InputFile &input = *state_->input;
+  std::vector<AnchoredName> names{state_->anchor};
+  if (!names.front().folder) {
+    // Planned from a path: the file is placed now, and must be the one
+    // read.
+    const WalkedFile self = walkFiles({input.path()}).files.front();
+    auto anchor = anchorOf(self);
+    if (!anchor)
+      return Error{anchor.error().message};
+    if (input.fd() < 0 || !isWalkedFile(input.fd(), self))
+      return Error{fileError(input.path(), "cannot be rewritten in place: "
+                                           "not a regular file")
+                       .message};
+    names.front() = std::move(*anchor);
+  }
+  struct stat info;
+  if (input.fd() < 0 || ::fstat(input.fd(), &info) != 0)
+    return Error{fileError(input.path(), "not a regular file").message};
+  for (const WalkedFile &other : otherNames) {
+    auto anchor = anchorOf(other);
+    if (!anchor)
+      return Error{anchor.error().message};
+    names.push_back(std::move(*anchor));
+  }
+  Status written =
+      replaceRewrittenFile(std::move(names), state_->result, input);
   if (!written.ok())
     return Error{written.error().message};
   return std::monostate{};

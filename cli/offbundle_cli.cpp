@@ -447,7 +447,7 @@ ToolOutcome runInPlace(const Request &request,
   api::FileWalk walk = api::walkFiles(request.files);
   ProgressLine progress(walk, !request.quiet);
   const InPlaceTotals totals = rewriteInPlace(
-      walk, {options, request.dryRun, request.jobs},
+      walk, {options, request.files, request.dryRun, request.jobs},
       [&](const std::string &line) { reporter.print(line); },
       [&](const std::string &message) { reporter.error(message); },
       [&](const api::WalkedFile &file) { progress.fileDone(file); });
@@ -469,7 +469,12 @@ ToolOutcome runRewrite(const Request &request, ToolReporter &reporter) {
                           request.dryRun);
   if (!line)
     return reporter.fail(line.error().message);
-  reporter.print(*line);
+  // "-o -" is a filter, as gzip -c is: standard output carries the file
+  // alone, and the report goes to standard error.
+  if (request.output == "-")
+    reporter.printDiagnostics(*line);
+  else
+    reporter.print(*line);
   return reporter.finish(0);
 }
 

@@ -8,7 +8,6 @@
 #include "archive/ar_archive.h"
 #include "formats/file_magic.h"
 #include "rewrite/bundle_rewriter.h"
-#include "support/replaced_files.h"
 
 namespace offbundle {
 namespace {
@@ -84,15 +83,16 @@ Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
   return writeThrough(transaction, path, result, input);
 }
 
-Status replaceRewrittenFile(const std::string &path,
-                            const RewriteResult &result, const InputFile &input,
-                            const std::vector<std::string> &otherNames) {
-  OutputTransaction transaction;
-  transaction.preserveReplacedFiles();
-  if (Status written = writeThrough(transaction, path, result, input);
+Status replaceRewrittenFile(std::vector<AnchoredName> names,
+                            const RewriteResult &result,
+                            const InputFile &input) {
+  auto output = InPlaceOutput::create(std::move(names), input);
+  if (!output)
+    return output.takeError();
+  if (Status written = result.plan.write((*output)->output(), input);
       !written.ok())
     return written;
-  return relinkNames(path, otherNames);
+  return (*output)->commit();
 }
 
 } // namespace offbundle

@@ -53,6 +53,7 @@
 #include "rewrite/target_selection.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "support/in_place_output.h"
 #include "support/output_plan.h"
 
 namespace offbundle {
@@ -100,12 +101,13 @@ Result<RewriteResult> rewriteFile(const std::string &file,
 Status writeRewrittenFile(const std::string &path, const RewriteResult &result,
                           const InputFile &input);
 
-// Replaces the file at `path` (the input) with a rewrite's output, as
-// OutputTransaction::preserveReplacedFiles() replaces files: owner, group,
-// permissions and extended attributes kept, on the disk before it returns.
-// `otherNames`, the input's other hard links, then name the new file too.
-Status replaceRewrittenFile(const std::string &path,
-                            const RewriteResult &result, const InputFile &input,
-                            const std::vector<std::string> &otherNames);
+// Replaces the input, read from names.front(), with a rewrite's output
+// under every name in `names` (all the names it has), as InPlaceOutput
+// replaces files (support/in_place_output.h): owner, group, permissions
+// and extended attributes kept, on the disk before it returns, every name
+// pointed at the new file as one unit.
+Status replaceRewrittenFile(std::vector<AnchoredName> names,
+                            const RewriteResult &result,
+                            const InputFile &input);
 
 } // namespace offbundle

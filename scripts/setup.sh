@@ -27,8 +27,9 @@ packages=(
   # tests run on its outputs (tests/e2e/distribution_tools.py).
   binutils elfutils patchelf
   # What rewriting in place must keep: ACLs and file capabilities
-  # (tests/e2e/in_place.py).
-  acl libcap2-bin
+  # (tests/e2e/in_place.py); chattr's flags, which can block it, and runs
+  # as another user (tests/robustness/in_place_attacks.py).
+  acl libcap2-bin e2fsprogs util-linux
   # Renders the page sizes --html writes (tests/e2e/folders.py).
   chromium
   # Compresses the code objects of the kpack archives tests/e2e/kpack.py
@@ -54,5 +55,6 @@ fi
 
 build_type=${BUILD_TYPE:-Release}
 cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" \
-  -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" >/dev/null
+  -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" \
+  -DOFFBUNDLE_FAULT_POINTS="${OFFBUNDLE_FAULT_POINTS:-OFF}" >/dev/null
 cmake --build build -j2

@@ -30,6 +30,9 @@ fi
 if [[ ${CI:-} == true ]]; then
   export OFFBUNDLE_WERROR=ON
 fi
+# The test builds stop at named steps when a test asks (OFFBUNDLE_KILL_AT,
+# support/fault_points.h), to prove what a killed run leaves.
+export OFFBUNDLE_FAULT_POINTS=ON
 
 scripts/setup.sh
 
@@ -51,6 +54,7 @@ if [[ $quick != 1 ]]; then
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
     -DOFFBUNDLE_SANITIZE=ON -DOFFBUNDLE_FUZZ=ON \
+    -DOFFBUNDLE_FAULT_POINTS=ON \
     -DOFFBUNDLE_WERROR="${OFFBUNDLE_WERROR:-OFF}" >/dev/null
   cmake --build build-asan -j2 >build-asan/build.log 2>&1 || {
     tail -50 build-asan/build.log

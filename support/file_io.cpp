@@ -4,6 +4,7 @@
 // back.
 
 #include "support/file_io.h"
+#include "support/folder_handle.h"
 #include "support/memory_limit.h"
 #include "support/replaced_files.h"
 
@@ -158,8 +159,16 @@ Status copyFileBytes(int from, int to, uint64_t size, const std::string &path) {
   return Status::success();
 }
 
-int systemRename(const char *from, const char *to, unsigned flags) {
-  return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+int systemRename(int folder, const char *from, const char *to, unsigned flags) {
+  return ::renameat2(folder, from, folder, to, flags);
+}
+
+// What `name` in `folder` is now (not following a final symbolic link).
+std::optional<FileIdentity> identityIn(int folder, const std::string &name) {
+  struct stat info;
+  if (::fstatat(folder, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0)
+    return std::nullopt;
+  return identityOf(info);
 }
 
 // Why an output is not put in place when its destination is no longer what
@@ -217,26 +226,18 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path,
       return status.takeError();
 
   if (S_ISREG(info.st_mode)) {
-    input->openedVersion_ = Version{info.st_size, info.st_mtim, info.st_ctim};
-    input->size_ = static_cast<uint64_t>(info.st_size);
     // Standard input is read from where it stands to its end, and left at
     // its end, as reading it would: a second "-" then reads nothing.
     uint64_t start = 0;
     if (path == "-") {
       const off_t position = ::lseek(fd, 0, SEEK_CUR);
       if (position > 0)
-        start = std::min(static_cast<uint64_t>(position), input->size_);
+        start = std::min(static_cast<uint64_t>(position),
+                         static_cast<uint64_t>(info.st_size));
       ::lseek(fd, 0, SEEK_END);
     }
-    if (input->size_ > 0) {
-      void *map = ::mmap(nullptr, input->size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (map == MAP_FAILED)
-        return fileError(path, errnoMessage(errno));
-      input->data_ = map;
-      input->mapBase_ = map;
-      input->mapSize_ = input->size_;
-      input->mappingRegistration_ = registerMapping(map, input->size_, path);
-    }
+    if (Status mapped = input->mapRegularFile(info); !mapped.ok())
+      return mapped.takeError();
     if (start != 0)
       input->narrow(start, input->size_ - start, path);
     return input;
@@ -273,6 +274,45 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path,
   input->size_ = input->buffer_.size();
   ::close(fd);
   input->fd_ = -1;
+  return input;
+}
+
+Status InputFile::mapRegularFile(const struct stat &info) {
+  openedVersion_ = Version{info.st_size, info.st_mtim, info.st_ctim};
+  size_ = static_cast<uint64_t>(info.st_size);
+  if (size_ == 0)
+    return Status::success();
+  void *map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+  if (map == MAP_FAILED)
+    return fileError(path_, errnoMessage(errno));
+  data_ = map;
+  mapBase_ = map;
+  mapSize_ = size_;
+  mappingRegistration_ = registerMapping(map, size_, path_);
+  return Status::success();
+}
+
+Result<std::unique_ptr<InputFile>> InputFile::openIn(const FolderHandle &folder,
+                                                     const std::string &name,
+                                                     const std::string &path) {
+  std::unique_ptr<InputFile> input(new InputFile());
+  input->path_ = path;
+  // Not through a symbolic link, and not waiting for a writer to a FIFO.
+  const int fd = ::openat(folder.fd(), name.c_str(),
+                          O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
+    return fileError(path, errno == ELOOP
+                               ? "is now a symbolic link (something else "
+                                 "was put there); not followed"
+                               : errnoMessage(errno));
+  input->fd_ = fd;
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return fileError(path, errnoMessage(errno));
+  if (!S_ISREG(info.st_mode))
+    return fileError(path, "not a regular file");
+  if (Status mapped = input->mapRegularFile(info); !mapped.ok())
+    return mapped.takeError();
   return input;
 }
 
@@ -562,7 +602,7 @@ OutputTransaction::~OutputTransaction() {
     if (output->fd_ >= 0)
       ::close(output->fd_);
     if (!committed_ && !output->tempPath_.empty())
-      ::unlink(output->tempPath_.c_str());
+      ::unlinkat(output->folderFd(), output->tempName_.c_str(), 0);
     output->temporaryRegistration_.release();
   }
 }
@@ -636,8 +676,26 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     earlier->second->superseded_ = true;
   output->destination_ = destination;
   output->newFileMode_ = newFileMode;
+  // Every later step happens in this folder, held by descriptor, whatever
+  // is renamed on the way to it meanwhile.
+  // One descriptor for all outputs in one folder: an -output-dir of
+  // thousands of files must not need thousands.
+  std::shared_ptr<const FolderHandle> &folder =
+      foldersByPath_[folderOf(destination)];
+  if (!folder) {
+    int folderError = 0;
+    auto opened =
+        FolderHandle::openForOutputs(folderOf(destination), folderError);
+    if (!opened) {
+      foldersByPath_.erase(folderOf(destination));
+      return fileError(path, errnoMessage(folderError));
+    }
+    folder = std::move(*opened);
+  }
+  output->folder_ = folder;
+  output->destinationName_ = baseNameOf(destination);
   if (isAppendOnlyFolder(folderOf(destination)))
-    return createUnnamed(std::move(output), exists, folderOf(destination));
+    return createUnnamed(std::move(output), folderOf(destination));
 
   const bool keepsOldMode = exists && !replacedFilesTakeNewMode_;
   // The temporary is created and registered with termination signals
@@ -646,18 +704,19 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   int fd = -1;
   std::string temporary;
   for (int attempt = 0; fd < 0; ++attempt) {
-    temporary = temporaryPathFor(destination);
+    temporary = temporaryNameFor(output->destinationName_);
     // A new output gets the mode open(O_CREAT, newFileMode) would give it,
     // umask and default ACLs applied by the kernel.
-    fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                keepsOldMode ? 0600 : newFileMode & 0777);
+    fd = ::openat(output->folderFd(), temporary.c_str(),
+                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                  keepsOldMode ? 0600 : newFileMode & 0777);
     // A file we may write in a folder we may not: LLVM's bundler opens it
     // and writes it in place, and so does commit here, from a temporary
     // kept elsewhere. A rename, or a file rewritten in place, needs the
     // folder.
     if (fd < 0 && errno == EACCES && exists && !renamesOverPaths_ &&
-        !preservesReplacedFiles_ && ::access(path.c_str(), W_OK) == 0)
-      return createUnnamed(std::move(output), exists, P_tmpdir);
+        ::access(path.c_str(), W_OK) == 0)
+      return createUnnamed(std::move(output), P_tmpdir);
     // A folder we cannot create files in fails here with the same reason
     // opening the destination itself would give.
     if (fd < 0 && (errno != EEXIST || attempt == 100))
@@ -667,10 +726,10 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   // temporary someone writes from one a killed run left.
   (void)::flock(fd, LOCK_EX | LOCK_NB);
   output->fd_ = fd;
-  output->tempPath_ = temporary;
-  output->temporaryRegistration_ = registerTemporary(temporary);
-  if (preservesReplacedFiles_ && exists)
-    output->original_ = {destination, info};
+  output->tempPath_ = folderOf(destination) + "/" + temporary;
+  output->tempName_ = temporary;
+  output->temporaryRegistration_ =
+      registerTemporary(temporary, output->folderFd());
   outputs_.push_back(std::move(output));
   OutputFile *created = outputs_.back().get();
   byDestination_[destination] = created;
@@ -703,11 +762,7 @@ OutputTransaction::createDirect(std::unique_ptr<OutputFile> output) {
 // when it is append-only, so on its file system).
 Result<OutputFile *>
 OutputTransaction::createUnnamed(std::unique_ptr<OutputFile> output,
-                                 bool replacing, const std::string &folder) {
-  if (replacing && preservesReplacedFiles_)
-    return fileError(output->path_,
-                     "cannot be replaced safely: its folder is append-only "
-                     "(chattr +a), so nothing in it can be renamed");
+                                 const std::string &folder) {
   int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
     return fileError(output->path_, errnoMessage(errno));
@@ -724,19 +779,20 @@ OutputTransaction::createUnnamed(std::unique_ptr<OutputFile> output,
 // tools write do; it must still be the file found when the output was
 // created.
 Status OutputTransaction::copyIn(OutputFile &output) {
-  const char *destination = output.destination_.c_str();
+  const int folder = output.folderFd();
+  const char *destination = output.destinationName_.c_str();
   int to = -1;
   if (output.replaced_ && output.replaced_->type == S_IFLNK) {
     // A link a rename would have replaced: as LLVM's copy when the rename
     // fails, through the link, creating what it names if need be.
-    if (identityAt(output.destination_) != output.replaced_)
+    if (identityIn(folder, output.destinationName_) != output.replaced_)
       return changedUnderUs(output.path_);
-    to = ::open(destination, O_WRONLY | O_CREAT | O_CLOEXEC,
-                output.newFileMode_ & 0777);
+    to = ::openat(folder, destination, O_WRONLY | O_CREAT | O_CLOEXEC,
+                  output.newFileMode_ & 0777);
     if (to < 0)
       return fileError(output.path_, errnoMessage(errno));
   } else if (output.replaced_) {
-    to = ::open(destination, O_WRONLY | O_CLOEXEC);
+    to = ::openat(folder, destination, O_WRONLY | O_CLOEXEC);
     struct stat info;
     if (to >= 0 &&
         (::fstat(to, &info) != 0 || identityOf(info) != output.replaced_)) {
@@ -746,8 +802,8 @@ Status OutputTransaction::copyIn(OutputFile &output) {
   }
   // A new output, or one whose file was removed meanwhile.
   if (to < 0 && (!output.replaced_ || errno == ENOENT))
-    to = ::open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                output.newFileMode_ & 0777);
+    to = ::openat(folder, destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  output.newFileMode_ & 0777);
   if (to < 0)
     return errno == EEXIST ? changedUnderUs(output.path_)
                            : fileError(output.path_, errnoMessage(errno));
@@ -805,6 +861,8 @@ Status runCopies(const InputFile &input,
   return Status::success();
 }
 
+int OutputFile::folderFd() const { return folder_ ? folder_->fd() : AT_FDCWD; }
+
 Status OutputTransaction::finish(OutputFile &output) {
   if (output.inMemory_ || output.fd_ < 0)
     return Status::success();
@@ -815,17 +873,6 @@ Status OutputTransaction::finish(OutputFile &output) {
   if (output.writesTemporary() &&
       ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
     return fileError(output.path_, errnoMessage(errno));
-  // What the replaced file keeps goes on last: writing drops file
-  // capabilities. Then the bytes reach the disk before the rename can.
-  if (output.original_) {
-    if (Status kept =
-            takeMetadataOf(output.original_->path, output.original_->info,
-                           output.fd_, output.path_);
-        !kept.ok())
-      return kept;
-    if (::fsync(output.fd_) != 0)
-      return fileError(output.path_, errnoMessage(errno));
-  }
   output.gather_.reset();
   // An unnamed temporary's descriptor is all that holds its bytes.
   if (output.copiedInAtCommit_)
@@ -839,14 +886,15 @@ Status OutputTransaction::finish(OutputFile &output) {
 
 void OutputTransaction::undoPlacements(const std::vector<Placed> &placed) {
   for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
-    const char *destination = it->output->destination_.c_str();
-    const char *temporary = it->output->tempPath_.c_str();
+    const int folder = it->output->folderFd();
+    const char *destination = it->output->destinationName_.c_str();
+    const char *temporary = it->output->tempName_.c_str();
     if (it->how == Placement::Swapped)
-      rename_(temporary, destination, RENAME_EXCHANGE);
+      rename_(folder, temporary, destination, RENAME_EXCHANGE);
     else if (it->how == Placement::Created &&
-             identityAt(it->output->destination_) ==
+             identityIn(folder, it->output->destinationName_) ==
                  it->output->temporaryIdentity_)
-      ::unlink(destination);
+      ::unlinkat(folder, destination, 0);
   }
 }
 
@@ -854,14 +902,15 @@ void OutputTransaction::undoPlacements(const std::vector<Placed> &placed) {
 // removed meanwhile: the output is then placed as a new one.
 Result<bool> OutputTransaction::placeReplacing(OutputFile &output,
                                                std::vector<Placed> &placed) {
-  const char *temporary = output.tempPath_.c_str();
-  const char *destination = output.destination_.c_str();
-  if (rename_(temporary, destination, RENAME_EXCHANGE) == 0) {
+  const int folder = output.folderFd();
+  const char *temporary = output.tempName_.c_str();
+  const char *destination = output.destinationName_.c_str();
+  if (rename_(folder, temporary, destination, RENAME_EXCHANGE) == 0) {
     // What was swapped out must be the file that was there when the
     // output was created: anything else (a folder made meanwhile, a
     // file put in its place) goes straight back.
-    if (identityAt(output.tempPath_) != output.replaced_) {
-      rename_(temporary, destination, RENAME_EXCHANGE);
+    if (identityIn(folder, output.tempName_) != output.replaced_) {
+      rename_(folder, temporary, destination, RENAME_EXCHANGE);
       return changedUnderUs(output.path_);
     }
     placed.push_back({&output, Placement::Swapped});
@@ -870,9 +919,9 @@ Result<bool> OutputTransaction::placeReplacing(OutputFile &output,
   if (errno == EINVAL || errno == ENOSYS) {
     // A file system that cannot swap: check, then rename over the old
     // file (which then cannot be undone).
-    if (identityAt(output.destination_) != output.replaced_)
+    if (identityIn(folder, output.destinationName_) != output.replaced_)
       return changedUnderUs(output.path_);
-    if (rename_(temporary, destination, 0) != 0)
+    if (rename_(folder, temporary, destination, 0) != 0)
       return fileError(output.path_, errnoMessage(errno));
     placed.push_back({&output, Placement::Overwritten});
     return true;
@@ -885,9 +934,10 @@ Result<bool> OutputTransaction::placeReplacing(OutputFile &output,
 // An output with no file to replace is placed without replacing anything.
 Status OutputTransaction::placeNew(OutputFile &output,
                                    std::vector<Placed> &placed) {
-  const char *temporary = output.tempPath_.c_str();
-  const char *destination = output.destination_.c_str();
-  if (rename_(temporary, destination, RENAME_NOREPLACE) == 0) {
+  const int folder = output.folderFd();
+  const char *temporary = output.tempName_.c_str();
+  const char *destination = output.destinationName_.c_str();
+  if (rename_(folder, temporary, destination, RENAME_NOREPLACE) == 0) {
     placed.push_back({&output, Placement::Created});
     return Status::success();
   }
@@ -897,11 +947,11 @@ Status OutputTransaction::placeNew(OutputFile &output,
     return fileError(output.path_, errnoMessage(errno));
   // A file system without RENAME_NOREPLACE: a hard link is just as
   // careful not to replace anything.
-  if (::link(temporary, destination) != 0)
+  if (::linkat(folder, temporary, folder, destination, 0) != 0)
     return errno == EEXIST ? changedUnderUs(output.path_)
                            : fileError(output.path_, errnoMessage(errno));
   placed.push_back({&output, Placement::Created});
-  if (::unlink(temporary) != 0)
+  if (::unlinkat(folder, temporary, 0) != 0)
     return fileError(output.path_, errnoMessage(errno));
   return Status::success();
 }
@@ -936,7 +986,7 @@ Status OutputTransaction::commit() {
     if (output->inMemory_ || output->tempPath_.empty())
       continue;
     if (output->superseded_) {
-      ::unlink(output->tempPath_.c_str());
+      ::unlinkat(output->folderFd(), output->tempName_.c_str(), 0);
       output->tempPath_.clear();
       output->temporaryRegistration_.release();
       continue;
@@ -962,7 +1012,9 @@ Status OutputTransaction::commit() {
   Status status = Status::success();
   for (const Placed &entry : placed) {
     if (entry.how == Placement::Swapped &&
-        ::unlink(entry.output->tempPath_.c_str()) != 0 && status.ok())
+        ::unlinkat(entry.output->folderFd(), entry.output->tempName_.c_str(),
+                   0) != 0 &&
+        status.ok())
       status = fileError(entry.output->tempPath_,
                          "cannot remove the replaced output's old contents: " +
                              errnoMessage(errno));
@@ -972,9 +1024,6 @@ Status OutputTransaction::commit() {
   committed_ = true;
   if (!status.ok())
     return status;
-  if (preservesReplacedFiles_)
-    for (const Placed &entry : placed)
-      syncFolder(folderOf(entry.output->destination_));
 
   // Standard output cannot be taken back, so it comes last.
   for (auto &output : outputs_) {

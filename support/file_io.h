@@ -23,6 +23,8 @@
 
 namespace offbundle {
 
+class FolderHandle;
+
 class InputFile {
 public:
   // "-" reads standard input. Devices are read as streams, as LLVM's tools
@@ -31,6 +33,12 @@ public:
   enum class Devices { Read, Refuse };
   static Result<std::unique_ptr<InputFile>>
   open(const std::string &path, Devices devices = Devices::Read);
+  // The file `name` in `folder`, opened without following a symbolic link
+  // or waiting on a FIFO, and named `path` in messages: for a file to be
+  // rewritten where it is. Anything but a regular file is refused.
+  static Result<std::unique_ptr<InputFile>> openIn(const FolderHandle &folder,
+                                                   const std::string &name,
+                                                   const std::string &path);
   // Bytes produced in memory (a decompressed bundle), named after the file
   // they came from.
   static std::unique_ptr<InputFile> fromMemory(const std::string &path,
@@ -82,6 +90,8 @@ public:
 private:
   InputFile() = default;
   void advisePages(uint64_t offset, uint64_t length, int advice) const;
+  // Maps the regular file open at fd_, whose status is `info`.
+  Status mapRegularFile(const struct stat &info);
   // An input in memory: named `path`, its contents the bytes it holds.
   void viewOwnBytes(const std::string &path, const char *data, size_t size);
   std::string path_;
@@ -154,6 +164,7 @@ public:
 
 private:
   friend class OutputTransaction;
+  friend class InPlaceOutput;
   Status flush();        // writes out what is gathered
   std::string path_;     // the destination as the user named it
   std::string tempPath_; // where the bytes go until commit; "" if direct
@@ -168,6 +179,13 @@ private:
     return !tempPath_.empty() || copiedInAtCommit_;
   }
   std::string destination_; // the file the temporary replaces on commit
+  // The destination's folder, held from creation to commit, and the names
+  // of the destination and of the temporary in it: every step after
+  // creation goes through that descriptor (folder_handle.h).
+  std::shared_ptr<const FolderHandle> folder_;
+  std::string destinationName_;
+  std::string tempName_;
+  int folderFd() const;
   int fd_ = -1;
   // Bytes kept in memory: for standard output (written on commit) or for a
   // buffer the caller reads back (memoryOnly_).
@@ -189,13 +207,6 @@ private:
   // must still be that file, or still be absent: whatever took its place
   // meanwhile (a folder, another file) is the user's and is left alone.
   std::optional<FileIdentity> replaced_;
-  // With OutputTransaction::preserveReplacedFiles(), the file replaced (its
-  // resolved path and status), whose metadata the output takes.
-  struct Original {
-    std::string path;
-    struct stat info;
-  };
-  std::optional<Original> original_;
   // The temporary itself, so that undoing a commit removes only it.
   std::optional<FileIdentity> temporaryIdentity_;
   // Set when a later output of the same transaction names the same file:
@@ -221,21 +232,23 @@ private:
 // place nor cleaned up. Its outputs are written to temporaries without a
 // name, and at commit, once every other output is in place, copied over
 // their destinations (truncated first, as LLVM's tools write outputs). A
-// failure while they are copied can leave them partly written. With
-// preserveReplacedFiles(), replacing a file there is refused, as that copy
-// could lose the file it replaces.
+// failure while they are copied can leave them partly written. (Files
+// rewritten in place are not written here but by InPlaceOutput,
+// in_place_output.h, which refuses such folders, as that copy could lose the
+// file it replaces.)
 //
 // An existing output the user may write, in a folder the user may not
 // write to, is written the same way, from a temporary without a name in
 // /tmp, as LLVM's bundler opens such a file and writes it. Not with
-// renameOverPaths() (LLVM fails there too) nor preserveReplacedFiles().
+// renameOverPaths() (LLVM fails there too).
 class OutputTransaction {
 public:
-  // The rename step of commit: renameat2(from, to, flags), flags being 0,
+  // The rename step of commit: renameat2(folder, from, folder, to, flags),
+  // `from` and `to` names in the folder open as `folder`, flags being 0,
   // RENAME_EXCHANGE or RENAME_NOREPLACE. Replaceable so that tests can
   // make one step fail, or change the file system in between.
-  using RenameFunction =
-      std::function<int(const char *from, const char *to, unsigned flags)>;
+  using RenameFunction = std::function<int(int folder, const char *from,
+                                           const char *to, unsigned flags)>;
 
   OutputTransaction();
   ~OutputTransaction(); // removes every temporary not committed
@@ -268,12 +281,6 @@ public:
   // destination is as it was.
   Status commit();
 
-  // From now on, an output replacing a file takes, besides its
-  // permissions, its owner and group and its extended attributes (ACLs and
-  // file capabilities among them; support/replaced_files.h), or fails; and
-  // it reaches the disk (fsync of the file, then of its folder) before
-  // commit() returns. For rewriting files in place.
-  void preserveReplacedFiles() { preservesReplacedFiles_ = true; }
   // From now on, an output replacing a file gets the mode a new one would
   // (newFileMode less the umask) instead of the old file's permissions: for
   // a copy of an input that keeps the input's mode, so that a rewritten
@@ -318,7 +325,7 @@ private:
   Status placeNew(OutputFile &output, std::vector<Placed> &placed);
   Result<OutputFile *> createDirect(std::unique_ptr<OutputFile> output);
   Result<OutputFile *> createUnnamed(std::unique_ptr<OutputFile> output,
-                                     bool replacing, const std::string &folder);
+                                     const std::string &folder);
   Status copyIn(OutputFile &output);
   void undoPlacements(const std::vector<Placed> &placed);
 
@@ -326,10 +333,12 @@ private:
   // The output last created for each destination file, so that a later one
   // for the same file supersedes it without a search through thousands.
   std::unordered_map<std::string, OutputFile *> byDestination_;
+  // The folders outputs are written in, each opened once (folder_handle.h).
+  std::unordered_map<std::string, std::shared_ptr<const FolderHandle>>
+      foldersByPath_;
   RenameFunction rename_;
   ChmodFunction chmod_;
   bool committed_ = false;
-  bool preservesReplacedFiles_ = false;
   bool replacedFilesTakeNewMode_ = false;
   bool renamesOverPaths_ = false;
   LinksReplaced linksReplaced_ = LinksReplaced::ToFiles;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
 #include <mutex>
 #include <pthread.h>
@@ -20,6 +21,9 @@ namespace {
 
 struct TemporaryNode {
   std::atomic<TemporaryNode *> next{nullptr};
+  // The folder `path` is relative to: AT_FDCWD, or a descriptor its owner
+  // keeps open while it is registered (support/folder_handle.h).
+  int folder = AT_FDCWD;
   std::unique_ptr<char[]> path;
 };
 
@@ -79,7 +83,7 @@ void unlinkNode(std::atomic<Node *> &head, Node *node) {
 void removeTemporaries() {
   for (TemporaryNode *node = registries().temporaries.load(); node != nullptr;
        node = node->next.load())
-    ::unlink(node->path.get());
+    ::unlinkat(node->folder, node->path.get(), 0);
   // A folder holding anything else stays (rmdir removes only empty ones).
   for (TemporaryNode *node = registries().folders.load(); node != nullptr;
        node = node->next.load())
@@ -147,8 +151,9 @@ void installTerminationHandler(int signalNumber) {
 // A path added to one of the registries' lists of paths, and taken out
 // again (the remover a SignalRegistration calls).
 template <std::atomic<TemporaryNode *> Registries::*list>
-TemporaryNode *pushPath(const std::string &path) {
+TemporaryNode *pushPath(const std::string &path, int folder = AT_FDCWD) {
   auto node = std::make_unique<TemporaryNode>();
+  node->folder = folder;
   node->path = copyString(path);
   push(registries().*list, node.get());
   return node.release();
@@ -177,8 +182,8 @@ void installInterruptCleanup(const char *programName) {
   ::sigaction(SIGBUS, &action, nullptr);
 }
 
-SignalRegistration registerTemporary(const std::string &path) {
-  return SignalRegistration(pushPath<&Registries::temporaries>(path),
+SignalRegistration registerTemporary(const std::string &path, int folder) {
+  return SignalRegistration(pushPath<&Registries::temporaries>(path, folder),
                             unregisterPath<&Registries::temporaries>);
 }
 

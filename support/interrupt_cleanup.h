@@ -29,6 +29,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <fcntl.h>
 #include <string>
 
 namespace offbundle {
@@ -53,7 +54,8 @@ public:
   void release();
 
 private:
-  friend SignalRegistration registerTemporary(const std::string &path);
+  friend SignalRegistration registerTemporary(const std::string &path,
+                                              int folder);
   friend SignalRegistration registerCreatedFolder(const std::string &path);
   friend SignalRegistration registerMapping(const void *base, uint64_t size,
                                             const std::string &path);
@@ -66,7 +68,11 @@ private:
 // A temporary file the handlers remove if a termination signal arrives
 // while it is registered. Release it once the file is no longer a temporary
 // of ours (renamed into place, or removed): a signal must leave it alone.
-SignalRegistration registerTemporary(const std::string &path);
+// A relative `path` is taken from `folder`, a descriptor of the folder that
+// must stay open while the temporary is registered (AT_FDCWD: the current
+// folder).
+SignalRegistration registerTemporary(const std::string &path,
+                                     int folder = AT_FDCWD);
 
 // A folder made for outputs, which the handlers remove, once the
 // temporaries are gone, if nothing else is in it. Register parents before

@@ -7,7 +7,6 @@
 #include <ctime>
 #include <fcntl.h>
 #include <optional>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -41,18 +40,18 @@ std::string randomSuffix() {
   return suffix;
 }
 
-// The names of the extended attributes of the file at `path` (not
-// following a final symlink), NUL-separated; "" when the file system keeps
-// none.
-Result<std::string> attributeNames(const std::string &path) {
+// The names of the extended attributes of the file open at `fd`,
+// NUL-separated; "" when the file system keeps none. `path` names it in
+// messages.
+Result<std::string> attributeNames(int fd, const std::string &path) {
   for (;;) {
-    const ssize_t size = ::llistxattr(path.c_str(), nullptr, 0);
+    const ssize_t size = ::flistxattr(fd, nullptr, 0);
     if (size < 0)
       return errno == ENOTSUP
                  ? Result<std::string>(std::string())
                  : Result<std::string>(fileError(path, errnoMessage(errno)));
     std::string names(static_cast<size_t>(size), '\0');
-    const ssize_t got = ::llistxattr(path.c_str(), names.data(), names.size());
+    const ssize_t got = ::flistxattr(fd, names.data(), names.size());
     if (got >= 0) {
       names.resize(static_cast<size_t>(got));
       return names;
@@ -63,17 +62,17 @@ Result<std::string> attributeNames(const std::string &path) {
 }
 
 // The value of one extended attribute; nullopt when it is gone.
-Result<std::optional<std::string>> attributeValue(const std::string &path,
-                                                  const std::string &name) {
+Result<std::optional<std::string>>
+attributeValue(int fd, const std::string &path, const std::string &name) {
   for (;;) {
-    const ssize_t size = ::lgetxattr(path.c_str(), name.c_str(), nullptr, 0);
+    const ssize_t size = ::fgetxattr(fd, name.c_str(), nullptr, 0);
     if (size < 0 && errno == ENODATA)
       return std::optional<std::string>();
     if (size < 0)
       return fileError(path, errnoMessage(errno));
     std::string value(static_cast<size_t>(size), '\0');
     const ssize_t got =
-        ::lgetxattr(path.c_str(), name.c_str(), value.data(), value.size());
+        ::fgetxattr(fd, name.c_str(), value.data(), value.size());
     if (got >= 0) {
       value.resize(static_cast<size_t>(got));
       return std::optional(std::move(value));
@@ -125,21 +124,16 @@ std::string_view temporaryOwnerName(std::string_view name) {
   return name.substr(1, name.size() - 1 - tail);
 }
 
+std::string temporaryNameFor(const std::string &name) {
+  return "." + name + "." + std::string(kTemporaryMarker) + randomSuffix();
+}
+
 std::string temporaryPathFor(const std::string &path) {
-  return folderOf(path) + "/." + baseNameOf(path) + "." +
-         std::string(kTemporaryMarker) + randomSuffix();
+  return folderOf(path) + "/" + temporaryNameFor(baseNameOf(path));
 }
 
-void syncFolder(const std::string &folder) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  (void)::fsync(fd);
-  ::close(fd);
-}
-
-Status takeMetadataOf(const std::string &original, const struct stat &info,
-                      int fd, const std::string &path) {
+Status takeMetadataOf(int original, const struct stat &info, int fd,
+                      const std::string &path) {
   // Owner first: a change of owner drops set-user-ID bits and capabilities,
   // which come after it.
   if (::fchown(fd, info.st_uid, info.st_gid) != 0) {
@@ -149,13 +143,13 @@ Status takeMetadataOf(const std::string &original, const struct stat &info,
         mine.st_gid != info.st_gid)
       return notKept(path, "the owner and group", error);
   }
-  auto names = attributeNames(original);
+  auto names = attributeNames(original, path);
   if (!names)
     return names.takeError();
   for (size_t at = 0; at < names->size();) {
     const std::string name(names->c_str() + at);
     at += name.size() + 1;
-    auto value = attributeValue(original, name);
+    auto value = attributeValue(original, path, name);
     if (!value)
       return value.takeError();
     if (!*value) // removed meanwhile
@@ -169,58 +163,6 @@ Status takeMetadataOf(const std::string &original, const struct stat &info,
   if (::fchmod(fd, info.st_mode & 07777) != 0)
     return notKept(path, "the permissions", errno);
   return Status::success();
-}
-
-Status relinkNames(const std::string &file,
-                   const std::vector<std::string> &names) {
-  for (const std::string &name : names) {
-    std::string temporary;
-    for (int attempt = 0;; ++attempt) {
-      temporary = temporaryPathFor(name);
-      if (::linkat(AT_FDCWD, file.c_str(), AT_FDCWD, temporary.c_str(),
-                   AT_SYMLINK_FOLLOW) == 0)
-        break;
-      if (errno != EEXIST || attempt == 100)
-        return fileError(name, "cannot link it to the rewritten " + file +
-                                   ": " + errnoMessage(errno));
-    }
-    if (::rename(temporary.c_str(), name.c_str()) != 0) {
-      const int error = errno;
-      ::unlink(temporary.c_str());
-      return fileError(name, "cannot link it to the rewritten " + file + ": " +
-                                 errnoMessage(error));
-    }
-    syncFolder(folderOf(name));
-  }
-  return Status::success();
-}
-
-Result<bool> removeIfLeftOver(const std::string &path) {
-  const int fd =
-      ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return errno == ENOENT ? Result<bool>(false)
-                           : Result<bool>(fileError(path, errnoMessage(errno)));
-  bool removed = false;
-  Status status = Status::success();
-  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    // Nobody writes it. Removed only if the name still is that file.
-    struct stat held;
-    struct stat named;
-    if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
-        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
-      if (::unlink(path.c_str()) == 0)
-        removed = true;
-      else
-        status = fileError(path, errnoMessage(errno));
-    }
-  } else if (errno != EWOULDBLOCK) {
-    status = fileError(path, errnoMessage(errno));
-  }
-  ::close(fd);
-  if (!status.ok())
-    return status.takeError();
-  return removed;
 }
 
 } // namespace offbundle

@@ -38,30 +38,21 @@ bool isTemporaryName(std::string_view name);
 // offbundle-Ab12Cd" was for "x.so"); empty when it is no temporary's name.
 std::string_view temporaryOwnerName(std::string_view name);
 
+// A fresh name for a temporary beside the file named `name` in a folder:
+// ".<name>.offbundle-XXXXXX".
+std::string temporaryNameFor(const std::string &name);
+
 // A fresh name for a temporary beside `path`: ".<name>.offbundle-XXXXXX",
 // the six characters random, so that names are hard to predict and rarely
 // collide (O_EXCL settles the rest).
 std::string temporaryPathFor(const std::string &path);
 
-// Makes what was renamed into `folder` survive a power loss: fsync of the
-// folder. Failures are ignored (some file systems cannot sync a folder).
-void syncFolder(const std::string &folder);
-
 // Gives the file open at `fd` the owner, group, permissions and extended
-// attributes of `original`, whose status is `info`. Fails, saying what
-// could not be kept, when one cannot be given (a user may not give a file
-// away; only a privileged one may set file capabilities).
-Status takeMetadataOf(const std::string &original, const struct stat &info,
-                      int fd, const std::string &path);
-
-// Points every name in `names` (other names of the inode `file` replaced)
-// at `file`, each by a link beside it renamed over it. The first failure
-// stops it.
-Status relinkNames(const std::string &file,
-                   const std::vector<std::string> &names);
-
-// Removes the temporary at `path` if no running process holds it. Whether
-// it was removed; an error only when it could not be examined or removed.
-Result<bool> removeIfLeftOver(const std::string &path);
+// attributes of the file open at `original`, whose status is `info`; `path`
+// names the file in messages. Fails, saying what could not be kept, when
+// one cannot be given (a user may not give a file away; only a privileged
+// one may set file capabilities).
+Status takeMetadataOf(int original, const struct stat &info, int fd,
+                      const std::string &path);
 
 } // namespace offbundle

@@ -2,14 +2,15 @@
 #include "toolkit/in_place.h"
 
 #include <algorithm>
-#include <climits>
-#include <cstdlib>
-#include <filesystem>
+#include <dirent.h>
 #include <map>
 #include <set>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
+#include "support/folder_handle.h"
+#include "support/in_place_output.h"
 #include "support/ordered_parallel.h"
 #include "support/replaced_files.h"
 #include "toolkit/extraction.h"
@@ -25,56 +26,91 @@ Identity identityOf(const api::WalkedFile &file) {
   return {file.device, file.inode};
 }
 
-// The name a path resolves to, symbolic links, "." and ".." followed: two
-// paths of one file that resolve alike are one name of it, given twice.
-std::string resolvedName(const std::string &path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) != nullptr ? resolved : path;
-}
-
-// The names, among the files walked, of each file: one path for each of its
-// hard links that was named, the first given of those that resolve alike.
-// Only a file met more than once has its paths resolved.
-std::map<Identity, std::vector<std::string>>
+// The names, among the files walked, of each file: one for each of its
+// hard links reached (the walk takes each name once).
+std::map<Identity, std::vector<const api::WalkedFile *>>
 namesByIdentity(const api::FileWalk &walk) {
-  std::map<Identity, std::vector<std::string>> names;
+  std::map<Identity, std::vector<const api::WalkedFile *>> names;
   for (const api::WalkedFile &file : walk.files)
-    if (file.failure.empty())
-      names[identityOf(file)].push_back(file.path);
-  for (auto &[identity, paths] : names) {
-    if (paths.size() == 1)
-      continue;
-    std::set<std::string> resolved;
-    std::erase_if(paths, [&](const std::string &path) {
-      return !resolved.insert(resolvedName(path)).second;
-    });
-  }
+    if (file.failure.empty() && file.regular)
+      names[identityOf(file)].push_back(&file);
   return names;
 }
 
-// Temporaries a killed run left beside the files named as operands
-// (".<name>.offbundle-XXXXXX"; those in the folders walked the walk found),
-// each such file's folder listed once, in name order.
-std::vector<std::string>
-temporariesBesideNamedFiles(const api::FileWalk &walk) {
-  std::map<std::string, std::set<std::string, std::less<>>> namesByFolder;
+// The temporaries a killed run may have left: those the walk found in the
+// folders it walked, and those beside the files named as operands, each
+// such file's folder listed once (opened again by descriptor, as the walk
+// saw it), in name order.
+std::vector<AnchoredName> leftTemporaries(const api::FileWalk &walk) {
+  std::vector<AnchoredName> temporaries;
+  for (const api::WalkedFile &temporary : walk.temporaries) {
+    auto folder = FolderHandle::openResolved(
+        temporary.folder, {temporary.folderDevice, temporary.folderInode});
+    if (folder)
+      temporaries.push_back(
+          {std::move(*folder), temporary.name, temporary.path});
+  }
+  // Each folder by its resolved path and identity: the names named in it,
+  // and the folder as the first of them spells it.
+  struct NamedIn {
+    std::set<std::string, std::less<>> names;
+    std::string shown;
+  };
+  std::map<std::pair<std::string, Identity>, NamedIn> namedFolders;
   for (const api::WalkedFile &file : walk.files)
-    if (!file.inFolder)
-      namesByFolder[folderOf(file.path)].insert(baseNameOf(file.path));
-  std::vector<std::string> temporaries;
-  for (const auto &[folder, names] : namesByFolder) {
-    std::error_code error;
-    std::vector<std::string> found;
-    for (std::filesystem::directory_iterator it(folder, error), end;
-         !error && it != end; it.increment(error)) {
-      const std::string name = it->path().filename().string();
-      if (names.count(temporaryOwnerName(name)) != 0)
-        found.push_back(folder + (folder.back() == '/' ? "" : "/") + name);
+    if (!file.inFolder && !file.name.empty()) {
+      NamedIn &folder =
+          namedFolders[{file.folder, {file.folderDevice, file.folderInode}}];
+      folder.names.insert(file.name);
+      if (folder.shown.empty())
+        folder.shown = folderOf(file.path);
     }
+  for (const auto &[folder, named] : namedFolders) {
+    auto handle = FolderHandle::openResolved(
+        folder.first, {folder.second.first, folder.second.second});
+    if (!handle)
+      continue;
+    std::vector<std::string> found;
+    const int fd = ::dup((*handle)->fd());
+    DIR *listing = fd < 0 ? nullptr : ::fdopendir(fd);
+    if (listing == nullptr) {
+      if (fd >= 0)
+        ::close(fd);
+      continue;
+    }
+    while (const struct dirent *entry = ::readdir(listing))
+      if (named.names.count(temporaryOwnerName(entry->d_name)) != 0)
+        found.push_back(entry->d_name);
+    ::closedir(listing);
     std::sort(found.begin(), found.end());
-    temporaries.insert(temporaries.end(), found.begin(), found.end());
+    for (std::string &name : found)
+      temporaries.push_back({*handle, name, named.shown + "/" + name});
   }
   return temporaries;
+}
+
+// Finishes the journals and removes the other temporaries killed runs
+// left (support/in_place_output.h), journals first: the temporaries a
+// journal names hold the new file. Whether a journal was finished (the
+// files then have other names than the walk saw).
+bool finishLeftOvers(const api::FileWalk &walk, InPlaceTotals &totals,
+                     const std::function<void(std::string)> &fail) {
+  const std::vector<AnchoredName> temporaries = leftTemporaries(walk);
+  bool finished = false;
+  for (LeftOverPass pass : {LeftOverPass::Journals, LeftOverPass::Everything})
+    for (const AnchoredName &temporary : temporaries) {
+      auto outcome = finishOrRemoveLeftOver(temporary, pass);
+      if (!outcome) {
+        if (pass == LeftOverPass::Everything)
+          fail(outcome.error().message);
+      } else if (*outcome == LeftOver::Removed) {
+        ++totals.temporariesRemoved;
+      } else if (*outcome == LeftOver::JournalFinished) {
+        ++totals.replacementsFinished;
+        finished = true;
+      }
+    }
+  return finished;
 }
 
 // What happened to one file.
@@ -104,9 +140,13 @@ FileResult skipped() {
 // is a dry run; `otherNames` are its other hard links among the files.
 FileResult rewriteOne(const api::WalkedFile &file,
                       const InPlaceRequest &request,
-                      const std::vector<std::string> &otherNames) {
+                      const std::vector<api::WalkedFile> &otherNames) {
   if (!file.failure.empty())
     return failed(file.failure);
+  // A FIFO, socket or device named as an operand: never opened, as reading
+  // one could wait forever and nothing could replace it.
+  if (file.device != 0 && !file.regular)
+    return failed(fileError(file.path, "not a regular file").message);
   if (file.links > otherNames.size() + 1)
     return failed(
         fileError(file.path,
@@ -116,7 +156,7 @@ FileResult rewriteOne(const api::WalkedFile &file,
                       "(name every link, or break the links first)")
             .message);
   api::Expected<api::Rewrite> rewrite =
-      api::Rewrite::plan(file.path, request.options);
+      api::Rewrite::plan(file, request.options);
   if (!rewrite) {
     if (file.inFolder && holdsNoBundle(file.path))
       return skipped();
@@ -149,22 +189,22 @@ FileResult rewriteOne(const api::WalkedFile &file,
 }
 
 // The files to rewrite, each with its other names: a file met more than
-// once among those walked (named twice, or by several hard links) is
-// rewritten once, by its first name.
-std::vector<std::pair<const api::WalkedFile *, std::vector<std::string>>>
+// once among those walked (by several hard links) is rewritten once, by its
+// first name.
+std::vector<std::pair<const api::WalkedFile *, std::vector<api::WalkedFile>>>
 filesToRewrite(const api::FileWalk &walk) {
-  const std::map<Identity, std::vector<std::string>> names =
-      namesByIdentity(walk);
+  const auto names = namesByIdentity(walk);
   std::set<Identity> seen;
-  std::vector<std::pair<const api::WalkedFile *, std::vector<std::string>>>
+  std::vector<std::pair<const api::WalkedFile *, std::vector<api::WalkedFile>>>
       files;
   for (const api::WalkedFile &file : walk.files) {
-    std::vector<std::string> otherNames;
-    if (file.failure.empty()) {
+    std::vector<api::WalkedFile> otherNames;
+    if (file.failure.empty() && file.regular) {
       if (!seen.insert(identityOf(file)).second)
         continue;
-      const std::vector<std::string> &all = names.at(identityOf(file));
-      otherNames.assign(all.begin() + 1, all.end());
+      const auto &all = names.at(identityOf(file));
+      for (auto other = all.begin() + 1; other != all.end(); ++other)
+        otherNames.push_back(**other);
     }
     files.emplace_back(&file, std::move(otherNames));
   }
@@ -178,18 +218,10 @@ InPlaceTotals rewriteInPlace(api::FileWalk &walk, const InPlaceRequest &request,
                              const std::function<void(std::string)> &fail,
                              const FileDone &done) {
   InPlaceTotals totals;
-  if (!request.dryRun) {
-    std::vector<std::string> temporaries = walk.temporaries;
-    const std::vector<std::string> beside = temporariesBesideNamedFiles(walk);
-    temporaries.insert(temporaries.end(), beside.begin(), beside.end());
-    for (const std::string &temporary : temporaries) {
-      auto removed = removeIfLeftOver(temporary);
-      if (!removed)
-        fail(removed.error().message);
-      else if (*removed)
-        ++totals.temporariesRemoved;
-    }
-  }
+  // A run killed while it replaced a file's names left a journal: finished
+  // first, then the files are walked again, as their names changed.
+  if (!request.dryRun && finishLeftOvers(walk, totals, fail))
+    walk = api::walkFiles(request.operands);
   const auto files = filesToRewrite(walk);
   runInOrder<FileResult>(
       files.size(), request.jobs,
@@ -245,6 +277,11 @@ std::string inPlaceSummary(const InPlaceTotals &totals, bool dryRun) {
                         std::to_string(totals.failed) + " failed; " +
                         std::to_string(totals.bytesBefore) + " -> " +
                         std::to_string(totals.bytesAfter) + " bytes";
+  if (totals.replacementsFinished != 0)
+    summary +=
+        "; finished " +
+        counted(totals.replacementsFinished, "replacement", "replacements") +
+        " a killed run left";
   if (totals.temporariesRemoved != 0)
     summary += "; removed " +
                counted(totals.temporariesRemoved, "temporary", "temporaries") +

@@ -10,9 +10,17 @@
 // replaced atomically, keeping its owner, group, permissions and extended
 // attributes; its other hard links are pointed at the new file when they are
 // among the files walked, and a file with a link outside them is refused
-// (rewriting it would split its names into two files). A damaged or unreadable
-// file gets its error line and stays as it was; the others go on. Temporaries a
-// killed run left in the folders walked are removed first.
+// (rewriting it would split its names into two files), as is one whose
+// names cannot all be pointed at the new file, and anything but a regular
+// file. A damaged or unreadable file gets its error line and stays as it
+// was; the others go on. Temporaries a killed run left in the folders walked
+// are removed first, and a replacement it left half done (some names new,
+// some old) is finished (support/in_place_output.h).
+//
+// Every file is reached as the walk found it, through descriptors of its
+// folders and never through a symbolic link (api::walkFiles,
+// Rewrite::plan), so that a folder swapped for a link while the run goes on
+// cannot turn the run against files outside the operands.
 //
 // With --dry-run nothing is written: each file's line gives the sizes the
 // real run would give.
@@ -21,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <offbundle/offbundle.h>
 
@@ -30,6 +39,9 @@ namespace offbundle {
 
 struct InPlaceRequest {
   api::RewriteOptions options;
+  // The files and folders named, walked again after a killed run's
+  // replacement was finished.
+  std::vector<std::string> operands;
   bool dryRun = false;
   unsigned jobs = 1; // files rewritten at once
 };
@@ -41,6 +53,7 @@ struct InPlaceTotals {
   uint64_t bytesBefore = 0; // of the files rewritten and unchanged
   uint64_t bytesAfter = 0;
   uint64_t temporariesRemoved = 0;
+  uint64_t replacementsFinished = 0; // journals a killed run left
 };
 
 // Rewrites the files of `walk`, `request.jobs` at a time; in walk order,

@@ -237,7 +237,16 @@ bool mayHoldOffloadCode(std::string_view leadingBytes);
 // which are never opened; offbundle's own temporaries
 // (".NAME.offbundle-XXXXXX") are set apart. Nothing is opened for writing.
 // A folder or file that cannot be read is one failure in its place, and
-// the walk goes on.
+// the walk goes on. A file or folder reached twice (named twice, or named
+// and also inside a folder named) is taken once, where it was first
+// reached.
+//
+// Below each folder named, every folder and file is opened relative to its
+// parent's descriptor without following a symbolic link, so that a folder
+// swapped for a link while the walk runs cannot lead it elsewhere. Each file
+// found records where it was found (its folder's resolved path and identity,
+// and its name there), which Rewrite::plan uses to reach that very file
+// again.
 struct WalkedFile {
   std::string path;
   bool inFolder = false; // found by walking a folder in the list
@@ -250,6 +259,16 @@ struct WalkedFile {
   uint64_t inode = 0;
   uint64_t links = 0;
   uint64_t size = 0;
+  // Whether it is a regular file (not a FIFO, socket or device named in the
+  // list).
+  bool regular = false;
+  // Where it was found, for a regular file that could be read: its folder's
+  // absolute path with no symbolic link in it, that folder's device and
+  // inode, and the file's name in it.
+  std::string folder;
+  uint64_t folderDevice = 0;
+  uint64_t folderInode = 0;
+  std::string name;
 };
 
 struct SkippedFiles {
@@ -265,7 +284,7 @@ struct FileWalk {
   bool walkedFolder = false; // some path in the list was a folder
   // offbundle's temporaries found in folders, neither listed in `files`
   // nor counted.
-  std::vector<std::string> temporaries;
+  std::vector<WalkedFile> temporaries;
 };
 
 FileWalk walkFiles(const std::vector<std::string> &paths);
@@ -374,6 +393,12 @@ public:
   static Outcome check(const RewriteOptions &options);
   static Expected<Rewrite> plan(const std::string &input,
                                 const RewriteOptions &options);
+  // The file a walk found, reached again where the walk found it, by
+  // descriptor and without following a symbolic link: it must still be the
+  // same regular file, in the same folder, or it is refused. For rewriting
+  // it in place.
+  static Expected<Rewrite> plan(const WalkedFile &input,
+                                const RewriteOptions &options);
 
   Rewrite(Rewrite &&) noexcept;
   Rewrite &operator=(Rewrite &&) noexcept;
@@ -388,9 +413,15 @@ public:
   // its permissions, owner, group and extended attributes (ACLs and file
   // capabilities among them), or nothing is written; the new bytes are on
   // the disk before it returns. `otherNames` are the input's other hard
-  // links: each is then pointed at the new file, so that all its names
-  // still are one file.
+  // links: all its names are pointed at the new file as one unit, so that
+  // they still are one file (a run killed half way is finished by the next
+  // run over the same files). Every name is checked first: if one cannot be
+  // pointed at a new file (its folder not writable, immutable or
+  // append-only), nothing is written. Every step goes through descriptors
+  // of the folders, opened without following a symbolic link (see
+  // walkFiles).
   Outcome writeInPlace(const std::vector<std::string> &otherNames = {}) const;
+  Outcome writeInPlace(const std::vector<WalkedFile> &otherNames) const;
 
 private:
   struct State;

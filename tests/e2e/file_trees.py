@@ -25,14 +25,14 @@ class TreeSuite:
             self.failures += 1
             print(f"FAIL: {what}", flush=True)
 
-    def run(self, args, as_nobody=False):
+    def run(self, args, as_nobody=False, timeout=600):
         """offbundle with `args`; as user nobody (setpriv) if asked."""
         command = [self.offbundle] + args
         if as_nobody:
             command = ["setpriv", "--reuid=nobody", "--regid=nogroup",
                        "--clear-groups"] + command
         return subprocess.run(command, capture_output=True, text=True,
-                              timeout=600)
+                              timeout=timeout)
 
     def exit_status(self):
         print(f"{self.checks} checks, {self.failures} failed")

@@ -750,7 +750,8 @@ TEST_F(PublicApi, FirstBytesRuleOutFilesWithoutGpuCode) {
 
 // A folder walked as offbundle walks it: in name order, symlinks inside not
 // followed, files without GPU code counted, temporaries set apart; a
-// symlink named in the list is followed.
+// symlink named in the list is followed; a file or folder reached twice is
+// taken once.
 TEST_F(PublicApi, WalksFoldersAsTheToolDoes) {
   const fs::path root = folder_ / "tree";
   fs::create_directories(root / "lib" / "deeper");
@@ -760,7 +761,8 @@ TEST_F(PublicApi, WalksFoldersAsTheToolDoes) {
   fs::copy_file(library, root / "lib" / ".b.so.offbundle-AbC123");
   { std::ofstream(root / "notes.txt") << "no GPU code here\n"; }
   fs::create_symlink("b.so", root / "lib" / "c.so");
-  fs::create_symlink(root / "lib" / "b.so", folder_ / "named.so");
+  fs::copy_file(library, folder_ / "elsewhere.so");
+  fs::create_symlink(folder_ / "elsewhere.so", folder_ / "named.so");
 
   FileWalk walk = walkFiles({root.string(), path("named.so")});
   std::vector<std::string> paths;
@@ -778,9 +780,30 @@ TEST_F(PublicApi, WalksFoldersAsTheToolDoes) {
   EXPECT_EQ(walk.files[0].size, fs::file_size(library));
   EXPECT_EQ(walk.skipped.noGpuCode, 1u);
   EXPECT_EQ(walk.skipped.symlinks, 1u);
-  EXPECT_EQ(walk.temporaries,
-            (std::vector<std::string>{
-                (root / "lib" / ".b.so.offbundle-AbC123").string()}));
+  ASSERT_EQ(walk.temporaries.size(), 1u);
+  EXPECT_EQ(walk.temporaries[0].path,
+            (root / "lib" / ".b.so.offbundle-AbC123").string());
+  EXPECT_EQ(walk.temporaries[0].name, ".b.so.offbundle-AbC123");
+  EXPECT_EQ(walk.temporaries[0].folder, fs::canonical(root / "lib").string());
+
+  EXPECT_EQ(walk.files[2].folder, fs::canonical(folder_).string());
+  EXPECT_EQ(walk.files[2].name, "elsewhere.so");
+
+  // Named twice, named inside a folder named, a folder inside another
+  // named, a link to a file already taken: each file once, where first
+  // reached.
+  FileWalk twice = walkFiles({(root / "lib" / "b.so").string(), root.string(),
+                              (root / "lib").string(), root.string(),
+                              (root / "lib" / "deeper" / "a.so").string(),
+                              (root / "lib" / "c.so").string()});
+  paths.clear();
+  for (const WalkedFile &file : twice.files)
+    paths.push_back(file.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       (root / "lib" / "b.so").string(),
+                       (root / "lib" / "deeper" / "a.so").string()}));
+  EXPECT_EQ(twice.skipped.noGpuCode, 1u);
+  EXPECT_EQ(twice.skipped.symlinks, 1u);
 
   FileWalk missing = walkFiles({path("missing")});
   ASSERT_EQ(missing.files.size(), 1u); // opening it says what is wrong

@@ -24,6 +24,7 @@
 
 #include "cli/tool_start.h"
 #include "support/file_io.h"
+#include "support/in_place_output.h"
 #include "support/interrupt_cleanup.h"
 #include "support/ordered_parallel.h"
 #include "support/output_plan.h"
@@ -102,13 +103,14 @@ void writeOutputs(OutputTransaction &transaction, const ScratchFolder &folder,
 // `failing` in place, and renames normally otherwise.
 OutputTransaction::RenameFunction failWhenPlacing(std::string failing,
                                                   int &calls) {
-  return [failing, &calls](const char *from, const char *to, unsigned flags) {
+  return [failing, &calls](int folder, const char *from, const char *to,
+                           unsigned flags) {
     ++calls;
     if (fs::path(to).filename() == failing) {
       errno = EIO;
       return -1;
     }
-    return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+    return ::renameat2(folder, from, folder, to, flags);
   };
 }
 
@@ -246,14 +248,14 @@ TEST(OutputTransaction, FolderPutInPlaceOfAReplacedOutputIsLeftAlone) {
     // At the last moment, just before the swap, the old file is moved away
     // and a folder takes its place.
     transaction.setRenameFunctionForTesting(
-        [&folder](const char *from, const char *to, unsigned flags) {
+        [&folder](int in, const char *from, const char *to, unsigned flags) {
           if (fs::path(to).filename() == "out" &&
               !fs::exists(folder / "moved")) {
             fs::rename(folder / "out", folder / "moved");
             fs::create_directory(folder / "out");
             writeFile(folder / "out/keep", "the user's");
           }
-          return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+          return ::renameat2(in, from, in, to, flags);
         });
     Status status = transaction.commit();
     ASSERT_FALSE(status.ok());
@@ -573,21 +575,30 @@ TEST(ReplacedFiles, OnlyTemporariesNobodyHoldsAreRemoved) {
   ScratchFolder folder;
   const std::string temporary = temporaryPathFor(folder / "lib.so");
   writeFile(temporary, "partial");
+  auto handle = FolderHandle::openNamed(folder.path().string());
+  ASSERT_TRUE(handle);
+  const AnchoredName anchored{*handle, baseNameOf(temporary), ""};
   const int held = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(held, 0);
   ASSERT_EQ(::flock(held, LOCK_EX), 0);
-  auto removed = removeIfLeftOver(temporary);
-  ASSERT_TRUE(removed);
-  EXPECT_FALSE(*removed);
-  EXPECT_TRUE(fs::exists(temporary));
+  for (LeftOverPass pass : {LeftOverPass::Journals, LeftOverPass::Everything}) {
+    auto outcome = finishOrRemoveLeftOver(anchored, pass);
+    ASSERT_TRUE(outcome);
+    EXPECT_EQ(*outcome, LeftOver::InUse);
+    EXPECT_TRUE(fs::exists(temporary));
+  }
   ::close(held);
-  removed = removeIfLeftOver(temporary);
-  ASSERT_TRUE(removed);
-  EXPECT_TRUE(*removed);
+  auto outcome = finishOrRemoveLeftOver(anchored, LeftOverPass::Journals);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(*outcome, LeftOver::Kept); // no journal: left for the next pass
+  EXPECT_TRUE(fs::exists(temporary));
+  outcome = finishOrRemoveLeftOver(anchored, LeftOverPass::Everything);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(*outcome, LeftOver::Removed);
   EXPECT_FALSE(fs::exists(temporary));
-  removed = removeIfLeftOver(temporary); // gone already
-  ASSERT_TRUE(removed);
-  EXPECT_FALSE(*removed);
+  outcome = finishOrRemoveLeftOver(anchored, LeftOverPass::Everything);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(*outcome, LeftOver::Gone);
 }
 
 TEST(OutputPlan, FailingProducerLeavesTheOutputAsItWas) {
@@ -733,9 +744,9 @@ TEST(InterruptCleanup, SignalDuringCommitWaitsUntilEveryOutputIsPlaced) {
     OutputTransaction transaction;
     writeOutputs(transaction, folder, {"a", "b"});
     transaction.setRenameFunctionForTesting(
-        [](const char *from, const char *to, unsigned flags) {
+        [](int folder, const char *from, const char *to, unsigned flags) {
           ::raise(SIGTERM); // arrives in the middle of the commit
-          return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+          return ::renameat2(folder, from, folder, to, flags);
         });
     (void)transaction.commit();
   });
