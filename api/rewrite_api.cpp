@@ -136,7 +136,7 @@ namespace {
 offbundle::Result<AnchoredName> anchorOf(const WalkedFile &file) {
   if (file.name.empty()) {
     struct stat info;
-    if (::lstat(file.path.c_str(), &info) != 0)
+    if (::stat(file.path.c_str(), &info) != 0)
       return fileError(file.path, errnoMessage(errno));
     return fileError(file.path, S_ISREG(info.st_mode)
                                     ? "cannot be reached again"

@@ -601,6 +601,141 @@ TEST(ReplacedFiles, OnlyTemporariesNobodyHoldsAreRemoved) {
   EXPECT_EQ(*outcome, LeftOver::Gone);
 }
 
+// The names in a folder, sorted.
+std::vector<std::string> namesIn(const fs::path &folder) {
+  std::vector<std::string> names;
+  for (const auto &entry : fs::directory_iterator(folder))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A file with names in two folders, replaced in place: both names are the
+// new file, nothing else is left in either folder.
+TEST(InPlaceOutput, EveryNameNamesTheNewFile) {
+  ScratchFolder folder;
+  fs::create_directory(folder / "a");
+  fs::create_directory(folder / "b");
+  writeFile(folder / "a/lib", "old bytes");
+  fs::create_hard_link(folder / "a/lib", folder / "b/lib");
+  auto first = FolderHandle::openNamed(folder / "a");
+  auto second = FolderHandle::openNamed(folder / "b");
+  ASSERT_TRUE(first && second);
+  auto input = InputFile::openIn(**first, "lib", folder / "a/lib");
+  ASSERT_TRUE(input);
+  auto output = InPlaceOutput::create(
+      {{*first, "lib", ""}, {*second, "lib", ""}}, **input);
+  ASSERT_TRUE(output) << output.error().message;
+  ASSERT_TRUE((*output)->output().write("new bytes, more of them").ok());
+  Status committed = (*output)->commit();
+  ASSERT_TRUE(committed.ok()) << committed.error().message;
+  EXPECT_EQ(readFile(folder / "a/lib"), "new bytes, more of them");
+  EXPECT_TRUE(fs::equivalent(folder / "a/lib", folder / "b/lib"));
+  EXPECT_EQ(fs::hard_link_count(folder / "a/lib"), 2u);
+  EXPECT_EQ(namesIn(folder / "a"), std::vector<std::string>{"lib"});
+  EXPECT_EQ(namesIn(folder / "b"), std::vector<std::string>{"lib"});
+}
+
+// A name that no longer names the file refuses the rewrite before anything
+// is written, naming that name.
+TEST(InPlaceOutput, ANameThatCannotBeRepointedRefusesTheFile) {
+  ScratchFolder folder;
+  fs::create_directory(folder / "a");
+  fs::create_directory(folder / "b");
+  writeFile(folder / "a/lib", "old bytes");
+  writeFile(folder / "b/lib", "someone else's");
+  auto first = FolderHandle::openNamed(folder / "a");
+  auto second = FolderHandle::openNamed(folder / "b");
+  ASSERT_TRUE(first && second);
+  auto input = InputFile::openIn(**first, "lib", folder / "a/lib");
+  ASSERT_TRUE(input);
+  auto output = InPlaceOutput::create(
+      {{*first, "lib", ""}, {*second, "lib", "b/lib"}}, **input);
+  ASSERT_FALSE(output);
+  EXPECT_NE(output.error().message.find("its name 'b/lib' cannot be pointed "
+                                        "at the new file: it no longer names "
+                                        "that file"),
+            std::string::npos)
+      << output.error().message;
+  EXPECT_EQ(namesIn(folder / "a"), std::vector<std::string>{"lib"});
+  EXPECT_EQ(readFile(folder / "b/lib"), "someone else's");
+}
+
+// Writes what a run killed after its journal leaves: the old file under
+// a/lib and b/lib, the new one under a temporary beside each, and the
+// journal, with `mode`. Returns the journal's name.
+std::string leaveHalfDoneReplacement(const ScratchFolder &folder, mode_t mode) {
+  fs::create_directory(folder / "a");
+  fs::create_directory(folder / "b");
+  writeFile(folder / "a/lib", "old");
+  fs::create_hard_link(folder / "a/lib", folder / "b/lib");
+  writeFile(folder / "a/.lib.offbundle-NewAaa", "new");
+  fs::create_hard_link(folder / "a/.lib.offbundle-NewAaa",
+                       folder / "b/.lib.offbundle-NewBbb");
+  struct stat old;
+  struct stat made;
+  EXPECT_EQ(::stat((folder / "a/lib").c_str(), &old), 0);
+  EXPECT_EQ(::stat((folder / "a/.lib.offbundle-NewAaa").c_str(), &made), 0);
+  auto counted = [](const std::string &text) {
+    return std::to_string(text.size()) + ":" + text;
+  };
+  std::string journal = "offbundle link group 1\n";
+  journal += "new " + std::to_string(made.st_dev) + " " +
+             std::to_string(made.st_ino) + "\n";
+  journal += "old " + std::to_string(old.st_dev) + " " +
+             std::to_string(old.st_ino) + "\n";
+  for (const auto &[sub, temporary] :
+       {std::pair<std::string, std::string>{"a", ".lib.offbundle-NewAaa"},
+        {"b", ".lib.offbundle-NewBbb"}}) {
+    const fs::path resolved = fs::canonical(folder / sub);
+    struct stat info;
+    EXPECT_EQ(::stat(resolved.c_str(), &info), 0);
+    journal += "name " + std::to_string(info.st_dev) + " " +
+               std::to_string(info.st_ino) + " " + counted(resolved.string()) +
+               " " + counted("lib") + " " + counted(temporary) + "\n";
+  }
+  writeFile(folder / "a/.lib.offbundle-Jrnl00", journal);
+  ::chmod((folder / "a/.lib.offbundle-Jrnl00").c_str(), mode);
+  return ".lib.offbundle-Jrnl00";
+}
+
+// The journal a killed run left is finished: both names hold the new
+// file, no temporary is left.
+TEST(InPlaceOutput, AJournalTheRunLeftIsFinished) {
+  ScratchFolder folder;
+  const std::string journal = leaveHalfDoneReplacement(folder, 0600);
+  auto handle = FolderHandle::openNamed(folder / "a");
+  ASSERT_TRUE(handle);
+  auto outcome =
+      finishOrRemoveLeftOver({*handle, journal, ""}, LeftOverPass::Journals);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(*outcome, LeftOver::JournalFinished);
+  EXPECT_EQ(readFile(folder / "a/lib"), "new");
+  EXPECT_TRUE(fs::equivalent(folder / "a/lib", folder / "b/lib"));
+  EXPECT_EQ(namesIn(folder / "a"), std::vector<std::string>{"lib"});
+  EXPECT_EQ(namesIn(folder / "b"), std::vector<std::string>{"lib"});
+}
+
+// A journal others could have written (readable or writable by them) is
+// no journal: nothing it lists is touched, and it is removed as any
+// leftover temporary.
+TEST(InPlaceOutput, AJournalOthersCouldWriteIsNotTrusted) {
+  ScratchFolder folder;
+  const std::string journal = leaveHalfDoneReplacement(folder, 0644);
+  auto handle = FolderHandle::openNamed(folder / "a");
+  ASSERT_TRUE(handle);
+  auto outcome =
+      finishOrRemoveLeftOver({*handle, journal, ""}, LeftOverPass::Journals);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(*outcome, LeftOver::Kept);
+  outcome =
+      finishOrRemoveLeftOver({*handle, journal, ""}, LeftOverPass::Everything);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(*outcome, LeftOver::Removed);
+  EXPECT_EQ(readFile(folder / "a/lib"), "old");
+  EXPECT_EQ(readFile(folder / "b/.lib.offbundle-NewBbb"), "new");
+}
+
 TEST(OutputPlan, FailingProducerLeavesTheOutputAsItWas) {
   ScratchFolder folder;
   writeFile(folder / "input", "input");
