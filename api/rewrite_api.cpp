@@ -1,12 +1,14 @@
 // The public API's rewrites (Rewrite in include/offbundle/offbundle.h) over
 // the rewrite layer: the options turned into a RewriteRequest, the input
-// kept open from the plan to the write, whose input ranges it names.
+// checked as verify checks it (input_check.h) and kept open from the plan
+// to the write, whose input ranges it names.
 #include "offbundle/offbundle.h"
 
 #include <algorithm>
 #include <sys/stat.h>
 #include <zstd.h>
 
+#include "api/input_check.h"
 #include "archive/ar_archive.h"
 #include "rewrite/kpack_unpack.h"
 #include "rewrite/rewrite.h"
@@ -100,6 +102,11 @@ Expected<Rewrite> Rewrite::plan(const std::string &input,
   if (!opened)
     return Error{opened.error().message};
   state->input = std::move(*opened);
+  auto checked = checkBeforeRewrite(*state->input,
+                                    {request->verifyHash, request->threads});
+  if (!checked)
+    return Error{checked.error().message};
+  request->hashesChecked = std::move(*checked);
   auto result = rewriteFile(input, state->input->contents(), *request,
                             state->input.get());
   if (!result)
@@ -145,6 +152,8 @@ Expected<UnpackKpackReport> unpackKpack(const std::string &input,
   auto file = InputFile::open(input, InputFile::Devices::Refuse);
   if (!file)
     return Error{file.error().message};
+  if (auto checked = checkBeforeRewrite(**file, {}); !checked)
+    return Error{checked.error().message};
   KpackUnpackRequest request;
   request.compress = options.compress;
   request.compressionLevel = options.compressionLevel;
