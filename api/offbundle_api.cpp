@@ -1,10 +1,11 @@
 // The public API (include/offbundle/offbundle.h) over the library's layers:
-// discovery and readers for Input (and the linked file checks of
-// linked_file_check.h), the bundler's operations for bundle(),
+// discovery and readers for Input (read and checked as input_check.h reads
+// and checks every input), the bundler's operations for bundle(),
 // unbundle() and listEntryIds(), with the checks the command line makes
 // first, so that a program gets what the tool would do and say.
 #include "offbundle/offbundle.h"
 
+#include "api/input_check.h"
 #include "api/linked_file_check.h"
 #include "bundler/bundle_discovery.h"
 #include "bundler/config.h"
@@ -21,27 +22,6 @@ namespace offbundle::api {
 namespace {
 
 Error toError(const offbundle::Error &error) { return Error{error.message}; }
-
-Target toTarget(const OffloadTarget &target) {
-  return Target{target.offloadKind, bundlerTripleSpelling(target.triple),
-                target.targetId};
-}
-
-// The public mirror of the library's container registry
-// (formats/container_format.h), which programs cannot include.
-ContainerFormat toFormat(offbundle::ContainerFormat format) {
-  switch (format) {
-  case offbundle::ContainerFormat::BinaryBundle:
-    return ContainerFormat::BinaryBundle;
-  case offbundle::ContainerFormat::TextBundle:
-    return ContainerFormat::TextBundle;
-  case offbundle::ContainerFormat::FatObject:
-    return ContainerFormat::FatObject;
-  case offbundle::ContainerFormat::OffloadBinary:
-    return ContainerFormat::OffloadBinary;
-  }
-  return ContainerFormat::BinaryBundle;
-}
 
 std::optional<OffloadTarget> toOffloadTarget(const Target &target) {
   std::string id = target.offloadKind + "-" + target.triple;
@@ -63,7 +43,7 @@ Expected<Target> parseEntryId(std::string_view id) {
   std::optional<OffloadTarget> parsed = OffloadTarget::parseStored(id);
   if (!parsed)
     return Error{"invalid bundle id '" + std::string(id) + "'"};
-  return toTarget(*parsed);
+  return publicTarget(*parsed);
 }
 
 bool isCompatible(const Target &entry, const Target &requested,
@@ -76,8 +56,7 @@ bool isCompatible(const Target &entry, const Target &requested,
 
 struct Input::State {
   std::unique_ptr<InputFile> file;
-  Discovery discovery;
-  std::vector<Bundle> bundles;
+  InputReading reading; // views `file`
   // The absolute path URIs name, found once when first asked for ("" when
   // the file cannot be reached).
   std::optional<std::string> uriPath;
@@ -90,7 +69,9 @@ Input::~Input() = default;
 
 const std::string &Input::path() const { return state_->file->path(); }
 
-const std::vector<Bundle> &Input::bundles() const { return state_->bundles; }
+const std::vector<Bundle> &Input::bundles() const {
+  return state_->reading.bundles;
+}
 
 Expected<Input> Input::open(const std::string &path, const std::string &type) {
   auto state = std::make_unique<State>();
@@ -98,63 +79,10 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   if (!file)
     return toError(file.error());
   state->file = std::move(*file);
-  if (auto choice = containerForType(type); !choice)
-    return toError(choice.error());
-  DiscoveryOptions options;
-  options.textComment = textBundleComment(type);
-  options.compressedHeadersOnly = true;
-  auto discovery =
-      discoverBundles(*state->file, options, DiscoveryMode::Strict);
-  if (!discovery)
-    return toError(discovery.error());
-  state->discovery = std::move(*discovery);
-
-  Bundle bundle;
-  InventoryVisitor visitor;
-  visitor.beginBundle = [&](const DiscoveredBundle &found) {
-    bundle = Bundle();
-    bundle.member = found.member;
-    bundle.section = found.section;
-    bundle.format =
-        found.kpack ? ContainerFormat::Kpack : toFormat(found.format);
-    bundle.fileOffset = found.fileOffset;
-    bundle.fileSize = found.inThinMember ? 0 : found.fileSize;
-    if (found.compression)
-      bundle.compression = Compression{
-          found.compression->version,
-          found.compression->method == CompressionMethod::Zlib ? "zlib"
-                                                               : "zstd",
-          found.compression->totalFileSize, found.compression->uncompressedSize,
-          found.compression->hash};
-    return offbundle::Status::success();
-  };
-  visitor.entry = [&](const DiscoveredBundle &found, std::string_view id,
-                      BundleReader &entries) -> Result<EntryWalk> {
-    Entry entry;
-    entry.id = std::string(id);
-    if (std::optional<OffloadTarget> target =
-            OffloadTarget::parseStored(entry.id))
-      entry.target = toTarget(*target);
-    auto payload = entries.readEntry();
-    if (!payload)
-      return payload.takeError();
-    entry.offset = payload->offset;
-    entry.size = payload->size;
-    entry.fileOffset = found.fileOffsetOf(payload->offset);
-    if (found.kpack && bundle.entries.size() < found.kpackStoredSizes.size())
-      entry.storedSize = found.kpackStoredSizes[bundle.entries.size()];
-    bundle.entries.push_back(std::move(entry));
-    return EntryWalk::Continue;
-  };
-  visitor.endBundle = [&](const DiscoveredBundle &) {
-    state->bundles.push_back(std::move(bundle));
-    return offbundle::Status::success();
-  };
-  std::string commandLog;
-  if (offbundle::Status walked =
-          walkInventory(state->discovery, OutputConfig(), commandLog, visitor);
-      !walked.ok())
-    return toError(walked.error());
+  auto reading = readInputFile(*state->file, type);
+  if (!reading)
+    return toError(reading.error());
+  state->reading = std::move(*reading);
   return Input(std::move(state));
 }
 
@@ -205,13 +133,13 @@ offbundle::Status walkPayloads(
 
 Expected<std::string> Input::payload(size_t bundleIndex,
                                      size_t entryIndex) const {
-  if (bundleIndex >= state_->bundles.size() ||
-      entryIndex >= state_->bundles[bundleIndex].entries.size())
+  if (bundleIndex >= state_->reading.bundles.size() ||
+      entryIndex >= state_->reading.bundles[bundleIndex].entries.size())
     return Error{"no entry " + std::to_string(entryIndex) + " in bundle " +
                  std::to_string(bundleIndex)};
   std::optional<std::string> bytes;
   offbundle::Status walked = walkPayloads(
-      state_->discovery.bundles[bundleIndex],
+      state_->reading.discovery.bundles[bundleIndex],
       [&](size_t entry) { return entry == entryIndex; },
       [&](size_t, std::string_view found) {
         bytes = std::string(found);
@@ -228,11 +156,11 @@ Outcome Input::forEachPayload(
     size_t bundleIndex,
     const std::function<bool(size_t entry, std::string_view bytes)> &visit)
     const {
-  if (bundleIndex >= state_->bundles.size())
+  if (bundleIndex >= state_->reading.bundles.size())
     return Error{"no bundle " + std::to_string(bundleIndex)};
   offbundle::Status walked = walkPayloads(
-      state_->discovery.bundles[bundleIndex], [](size_t) { return true; },
-      visit);
+      state_->reading.discovery.bundles[bundleIndex],
+      [](size_t) { return true; }, visit);
   if (!walked.ok())
     return toError(walked.error());
   return std::monostate{};
@@ -240,10 +168,10 @@ Outcome Input::forEachPayload(
 
 std::optional<std::string> Input::entryUri(size_t bundleIndex,
                                            size_t entryIndex) const {
-  if (bundleIndex >= state_->bundles.size() ||
-      entryIndex >= state_->bundles[bundleIndex].entries.size())
+  if (bundleIndex >= state_->reading.bundles.size() ||
+      entryIndex >= state_->reading.bundles[bundleIndex].entries.size())
     return std::nullopt;
-  const Entry &entry = state_->bundles[bundleIndex].entries[entryIndex];
+  const Entry &entry = state_->reading.bundles[bundleIndex].entries[entryIndex];
   if (!entry.fileOffset)
     return std::nullopt;
   if (!state_->uriPath) {
@@ -256,12 +184,19 @@ std::optional<std::string> Input::entryUri(size_t bundleIndex,
 }
 
 Outcome Input::checkCompressedBundles() const {
-  return fromStatus(checkDeferredBundles(state_->discovery));
+  return fromStatus(checkCompressedInput(*state_->file, state_->reading, 1));
 }
 
 Outcome Input::checkLinkedFile() const {
-  return fromStatus(
-      checkLinkedHipFile(path(), state_->file->contents(), state_->bundles));
+  return fromStatus(checkLinkedHipFile(path(), state_->file->contents(),
+                                       state_->reading.bundles));
+}
+
+Outcome Input::verify() const {
+  // One bundle at a time, as checkCompressedBundles: verify runs files on
+  // several threads instead.
+  return fromStatus(verifyReadInput(*state_->file, state_->reading,
+                                    {/*hashes=*/true, /*threads=*/1}));
 }
 
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,

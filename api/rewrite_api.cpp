@@ -1,6 +1,7 @@
 // The public API's rewrites (Rewrite in include/offbundle/offbundle.h) over
 // the rewrite layer: the options turned into a RewriteRequest, the input
-// kept open from the plan to the write, whose input ranges it names.
+// checked as verify checks it (input_check.h) and kept open from the plan
+// to the write, whose input ranges it names.
 #include "offbundle/offbundle.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
+#include "api/input_check.h"
 #include "archive/ar_archive.h"
 #include "rewrite/kpack_unpack.h"
 #include "rewrite/rewrite.h"
@@ -90,10 +92,15 @@ struct PlannedRewrite {
 // Plans the rewrite of `input`, read from `anchor`, into `planned`.
 offbundle::Status planOpened(PlannedRewrite &planned,
                              std::unique_ptr<InputFile> input,
-                             AnchoredName anchor,
-                             const RewriteRequest &request) {
+                             AnchoredName anchor, RewriteRequest request) {
   planned.input = std::move(input);
   planned.anchor = std::move(anchor);
+  // What verify refuses, a rewrite refuses (input_check.h).
+  auto checked =
+      checkBeforeRewrite(*planned.input, {request.verifyHash, request.threads});
+  if (!checked)
+    return checked.takeError();
+  request.hashesChecked = std::move(*checked);
   const std::string &path = planned.input->path();
   auto result = rewriteFile(path, planned.input->contents(), request,
                             planned.input.get());
@@ -174,7 +181,7 @@ Expected<Rewrite> Rewrite::plan(const std::string &input,
     return Error{opened.error().message};
   auto state = std::make_unique<State>();
   if (offbundle::Status planned =
-          planOpened(*state, std::move(*opened), {}, *request);
+          planOpened(*state, std::move(*opened), {}, std::move(*request));
       !planned.ok())
     return Error{planned.error().message};
   return Rewrite(std::move(state));
@@ -194,8 +201,8 @@ Expected<Rewrite> Rewrite::plan(const WalkedFile &input,
   if (!isWalkedFile((*opened)->fd(), input))
     return Error{replacedMeanwhile(input.path).message};
   auto state = std::make_unique<State>();
-  if (offbundle::Status planned =
-          planOpened(*state, std::move(*opened), std::move(*anchor), *request);
+  if (offbundle::Status planned = planOpened(
+          *state, std::move(*opened), std::move(*anchor), std::move(*request));
       !planned.ok())
     return Error{planned.error().message};
   return Rewrite(std::move(state));
@@ -260,6 +267,8 @@ Expected<UnpackKpackReport> unpackKpack(const std::string &input,
   auto file = InputFile::open(input, InputFile::Devices::Refuse);
   if (!file)
     return Error{file.error().message};
+  if (auto checked = checkBeforeRewrite(**file, {}); !checked)
+    return Error{checked.error().message};
   KpackUnpackRequest request;
   request.compress = options.compress;
   request.compressionLevel = options.compressionLevel;

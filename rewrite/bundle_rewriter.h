@@ -4,6 +4,7 @@
 // shared libraries (linked_rewrite.cpp). Internal to the toolkit.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -133,8 +134,20 @@ public:
   }
 
 private:
-  HashCheck hashCheck() const {
-    return request_.verifyHash ? HashCheck::Verify : HashCheck::Skip;
+  // Whether the hash of `compressed`, a compressed bundle of the input, is
+  // to be checked as it is decompressed: not when that was done already.
+  HashCheck hashCheck(std::string_view compressed) const {
+    if (!request_.verifyHash)
+      return HashCheck::Skip;
+    const uint64_t offset = offsetInInput(compressed);
+    const std::vector<ByteRange> &checked = request_.hashesChecked;
+    auto found = std::lower_bound(
+        checked.begin(), checked.end(), offset,
+        [](const ByteRange &range, uint64_t at) { return range.offset < at; });
+    return found != checked.end() && found->offset == offset &&
+                   found->size == compressed.size()
+               ? HashCheck::Skip
+               : HashCheck::Verify;
   }
 
   uint64_t offsetInInput(std::string_view bytes) const {
@@ -161,8 +174,8 @@ private:
       const std::string_view compressed = spans->front().bytes;
       rewritten.addProduced(
           header.uncompressedSize,
-          [compressed, name = file_,
-           check = hashCheck()](ByteBuffer spare) -> Result<ByteBuffer> {
+          [compressed, name = file_, check = hashCheck(compressed)](
+              ByteBuffer spare) -> Result<ByteBuffer> {
             auto plain = decompressBundle(compressed, check, std::move(spare));
             if (!plain)
               return fileError(name, plain.error().message);
@@ -177,7 +190,8 @@ private:
           offsetInInput(compressed), compressed.size());
       return rewritten;
     }
-    auto plain = decompressBundle(spans->front().bytes, hashCheck());
+    auto plain =
+        decompressBundle(spans->front().bytes, hashCheck(spans->front().bytes));
     if (!plain)
       return fileError(file_, plain.error().message);
     const uint64_t removedBefore = result_.entriesRemoved;

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "archive/ar_archive.h"
+#include "formats/bundle_format.h"
 #include "rewrite/target_selection.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -67,6 +68,11 @@ struct RewriteRequest {
   // Whether compressed bundles are checked against the hash in their header
   // as they are decompressed (prune, decompress); a mismatch fails.
   bool verifyHash = true;
+  // The compressed bundles whose hashes were checked already, where they
+  // lie in the input, sorted by offset: decompressed without checking them
+  // again. (The API checks every compressed bundle of a file as verify does
+  // before rewriting it.)
+  std::vector<ByteRange> hashesChecked;
   // Archives: where they switch to the 64-bit symbol table
   // (ArchiveWriteOptions; the command line reads SYM64_THRESHOLD).
   uint64_t archiveSym64Threshold = kDefaultSym64Threshold;

@@ -8,10 +8,8 @@
 namespace offbundle {
 
 Result<std::string> verifyInput(const api::Input &input) {
-  if (api::Outcome linked = input.checkLinkedFile(); !linked)
-    return makeError(linked.error().message);
-  if (api::Outcome whole = input.checkCompressedBundles(); !whole)
-    return makeError(whole.error().message);
+  if (api::Outcome verified = input.verify(); !verified)
+    return makeError(verified.error().message);
   uint64_t entries = 0;
   uint64_t compressed = 0;
   for (const api::Bundle &bundle : input.bundles()) {

@@ -14,7 +14,7 @@
 //   - Input::checkCompressedBundles decompresses every compressed bundle
 //     against its hash, and Input::checkLinkedFile checks what the HIP
 //     runtime follows in an executable or shared library, DLL or EXE
-//     (offbundle verify runs both);
+//     (Input::verify, what offbundle verify runs, does both);
 //   - bundle() writes a set of entries into any container type, and
 //     unbundle() takes out what each target can use, by the compatibility
 //     rules of clang-offload-bundler, both on files, exactly as the tool;
@@ -22,7 +22,8 @@
 //   - extract() writes the entries of the targets named into a folder;
 //   - Rewrite plans and writes what `offbundle prune`, `compress` and
 //     `decompress` make of a file: its report says what the output will
-//     be before anything is written.
+//     be before anything is written; a file Input::verify refuses is
+//     refused, with its Error.
 //
 // Rules: every failure is a value (Error, one line as the tool would print
 // after "error: "); nothing exits the process, prints, or keeps global
@@ -209,6 +210,11 @@ public:
   // relocation fixes its pointer up. The first fault found is the Error.
   // Other files pass.
   Outcome checkLinkedFile() const;
+  // What `offbundle verify` checks of the file once open() has read it:
+  // checkLinkedFile(), then checkCompressedBundles(); the first fault found
+  // is the Error. Rewrite::plan() and unpackKpack() check their input the
+  // same way first, and refuse a file this refuses with the same Error.
+  Outcome verify() const;
 
 private:
   struct State;
@@ -355,7 +361,8 @@ struct RewriteOptions {
   // plan() refuse it.
   int compressionLevel = 3;
   // Whether compressed bundles are checked against the hash in their header
-  // as they are decompressed (prune, decompress).
+  // (plan() checks every one of them, as Input::verify does, before the
+  // rewrite decompresses any); false leaves the hashes unchecked.
   bool verifyHash = true;
   // Where rewritten archives switch to the 64-bit symbol table, as LLVM's
   // archive writer does (its SYM64_THRESHOLD).
@@ -385,7 +392,12 @@ struct RewriteReport {
 
 // A rewrite planned: the input read as far as the new layout needs (a
 // library's bundles are decompressed or compressed only when written), and
-// the report of what the output will be. Planning writes nothing.
+// the report of what the output will be. Planning writes nothing. The input
+// is first read and checked as Input::open and Input::verify read and check
+// it (its compressed bundles' hashes left out when
+// RewriteOptions::verifyHash is false): a file `offbundle verify` refuses is
+// refused with verify's Error, so that no rewrite turns a damaged file into
+// one that looks sound.
 class Rewrite {
 public:
   // The error plan() would give for any file when the options themselves
@@ -463,7 +475,8 @@ Expected<CodeObjectKernels> readKernels(std::string_view codeObject);
 // kpack archives its marker names: HIPF wrappers, each pointing at a bundle
 // of its code objects in .hip_fatbin, plain or compressed, for runtimes and
 // tools without kpack support. The output appears only once complete, with
-// the input's permissions less the umask.
+// the input's permissions less the umask. A kpack'd file Input::verify
+// refuses is refused with its Error, and nothing is written.
 struct UnpackKpackOptions {
   bool compress = false;
   int compressionLevel = 3;

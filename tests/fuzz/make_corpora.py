@@ -113,6 +113,7 @@ def main():
         # offbundle's rewrites: bundles alone, in an object's .hip_fatbin as
         # clang puts them there, and an archive of bundles.
         objcopy = os.path.join(os.path.dirname(args.reference), "llvm-objcopy")
+        fatbin_objects = []
         for index, seed in enumerate([binary, aligned, compressed]):
             add("fuzz_rewrite", seed)
             section = os.path.join(scratch, f"fatbin{index}")
@@ -124,7 +125,27 @@ def main():
                             os.path.join(DATA, "elf", "clang-x86_64-O0.o"),
                             with_fatbin], check=True)
             add("fuzz_rewrite", read(with_fatbin))
+            fatbin_objects.append(with_fatbin)
         add("fuzz_rewrite", archive)
+        # Rewrites refuse what verify refuses: files of every kind they
+        # rewrite, sound, and with damage verify finds (stray bytes after a
+        # bundle, a symbol table member named "..", a hash that does not
+        # match).
+        refuses = "fuzz_rewrite_refuses"
+        stray = bytes(range(0x41, 0x41 + 100))
+        fatbin_archive = os.path.join(scratch, "fatbin.a")
+        subprocess.run([os.path.join(os.path.dirname(args.reference),
+                                     "llvm-ar"), "rcs", fatbin_archive,
+                        fatbin_objects[0], fatbin_objects[2]], check=True)
+        fatbin_archive = read(fatbin_archive)
+        bad_hash = bytearray(compressed)
+        bad_hash[24] ^= 0xff  # the hash: the last 8 bytes of a v3 header
+        for seed in [binary, binary + stray, compressed, compressed + stray,
+                     bytes(bad_hash), read(fatbin_objects[0]), fatbin_archive,
+                     fatbin_archive[:8] + b"..".ljust(16) + fatbin_archive[24:],
+                     read(os.path.join(DATA, "linked", "unit-plain.so")),
+                     read(os.path.join(DATA, "linked", "unit-compressed.so"))]:
+            add(refuses, seed)
         # Linked HIP files (tests/data/linked/make_linked.sh makes them).
         for name in ("unit-plain.so", "unit-compressed.so", "unit-nopie",
                      "legacy-pruned.so", "legacy-decompressed.so"):

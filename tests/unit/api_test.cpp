@@ -556,6 +556,51 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   EXPECT_FALSE(fs::exists(blocked));
 }
 
+// Rewrite::plan refuses, with verify's message, every file Input::open or
+// Input::verify refuses, whatever the rewrite: a bundle with bytes after
+// it, a compressed bundle whose hash is not its data's.
+TEST_F(PublicApi, RewritesRefuseWhatVerifyRefuses) {
+  BundleOptions options;
+  options.type = "o";
+  const std::string plain = readFile(bundleSample(options, "plain.bundle"));
+  options.compress = true;
+  std::string compressed = readFile(bundleSample(options, "sample.ccob"));
+  // Version 3: the hash is the last 8 bytes of the 32-byte header.
+  compressed[24] = static_cast<char>(compressed[24] ^ 0xff);
+  const std::string stray = path("stray.bundle");
+  std::ofstream(stray, std::ios::binary) << plain << "stray bytes";
+  const std::string mismatch = path("mismatch.ccob");
+  std::ofstream(mismatch, std::ios::binary) << compressed;
+
+  Expected<Input> unread = Input::open(stray);
+  ASSERT_FALSE(unread.ok());
+  Expected<Input> opened = Input::open(mismatch);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Outcome refused = opened->verify();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("hash mismatch"), std::string::npos)
+      << refused.error().message;
+  for (RewriteKind kind :
+       {RewriteKind::Prune, RewriteKind::Compress, RewriteKind::Decompress}) {
+    RewriteOptions rewrite;
+    rewrite.kind = kind;
+    rewrite.keep = {"gfx906"};
+    Expected<Rewrite> fromStray = Rewrite::plan(stray, rewrite);
+    ASSERT_FALSE(fromStray.ok());
+    EXPECT_EQ(fromStray.error().message, unread.error().message);
+    Expected<Rewrite> fromMismatch = Rewrite::plan(mismatch, rewrite);
+    ASSERT_FALSE(fromMismatch.ok());
+    EXPECT_EQ(fromMismatch.error().message, refused.error().message);
+  }
+  // Without the hash check, asked for, the rest is checked and the
+  // bundle's data taken as it is.
+  RewriteOptions unchecked;
+  unchecked.kind = RewriteKind::Decompress;
+  unchecked.verifyHash = false;
+  EXPECT_TRUE(Rewrite::plan(mismatch, unchecked).ok());
+  EXPECT_FALSE(Rewrite::plan(stray, unchecked).ok());
+}
+
 TEST_F(PublicApi, LinkedFilesAreCheckedAsTheRuntimeFollowsThem) {
   const std::string library = (dataDirectory("linked") / "unit-plain.so");
   Expected<Input> sound = Input::open(library);
