@@ -1,6 +1,6 @@
 // The checks of a linked HIP file (see linked_file_check.h): each wrapper's
 // magic and pointer, against the bundle starts found in .hip_fatbin, then
-// the layout rules of formats/elf/linked_layout.h; in a PE image, against
+// the layout rules of rewrite/elf/linked_layout.h; in a PE image, against
 // .hip_fat, and each pointer's base relocation.
 #include "api/linked_file_check.h"
 
@@ -8,9 +8,9 @@
 
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
-#include "formats/elf/linked_layout.h"
-#include "formats/kpack_marker.h"
-#include "formats/pe_hip_wrappers.h"
+#include "rewrite/elf/linked_layout.h"
+#include "formats/kpack/kpack_marker.h"
+#include "formats/coff/pe_hip_wrappers.h"
 #include "support/hex.h"
 #include "support/offload_sections.h"
 

@@ -3,8 +3,8 @@
 // wrapper (formats/elf/hip_wrappers.h) is one the runtime can follow, its
 // magic "HIPF" and its pointer at the first byte of one of the bundles found
 // in .hip_fatbin; and that the file is laid out as the tools run on it after
-// linking expect (formats/elf/linked_layout.h), as a rewrite must leave it.
-// A PE image's wrappers (formats/pe_hip_wrappers.h) must reach a bundle in
+// linking expect (rewrite/elf/linked_layout.h), as a rewrite must leave it.
+// A PE image's wrappers (formats/coff/pe_hip_wrappers.h) must reach a bundle in
 // .hip_fat, and be fixed up by a base relocation when the image can move.
 #pragma once
 

@@ -13,8 +13,7 @@
 #include "bundler/target_checks.h"
 #include "formats/code_object_uri.h"
 #include "formats/elf/elf_object.h"
-#include "formats/file_magic.h"
-#include "formats/kpack_archive.h"
+#include "formats/host_kinds.h"
 #include "support/file_io.h"
 #include "targets/offload_target.h"
 
@@ -266,24 +265,7 @@ Outcome unbundle(const UnbundleOptions &options) {
 }
 
 bool mayHoldOffloadCode(std::string_view leadingBytes) {
-  if (hasKpackMagic(leadingBytes))
-    return true;
-  switch (identifyFile(leadingBytes)) {
-  case FileMagic::BinaryBundle:
-  case FileMagic::CompressedBundle:
-  case FileMagic::OffloadBinary:
-  case FileMagic::Elf:
-  case FileMagic::Coff:
-  case FileMagic::CoffBigObject:
-  case FileMagic::PeImage:
-  case FileMagic::Archive:
-  case FileMagic::ThinArchive:
-  case FileMagic::Bitcode:
-  case FileMagic::BitcodeWrapper:
-    return true;
-  default:
-    return false;
-  }
+  return hostKindRow(classifyHost(leadingBytes)).mayHoldOffloadCode;
 }
 
 } // namespace offbundle::api

@@ -10,8 +10,8 @@
 #include <zstd.h>
 
 #include "api/input_check.h"
-#include "archive/ar_archive.h"
-#include "rewrite/kpack_unpack.h"
+#include "archive/ar_writing.h"
+#include "rewrite/kpack/kpack_unpack.h"
 #include "rewrite/rewrite.h"
 #include "rewrite/target_selection.h"
 #include "support/file_io.h"

@@ -7,13 +7,13 @@
 // with LLVM's messages where LLVM fails.
 #include "archive/archive_symbols.h"
 
-#include "archive/coff_archive_symbols.h"
-#include "archive/dxcontainer_archive_symbols.h"
-#include "archive/macho_archive_symbols.h"
-#include "archive/wasm_archive_symbols.h"
-#include "archive/xcoff_archive_symbols.h"
+#include "formats/coff/coff_symbols.h"
+#include "formats/dxcontainer/dxcontainer_symbols.h"
 #include "formats/elf/elf_file.h"
 #include "formats/file_magic.h"
+#include "formats/macho/macho_symbols.h"
+#include "formats/wasm/wasm_symbols.h"
+#include "formats/xcoff/xcoff_symbols.h"
 #include "support/byte_order.h"
 #include "support/byte_range.h"
 #include "support/hex.h"

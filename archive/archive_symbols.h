@@ -13,9 +13,9 @@
 // Supported here: ELF (32 and 64-bit, either byte order: only .symtab is
 // read, never .dynsym, exactly as LLVM does), COFF objects (any machine,
 // big objects too), PE images and short import library members
-// (archive/coff_archive_symbols.h), Mach-O objects
-// (archive/macho_archive_symbols.h), DirectX containers, which have no
-// symbols (archive/dxcontainer_archive_symbols.h), and, through a
+// (formats/coff/coff_symbols.h), Mach-O objects
+// (formats/macho/macho_symbols.h), DirectX containers, which have no
+// symbols (formats/dxcontainer/dxcontainer_symbols.h), and, through a
 // caller-supplied lister, LLVM bitcode. GOFF members fail with LLVM 22's
 // message (it opens no GOFF file). The other formats LLVM recognises are
 // refused with an error rather than given a symbol table that might differ

@@ -4,7 +4,8 @@
 #include <deque>
 #include <set>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
+#include "archive/ar_writing.h"
 #include "bitcode/bitcode_symbols.h"
 #include "bundler/operation_support.h"
 #include "bundler/operations.h"

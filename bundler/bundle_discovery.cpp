@@ -7,15 +7,17 @@
 
 #include "bundler/bundle_discovery.h"
 
+#include <array>
 #include <chrono>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
 #include "bundler/kpack_discovery.h"
 #include "bundler/operation_support.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_decoding.h"
 #include "formats/code_object_uri.h"
-#include "formats/coff_object.h"
+#include "formats/coff/coff_object.h"
+#include "formats/coff/pe_hip_wrappers.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
@@ -23,9 +25,9 @@
 #include "formats/embedded_sections.h"
 #include "formats/fat_object.h"
 #include "formats/file_magic.h"
-#include "formats/kpack_archive.h"
-#include "formats/kpack_marker.h"
-#include "formats/pe_hip_wrappers.h"
+#include "formats/host_kinds.h"
+#include "formats/kpack/kpack_archive.h"
+#include "formats/kpack/kpack_marker.h"
 #include "formats/text_bundle.h"
 
 namespace offbundle {
@@ -349,19 +351,40 @@ private:
     return Status::success();
   }
 
+  // The bundles in `bytes`, found the way their host kind's row says
+  // (kHostFinders below). Archives inside archives are not opened.
   Status discoverFile(const Place &place, std::string_view bytes,
-                      const std::string &member, bool allowArchive) {
-    if (hasKpackMagic(bytes))
-      return discoverKpackArchive(bytes, member);
-    if (startsWithOffloadData(bytes))
-      return addElements(place, bytes, member, "");
-    if (isElf(bytes))
-      return discoverElf(place, bytes, member);
-    if (const FileMagic magic = identifyFile(bytes);
-        magic == FileMagic::Coff || magic == FileMagic::PeImage)
-      return discoverCoff(place, bytes, member, magic == FileMagic::PeImage);
-    if (allowArchive && isArchive(bytes))
-      return discoverArchive(place, bytes);
+                      const std::string &member, bool allowArchive);
+
+public:
+  // Each kind's way, in the shape the table of finders takes.
+  Status findInElf(const Place &place, std::string_view bytes,
+                   const std::string &member) {
+    return discoverElf(place, bytes, member);
+  }
+  Status findInKpack(const Place &, std::string_view bytes,
+                     const std::string &member) {
+    return discoverKpackArchive(bytes, member);
+  }
+  Status findElements(const Place &place, std::string_view bytes,
+                      const std::string &member) {
+    return addElements(place, bytes, member, "");
+  }
+  Status findInCoffObject(const Place &place, std::string_view bytes,
+                          const std::string &member) {
+    return discoverCoff(place, bytes, member, /*image=*/false);
+  }
+  Status findInPeImage(const Place &place, std::string_view bytes,
+                       const std::string &member) {
+    return discoverCoff(place, bytes, member, /*image=*/true);
+  }
+  Status findInArchive(const Place &place, std::string_view bytes,
+                       const std::string &) {
+    return discoverArchive(place, bytes);
+  }
+  // No host: a text bundle, when the type names one.
+  Status findTextBundle(const Place &place, std::string_view bytes,
+                        const std::string &member) {
     if (!options_.textComment.empty()) {
       TextBundleReader reader(bytes, options_.textComment);
       auto first = reader.nextEntry();
@@ -371,20 +394,50 @@ private:
     return Status::success();
   }
 
+private:
   const InputFile &input_;
   const DiscoveryOptions &options_;
   DiscoveryMode mode_;
   Discovery found_;
 };
 
+// How the bundles of each host kind (formats/host_kinds.h) are found: a row
+// per kind, in the order of HostKind.
+struct HostFinderRow {
+  HostKind kind;
+  Status (Discoverer::*find)(const Place &, std::string_view,
+                             const std::string &);
+};
+constexpr std::array<HostFinderRow, kHostKindCount> kHostFinders = {{
+    {HostKind::None, &Discoverer::findTextBundle},
+    {HostKind::Kpack, &Discoverer::findInKpack},
+    {HostKind::Bundle, &Discoverer::findElements},
+    {HostKind::OffloadBinary, &Discoverer::findElements},
+    {HostKind::Elf, &Discoverer::findInElf},
+    {HostKind::CoffObject, &Discoverer::findInCoffObject},
+    {HostKind::PeImage, &Discoverer::findInPeImage},
+    {HostKind::Archive, &Discoverer::findInArchive},
+    {HostKind::Bitcode, &Discoverer::findTextBundle},
+}};
+static_assert(isIndexedByHostKind(kHostFinders));
+
+Status Discoverer::discoverFile(const Place &place, std::string_view bytes,
+                                const std::string &member, bool allowArchive) {
+  HostKind kind = classifyHost(bytes);
+  // An ELF magic with an unknown class or byte order, and an archive inside
+  // an archive, are looked at as no host at all.
+  if ((kind == HostKind::Elf && !isElf(bytes)) ||
+      (kind == HostKind::Archive && !allowArchive))
+    kind = HostKind::None;
+  return (this->*kHostFinders[static_cast<size_t>(kind)].find)(place, bytes,
+                                                               member);
+}
+
 } // namespace
 
 bool holdsEmbeddedBundles(std::string_view bytes) {
-  if (isElf(bytes))
-    return true;
-  const FileMagic magic = identifyFile(bytes);
-  return isArchive(magic) || magic == FileMagic::OffloadBinary ||
-         magic == FileMagic::Coff || magic == FileMagic::PeImage;
+  const HostKind kind = classifyHost(bytes);
+  return kind == HostKind::Elf ? isElf(bytes) : hostKindRow(kind).embedsBundles;
 }
 
 std::string_view textBundleComment(std::string_view filesType) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_writing.h"
 #include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
 #include "targets/offload_target.h"

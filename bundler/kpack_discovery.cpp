@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "formats/binary_bundle.h"
-#include "formats/kpack_archive.h"
-#include "formats/kpack_marker.h"
+#include "formats/kpack/kpack_archive.h"
+#include "formats/kpack/kpack_marker.h"
 #include "support/file_io.h"
 
 namespace offbundle {

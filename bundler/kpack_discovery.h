@@ -1,6 +1,6 @@
 // The code a kpack'd binary will load, and what a kpack archive holds, as
-// bundles the rest of the tools read (formats/kpack_marker.h and
-// formats/kpack_archive.h describe the formats).
+// bundles the rest of the tools read (formats/kpack/kpack_marker.h and
+// formats/kpack/kpack_archive.h describe the formats).
 //
 // A kpack'd binary names its archives by search paths relative to its own
 // folder; "@GFXARCH@" in a path's file name stands for any architecture, so

@@ -38,22 +38,6 @@ bool pathExists(const std::string &path) {
   return ::stat(path.c_str(), &info) == 0;
 }
 
-// The kinds llvm::object::ObjectFile::createObjectFile opens.
-bool isObjectFile(FileMagic magic) {
-  switch (magic) {
-  case FileMagic::Elf:
-  case FileMagic::MachO:
-  case FileMagic::Wasm:
-  case FileMagic::Coff:
-  case FileMagic::CoffBigObject:
-  case FileMagic::PeImage:
-  case FileMagic::Xcoff:
-  case FileMagic::Goff:
-    return true;
-  default:
-    return false;
-  }
-}
 
 } // namespace
 
@@ -112,7 +96,7 @@ Status extractUriRange(const ExtractionUri &uri,
   auto input = InputFile::open(uri.path);
   if (!input)
     return input.takeError();
-  if (!isObjectFile(identifyFile((*input)->contents())))
+  if (!isLlvmObjectFile(identifyFile((*input)->contents())))
     return Error{"The file was not recognized as a valid object file"};
 
   const uint64_t fileSize = (*input)->size();

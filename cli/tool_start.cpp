@@ -9,7 +9,7 @@
 #include <exception>
 #include <new>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_writing.h"
 #include "cli/response_file.h"
 #include "support/interrupt_cleanup.h"
 

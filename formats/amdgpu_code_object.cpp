@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "formats/elf/elf_object.h"
-#include "formats/message_pack.h"
+#include "formats/kpack/message_pack.h"
 #include "support/byte_order.h"
 #include "targets/amdgpu_elf_mach.h"
 

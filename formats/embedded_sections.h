@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/coff_object.h"
+#include "formats/coff/coff_object.h"
 #include "formats/elf/elf_object.h"
 #include "formats/file_magic.h"
 #include "support/error.h"

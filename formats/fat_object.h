@@ -13,6 +13,7 @@
 
 #include "formats/bundle_format.h"
 #include "formats/elf/elf_object.h"
+#include "formats/objcopy/objcopy.h"
 #include "support/file_io.h"
 
 namespace offbundle {

@@ -3,6 +3,8 @@
 // start with are told apart from the other magics sharing their first byte.
 #include "formats/file_magic.h"
 
+#include "formats/coff/pe_header.h"
+
 #include <cstdint>
 
 #include "compression/compressed_bundle.h"
@@ -54,12 +56,7 @@ FileMagic identifyStartingWithZero(std::string_view bytes) {
 
 // "MZ": a PE image when "PE\0\0" lies where the DOS header points.
 FileMagic identifyDosStub(std::string_view bytes) {
-  constexpr size_t kPeOffsetField = 0x3c;
-  if (bytes.size() < kPeOffsetField + 4 || !startsWith(bytes, "MZ"sv))
-    return FileMagic::Unknown;
-  const uint64_t peOffset = loadLittleEndian(bytes, kPeOffsetField, 4);
-  return peOffset <= bytes.size() &&
-                 startsWith(bytes.substr(peOffset), "PE\0\0"sv)
+  return startsWith(bytes, "MZ"sv) && peFileHeaderOffset(bytes)
              ? FileMagic::PeImage
              : FileMagic::Unknown;
 }

@@ -75,4 +75,21 @@ inline bool isArchive(FileMagic magic) {
   return magic == FileMagic::Archive || magic == FileMagic::ThinArchive;
 }
 
+// The kinds llvm::object::ObjectFile::createObjectFile opens.
+inline bool isLlvmObjectFile(FileMagic magic) {
+  switch (magic) {
+  case FileMagic::Elf:
+  case FileMagic::MachO:
+  case FileMagic::Wasm:
+  case FileMagic::Coff:
+  case FileMagic::CoffBigObject:
+  case FileMagic::PeImage:
+  case FileMagic::Xcoff:
+  case FileMagic::Goff:
+    return true;
+  default:
+    return false;
+  }
+}
+
 } // namespace offbundle

@@ -6,7 +6,7 @@
 #include "formats/offload_binary.h"
 
 #include "formats/compressed_offload_binary.h"
-#include "formats/elf/tail_merged_string_table.h"
+#include "support/tail_merged_string_table.h"
 #include "support/byte_order.h"
 
 #include <algorithm>

@@ -5,11 +5,11 @@
 
 #include "packager/offload_inputs.h"
 
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
 #include "bitcode/embedded_objects.h"
-#include "formats/coff_object.h"
+#include "formats/coff/coff_object.h"
 #include "formats/elf/elf_object.h"
-#include "formats/file_magic.h"
+#include "formats/host_kinds.h"
 #include "support/offload_sections.h"
 
 namespace offbundle {
@@ -28,29 +28,34 @@ enum class InputKind {
   Other
 };
 
-// identify_magic(), as far as extractOffloadBinaries cares.
+// identify_magic(), as far as extractOffloadBinaries cares: of the host
+// kinds, LLVM looks into offload binaries, archives, bitcode, COFF objects
+// and ELF files that are objects, programs or libraries.
 InputKind classify(std::string_view bytes) {
-  const FileMagic magic = identifyFile(bytes);
-  if (magic == FileMagic::OffloadBinary)
+  switch (classifyHost(bytes)) {
+  case HostKind::OffloadBinary:
     return InputKind::OffloadBinary;
-  if (isArchive(magic))
+  case HostKind::Archive:
     return InputKind::Archive;
-  if (isBitcode(magic))
+  case HostKind::Bitcode:
     return InputKind::Bitcode;
-  if (magic == FileMagic::Elf && bytes.size() >= 18) {
-    // e_type, read in the file's byte order: relocatable, executable and
-    // shared objects carry sections LLVM looks into; core files and
-    // anything else do not.
-    const bool bigEndian = bytes[5] == 2;
-    const auto high = static_cast<uint8_t>(bytes[bigEndian ? 16 : 17]);
-    const auto low = static_cast<uint8_t>(bytes[bigEndian ? 17 : 16]);
-    if (high == 0 && low >= 1 && low <= 3)
-      return InputKind::Elf;
-    return InputKind::OtherElf;
-  }
-  if (magic == FileMagic::Coff)
+  case HostKind::CoffObject:
     return InputKind::Coff;
-  return InputKind::Other;
+  case HostKind::Elf:
+    break;
+  default:
+    return InputKind::Other;
+  }
+  if (bytes.size() < 18)
+    return InputKind::Other;
+  // e_type, read in the file's byte order: relocatable, executable and
+  // shared objects carry sections LLVM looks into; core files and anything
+  // else do not.
+  const bool bigEndian = bytes[5] == 2;
+  const auto high = static_cast<uint8_t>(bytes[bigEndian ? 16 : 17]);
+  const auto low = static_cast<uint8_t>(bytes[bigEndian ? 17 : 16]);
+  return high == 0 && low >= 1 && low <= 3 ? InputKind::Elf
+                                           : InputKind::OtherElf;
 }
 
 class Finder {

@@ -7,7 +7,8 @@
 #include <memory>
 #include <string_view>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
+#include "archive/ar_writing.h"
 #include "bitcode/bitcode_symbols.h"
 #include "formats/file_magic.h"
 #include "formats/offload_binary.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_writing.h"
 #include "formats/compressed_offload_binary.h"
 #include "support/error.h"
 

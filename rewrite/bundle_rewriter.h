@@ -17,8 +17,8 @@
 #include "formats/bundle_format.h"
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
-#include "formats/elf/linked_section_resize.h"
-#include "formats/pe_hip_wrappers.h"
+#include "rewrite/elf/linked_section_resize.h"
+#include "formats/coff/pe_hip_wrappers.h"
 #include "rewrite/rewrite.h"
 #include "support/file_io.h"
 #include "support/input_edits.h"
@@ -316,7 +316,7 @@ Result<std::optional<FatbinRewrite>> rewriteFatbin(const std::string &file,
 // An executable or shared library whose .hip_fatbin bundles are rewritten,
 // laid out anew one after the other (each at the alignment it had), the
 // wrappers repointed and the file shrunk (see
-// formats/elf/linked_section_resize.h).
+// rewrite/elf/linked_section_resize.h).
 Result<OutputPlan> rewriteLinked(const std::string &file,
                                  const ElfObject &object,
                                  BundleRewriter &rewriter);

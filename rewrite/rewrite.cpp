@@ -1,31 +1,17 @@
 // offbundle prune, compress and decompress (see rewrite.h for the files they
-// take and what each does to a bundle): the file's kind chosen, the part
-// that rewrites it run (bundle_rewriter.h), and the output written.
+// take and what each does to a bundle): the file's kind chosen, its editor
+// run (host_editors.h), and the output written.
 #include "rewrite/rewrite.h"
 
 #include <sys/stat.h>
 
-#include "archive/ar_archive.h"
-#include "formats/file_magic.h"
+#include "formats/host_kinds.h"
 #include "rewrite/bundle_rewriter.h"
+#include "rewrite/host_editors.h"
 
 namespace offbundle {
-namespace {
 
 using rewriting::BundleRewriter;
-
-// An ELF file, parsed once: every step reads this object.
-Result<OutputPlan> rewriteElf(const std::string &file, std::string_view bytes,
-                              BundleRewriter &rewriter) {
-  auto parsed = parseElfObject(bytes);
-  if (!parsed)
-    return fileError(file, parsed.error().message);
-  if (parsed->header().programHeaderCount != 0)
-    return rewriting::rewriteLinked(file, *parsed, rewriter);
-  return rewriting::rewriteRelocatable(file, *parsed, rewriter);
-}
-
-} // namespace
 
 Result<RewriteResult> rewriteFile(const std::string &file,
                                   std::string_view bytes,
@@ -33,18 +19,8 @@ Result<RewriteResult> rewriteFile(const std::string &file,
                                   const InputFile *pages) {
   RewriteResult result;
   BundleRewriter rewriter(bytes, request, result, pages);
-  Result<OutputPlan> rewritten = OutputPlan();
-  const FileMagic magic = identifyFile(bytes);
-  if (isElf(bytes))
-    rewritten = rewriteElf(file, bytes, rewriter);
-  else if (magic == FileMagic::PeImage)
-    rewritten = rewriting::rewritePeImage(file, bytes, rewriter);
-  else if (magic == FileMagic::Coff)
-    rewritten = rewriting::rewriteCoffObject(file, bytes, rewriter);
-  else if (isArchive(bytes))
-    rewritten = rewriting::rewriteArchive(file, bytes, rewriter, request);
-  else
-    rewritten = rewriter.rewrite(bytes, file);
+  Result<OutputPlan> rewritten =
+      rewriting::hostEditor(classifyHost(bytes)).edit(file, bytes, rewriter);
   if (!rewritten)
     return rewritten.takeError();
   result.plan = std::move(*rewritten);

@@ -17,7 +17,7 @@
 //     .hip_fatbin, one after the other at the alignment each had; the
 //     wrappers are repointed and the file shrinks by whole pages, or, when
 //     .hip_fatbin grows (decompress), the section moves to a new segment
-//     at the end of the file (see formats/elf/linked_section_resize.h). Plain
+//     at the end of the file (see rewrite/elf/linked_section_resize.h). Plain
 //     bundles are compressed on every core. The kept bytes are named as
 //     ranges of the input, so that a 1 GiB library is rewritten without
 //     holding it in memory.
@@ -49,7 +49,7 @@
 #include <string_view>
 #include <vector>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_writing.h"
 #include "formats/bundle_format.h"
 #include "rewrite/target_selection.h"
 #include "support/error.h"

@@ -1,6 +1,6 @@
 """Shared by the Python test suites under tests/: ROCm kpack archives and
 markers built from their definition (ROCm/rocm-systems shared/kpack, the
-layout formats/kpack_archive.h and formats/kpack_marker.h describe), and
+layout formats/kpack/kpack_archive.h and formats/kpack/kpack_marker.h describe), and
 the MessagePack they are written in.
 
 An archive is "KPAK", version 1 (u32) and the table's offset (u64), all

@@ -65,7 +65,7 @@ struct SizeSummary {
   std::vector<TargetSize> targets;
   BundleTotals compressed;
   BundleTotals plain;
-  // Of kpack archives (formats/kpack_archive.h): in the file read alone,
+  // Of kpack archives (formats/kpack/kpack_archive.h): in the file read alone,
   // elsewhere for a kpack'd binary.
   BundleTotals kpack;
 };

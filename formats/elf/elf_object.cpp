@@ -1,11 +1,9 @@
-// ELF reading (see elf_object.h) and the entry points of the rewriter. The
-// structures themselves are decoded by elf_file.h; the checks here are
-// stricter than LLVM's ELFObjectFile, since the rewriter must be able to lay
-// the file out again. The rewriter's model and steps are in elf_rewrite.h.
+// ELF reading (see elf_object.h). The structures themselves are decoded by
+// elf_file.h; the checks here are stricter than LLVM's ELFObjectFile, since
+// a writer must be able to lay the file out again.
 #include "formats/elf/elf_object.h"
 
 #include "formats/elf/elf_file.h"
-#include "formats/elf/elf_rewrite.h"
 #include "support/byte_range.h"
 #include "support/hex.h"
 
@@ -15,8 +13,16 @@
 
 namespace offbundle {
 
-using elf_rewrite::describeSection;
-using elf_rewrite::invalid;
+std::string describeSection(const ElfSection &section, size_t index) {
+  std::string text = "section " + std::to_string(index);
+  if (!section.name.empty())
+    text += " ('" + std::string(section.name) + "')";
+  return text;
+}
+
+Error invalidElfObject(const std::string &what) {
+  return makeError("invalid ELF object: " + what);
+}
 
 // ---------------------------------------------------------------------------
 // Reading.
@@ -51,15 +57,16 @@ Result<ElfFile> openElfFile(std::string_view bytes) {
   auto fileClass = static_cast<uint8_t>(bytes[4]);
   auto encoding = static_cast<uint8_t>(bytes[5]);
   if (!elf::isKnownClass(fileClass))
-    return invalid("unknown ELF class " + std::to_string(fileClass));
+    return invalidElfObject("unknown ELF class " + std::to_string(fileClass));
   if (!elf::isKnownDataEncoding(encoding))
-    return invalid("unknown data encoding " + std::to_string(encoding));
+    return invalidElfObject("unknown data encoding " +
+                            std::to_string(encoding));
   ElfFile file(bytes, fileClass == elf::kClass64, encoding == elf::kDataLittle);
   const uint64_t fileSize = bytes.size();
   if (fileSize < file.shape().headerSize)
-    return invalid("the file has " + std::to_string(fileSize) +
-                   " bytes, too few for an ELF header of " +
-                   std::to_string(file.shape().headerSize));
+    return invalidElfObject("the file has " + std::to_string(fileSize) +
+                            " bytes, too few for an ELF header of " +
+                            std::to_string(file.shape().headerSize));
   return file;
 }
 
@@ -71,15 +78,16 @@ Result<uint64_t> checkProgramHeaderTable(const ElfFile &file,
   const ElfShape &shape = file.shape();
   if (header.programHeaderCount != 0 &&
       tables.programHeaderEntrySize != shape.programHeaderSize)
-    return invalid("program header entry size " +
-                   std::to_string(tables.programHeaderEntrySize) + " is not " +
-                   std::to_string(shape.programHeaderSize));
+    return invalidElfObject("program header entry size " +
+                            std::to_string(tables.programHeaderEntrySize) +
+                            " is not " +
+                            std::to_string(shape.programHeaderSize));
   const uint64_t tableSize =
       uint64_t(header.programHeaderCount) * shape.programHeaderSize;
   if (!rangeFits(header.programHeaderOffset, tableSize, file.bytes().size()))
-    return invalid("the program header table at offset " +
-                   hexNumber(header.programHeaderOffset) +
-                   " extends past the end of the file");
+    return invalidElfObject("the program header table at offset " +
+                            hexNumber(header.programHeaderOffset) +
+                            " extends past the end of the file");
   return tableSize;
 }
 
@@ -94,32 +102,34 @@ Status locateSectionTable(const ElfFile &file, const ElfTableFields &tables,
   uint64_t sectionCount = 0;
   if (tableOffset != 0) {
     if (tables.sectionHeaderEntrySize != shape.sectionHeaderSize)
-      return invalid("section header entry size " +
-                     std::to_string(tables.sectionHeaderEntrySize) +
-                     " is not " + std::to_string(shape.sectionHeaderSize));
+      return invalidElfObject("section header entry size " +
+                              std::to_string(tables.sectionHeaderEntrySize) +
+                              " is not " +
+                              std::to_string(shape.sectionHeaderSize));
     if (!rangeFits(tableOffset, shape.sectionHeaderSize, fileSize))
-      return invalid("the section header table at offset " +
-                     hexNumber(tableOffset) +
-                     " extends past the end of the file");
+      return invalidElfObject("the section header table at offset " +
+                              hexNumber(tableOffset) +
+                              " extends past the end of the file");
     sectionCount = file.sectionCount(tableOffset, tables.sectionCount);
     if (sectionCount > (fileSize - tableOffset) / shape.sectionHeaderSize)
-      return invalid("the section header table at offset " +
-                     hexNumber(tableOffset) + " with " +
-                     std::to_string(sectionCount) +
-                     " entries extends past the end of the file");
+      return invalidElfObject("the section header table at offset " +
+                              hexNumber(tableOffset) + " with " +
+                              std::to_string(sectionCount) +
+                              " entries extends past the end of the file");
   }
   header.sectionCount = sectionCount;
 
   if (tables.sectionNameTableIndex == elf::kSectionIndexExtended &&
       sectionCount == 0)
-    return invalid("the section name table index is in a section header "
-                   "table that does not exist");
+    return invalidElfObject(
+        "the section name table index is in a section header "
+        "table that does not exist");
   const uint32_t nameTableIndex =
       file.sectionNameTableIndex(tableOffset, tables.sectionNameTableIndex);
   if (nameTableIndex != 0 && nameTableIndex >= sectionCount)
-    return invalid("the section name table index " +
-                   std::to_string(nameTableIndex) + " is out of range (" +
-                   std::to_string(sectionCount) + " sections)");
+    return invalidElfObject(
+        "the section name table index " + std::to_string(nameTableIndex) +
+        " is out of range (" + std::to_string(sectionCount) + " sections)");
   header.sectionNameTableIndex = nameTableIndex;
   return Status::success();
 }
@@ -136,11 +146,11 @@ Result<std::vector<ElfSection>> readSectionHeaders(const ElfFile &file,
     // The null entry's fields have other meanings (see above).
     if (index != 0 && section.hasContents() &&
         !rangeFits(section.offset, section.size, fileSize))
-      return invalid("section " + std::to_string(index) + " at offset " +
-                     hexNumber(section.offset) + " with size " +
-                     hexNumber(section.size) +
-                     " extends past the end of the file (" +
-                     hexNumber(fileSize) + " bytes)");
+      return invalidElfObject("section " + std::to_string(index) +
+                              " at offset " + hexNumber(section.offset) +
+                              " with size " + hexNumber(section.size) +
+                              " extends past the end of the file (" +
+                              hexNumber(fileSize) + " bytes)");
   }
   return sections;
 }
@@ -154,23 +164,24 @@ Status nameSections(std::string_view bytes, const ElfHeader &header,
   if (nameTableIndex != 0) {
     const ElfSection &table = sections[nameTableIndex];
     if (table.type != elf::kTypeStringTable)
-      return invalid("the section name table (section " +
-                     std::to_string(nameTableIndex) +
-                     ") is not a string table");
+      return invalidElfObject("the section name table (section " +
+                              std::to_string(nameTableIndex) +
+                              ") is not a string table");
     nameTable = bytes.substr(table.offset, table.size);
     if (nameTable.empty() || nameTable.back() != '\0')
-      return invalid("the section name table (section " +
-                     std::to_string(nameTableIndex) +
-                     ") is empty or not null-terminated");
+      return invalidElfObject("the section name table (section " +
+                              std::to_string(nameTableIndex) +
+                              ") is empty or not null-terminated");
   }
   for (uint64_t index = 1; index < sections.size(); ++index) {
     ElfSection &section = sections[index];
     if (section.nameOffset == 0)
       continue;
     if (section.nameOffset >= nameTable.size())
-      return invalid("section " + std::to_string(index) + " has name offset " +
-                     hexNumber(section.nameOffset) +
-                     ", past the end of the section name table");
+      return invalidElfObject("section " + std::to_string(index) +
+                              " has name offset " +
+                              hexNumber(section.nameOffset) +
+                              ", past the end of the section name table");
     section.name = elfStringAt(nameTable, section.nameOffset);
   }
   return Status::success();
@@ -211,7 +222,8 @@ Status checkNoOverlaps(const ElfShape &shape, const ElfHeader &header,
   size_t furthest = 0;
   for (size_t i = 1; i < claims.size(); ++i) {
     if (claims[i].begin < claims[furthest].end)
-      return invalid(claims[i].what + " overlaps " + claims[furthest].what);
+      return invalidElfObject(claims[i].what + " overlaps " +
+                              claims[furthest].what);
     if (claims[i].end > claims[furthest].end)
       furthest = i;
   }
@@ -251,67 +263,5 @@ Result<ElfObject> parseElfObject(std::string_view bytes) {
 
 // ---------------------------------------------------------------------------
 // Plans and the entry points.
-
-std::string ElfWritePlan::render() const {
-  std::string out(size_, '\0');
-  for (const ElfOutputChunk &chunk : chunks_)
-    std::memcpy(out.data() + chunk.offset, chunk.bytes.data(),
-                chunk.bytes.size());
-  return out;
-}
-
-Status
-ElfWritePlan::stream(const std::function<Status(std::string_view)> &writeBytes,
-                     const std::function<Status(uint64_t)> &writeZeros) const {
-  uint64_t position = 0;
-  for (const ElfOutputChunk &chunk : chunks_) {
-    if (chunk.offset > position)
-      if (Status status = writeZeros(chunk.offset - position); !status.ok())
-        return status;
-    if (Status status = writeBytes(chunk.bytes); !status.ok())
-      return status;
-    position = chunk.offset + chunk.bytes.size();
-  }
-  if (size_ > position)
-    return writeZeros(size_ - position);
-  return Status::success();
-}
-
-Result<ElfWritePlan>
-planOffloadBundleSections(std::string_view object,
-                          const std::vector<OffloadBundleSection> &sections) {
-  Result<ElfObject> parsed = parseElfObject(object);
-  if (!parsed.ok())
-    return parsed.takeError();
-  // llvm-objcopy refuses two --set-section-flags for one section name.
-  std::unordered_set<std::string_view> ids;
-  for (const OffloadBundleSection &section : sections)
-    if (!ids.insert(section.first).second)
-      return makeError("--set-section-flags set multiple times for section '" +
-                       std::string(kOffloadBundleSectionPrefix) +
-                       section.first + "'");
-  elf_rewrite::Edit edit;
-  edit.added = &sections;
-  return elf_rewrite::ElfPlanBuilder(*parsed).run(edit);
-}
-
-Result<ElfWritePlan> planSectionUpdate(const ElfObject &object,
-                                       std::string_view sectionName,
-                                       std::string_view contents) {
-  const std::pair<std::string_view, std::string_view> updated{sectionName,
-                                                              contents};
-  elf_rewrite::Edit edit;
-  edit.updated = &updated;
-  return elf_rewrite::ElfPlanBuilder(object).run(edit);
-}
-
-Result<ElfWritePlan> planHostObjectExtraction(std::string_view object) {
-  Result<ElfObject> parsed = parseElfObject(object);
-  if (!parsed.ok())
-    return parsed.takeError();
-  elf_rewrite::Edit edit;
-  edit.removeBundleSections = true;
-  return elf_rewrite::ElfPlanBuilder(*parsed).run(edit);
-}
 
 } // namespace offbundle

@@ -43,7 +43,7 @@ struct HipWrapper {
   uint32_t version = 0;
   uint64_t binary = 0; // the address its pointer holds once relocated
   // The last field, 0 from clang; ROCm's kpack tool stores the wrapper's
-  // index there (formats/kpack_marker.h).
+  // index there (formats/kpack/kpack_marker.h).
   uint64_t reserved = 0;
 };
 

@@ -19,7 +19,7 @@ the result must run (a program) or load with dlopen (a library) against a
 stand-in HIP runtime (tests/e2e/stand_in_runtime.py) and register exactly
 the entries the rewrite kept, byte for byte; the tool must print nothing
 it does not print for the original; and the result must keep the layout
-rules of formats/elf/linked_layout.h (checked here independently of
+rules of rewrite/elf/linked_layout.h (checked here independently of
 offbundle: among them, an executable's program header table mapped at the
 load address plus e_phoff, where kernels before Linux 5.18 look for it,
 and one of patchelf's own: in a library or position-independent program,
@@ -168,7 +168,7 @@ def elf_layout(path):
 
 
 def layout_problem(path):
-    """The first layout rule of formats/elf/linked_layout.h the file breaks
+    """The first layout rule of rewrite/elf/linked_layout.h the file breaks
     (read here independently of offbundle), or None: the program header
     table after the ELF header in the first PT_LOAD or starting one,
     PT_PHDR on it, an executable's table where kernels before 5.18 look for

@@ -4,7 +4,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
+#include "archive/ar_writing.h"
 #include "bitcode/bitcode_symbols.h"
 #include "fuzz_support.h"
 

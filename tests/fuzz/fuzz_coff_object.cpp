@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "formats/coff_object.h"
+#include "formats/coff/coff_object.h"
 #include "formats/embedded_sections.h"
-#include "formats/pe_hip_wrappers.h"
+#include "formats/coff/pe_hip_wrappers.h"
 #include "fuzz_support.h"
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "archive/archive_symbols.h"
 #include "formats/elf/elf_object.h"
+#include "formats/objcopy/objcopy.h"
 #include "formats/elf/hip_wrappers.h"
 #include "fuzz_support.h"
 

@@ -1,4 +1,4 @@
-// kpack archives and markers (formats/kpack_archive.h, kpack_marker.h):
+// kpack archives and markers (formats/kpack/kpack_archive.h, kpack_marker.h):
 // the header, the MessagePack table through msgpack-c after the check that
 // bounds what it allocates, the blob and frame index, and every code
 // object read or decompressed and checked. Whatever is read must lie
@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "formats/kpack_archive.h"
-#include "formats/kpack_marker.h"
+#include "formats/kpack/kpack_archive.h"
+#include "formats/kpack/kpack_marker.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -5,7 +5,7 @@
 // linked file that still parses, whose HIP wrappers are as many as before
 // and each point at the start of a bundle inside the new .hip_fatbin; and
 // when the input kept the layout rules that strip, objcopy, eu-strip,
-// patchelf and the loader rely on (formats/elf/linked_layout.h: the program
+// patchelf and the loader rely on (rewrite/elf/linked_layout.h: the program
 // header table at the start of a PT_LOAD with PT_PHDR on it, every
 // allocated section inside one segment, offsets congruent to addresses,
 // the section header table in file order), so must the output.
@@ -16,7 +16,7 @@
 
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
-#include "formats/elf/linked_layout.h"
+#include "rewrite/elf/linked_layout.h"
 #include "fuzz_support.h"
 #include "rewrite/rewrite.h"
 

@@ -6,10 +6,11 @@
 // taken from llvm-ar (see make_archives.sh there); the tests need none of
 // those tools. The error messages expected below are LLVM's, checked
 // against llvm-ar 22 when the tests were written.
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
+#include "archive/ar_writing.h"
 #include "archive/archive_symbols.h"
-#include "archive/coff_archive_symbols.h"
-#include "archive/dxcontainer_archive_symbols.h"
+#include "formats/coff/coff_symbols.h"
+#include "formats/dxcontainer/dxcontainer_symbols.h"
 #include "in_memory.h"
 
 #include "test_files.h"

@@ -5,6 +5,7 @@
 // Set OFFBUNDLE_ELF_CORPUS to a directory made by
 // `make_objects.sh --wide DIR` to check a much larger corpus the same way.
 #include "formats/elf/elf_object.h"
+#include "formats/objcopy/objcopy.h"
 
 #include "in_memory.h"
 #include "test_files.h"

@@ -5,10 +5,12 @@
 // sinks and hashers.
 #pragma once
 
-#include "archive/ar_archive.h"
+#include "archive/ar_reading.h"
+#include "archive/ar_writing.h"
 #include "compression/compressed_bundle.h"
 #include "compression/md5.h"
 #include "formats/elf/elf_object.h"
+#include "formats/objcopy/objcopy.h"
 #include "formats/offload_binary.h"
 
 #include <string>

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "formats/kpack_archive.h"
-#include "formats/kpack_marker.h"
-#include "formats/message_pack.h"
+#include "formats/kpack/kpack_archive.h"
+#include "formats/kpack/kpack_marker.h"
+#include "formats/kpack/message_pack.h"
 #include "targets/amdgpu_elf_mach.h"
 
 namespace offbundle {

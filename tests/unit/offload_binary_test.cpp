@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bitcode/embedded_objects.h"
-#include "formats/coff_object.h"
+#include "formats/coff/coff_object.h"
 #include "formats/compressed_offload_binary.h"
 #include "formats/file_magic.h"
 #include "formats/offload_binary.h"
