@@ -2,7 +2,7 @@
 # Installs what is missing, builds, and runs every test, in three stages:
 #
 #   1. fuzz smoke: every fuzz target (scripts/fuzz.sh) for FUZZ_SECONDS
-#      seconds each (default 20);
+#      seconds each (default 10);
 #   2. sanitized suite: the test suite built with AddressSanitizer and
 #      UndefinedBehaviorSanitizer, less the long suites of valid inputs
 #      (tests/CMakeLists.txt says which);
@@ -62,8 +62,8 @@ if [[ $quick != 1 ]]; then
   }
   end_stage "sanitized build"
 
-  begin_stage "fuzz smoke (${FUZZ_SECONDS:-20} s per target)"
-  FUZZ_SKIP_BUILD=1 FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+  begin_stage "fuzz smoke (${FUZZ_SECONDS:-10} s per target)"
+  FUZZ_SKIP_BUILD=1 FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
   end_stage "fuzz smoke"
 
   begin_stage "test suite under ASan and UBSan (build-asan/)"

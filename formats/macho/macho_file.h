@@ -1,7 +1,8 @@
 // The Mach-O file as LLVM's MachOObjectFile constructor checks it while
 // macho_symbols.cpp walks its load commands: the load command values and
-// tables of what LLVM checks per command, the byte order and word size, and
-// the overlap check over every region placed so far, with LLVM's messages.
+// tables of what LLVM checks per command, the symbol table commands, the
+// byte order and word size, and the overlap check over every region placed
+// so far, with LLVM's messages.
 // Internal to formats/macho/.
 #pragma once
 
@@ -296,6 +297,129 @@ protected:
     if (std::find(seen_.begin(), seen_.end(), what) != seen_.end())
       return malformed("more than one " + what + " command");
     seen_.push_back(what);
+    return Status::success();
+  }
+
+  // The commands whose tables the symbols are read with, and the dyld
+  // info, whose tables are placed like theirs.
+  Status readSymtab(uint64_t at, uint32_t size, const std::string &n) {
+    if (size < 24)
+      return malformed("load command " + n + " LC_SYMTAB cmdsize too small");
+    if (Status status = once("LC_SYMTAB"); !status.ok())
+      return status;
+    if (size != 24)
+      return malformed("LC_SYMTAB command " + n + " has incorrect cmdsize");
+    const uint64_t symbols = read32(at + 8);
+    const uint64_t count = read32(at + 12);
+    const uint64_t strings = read32(at + 16);
+    const uint64_t stringsSize = read32(at + 20);
+    const std::string command = "LC_SYMTAB command " + n;
+    const char *record = is64Bit_ ? "struct nlist_64" : "struct nlist";
+    if (Status status =
+            table(symbols, count * (is64Bit_ ? 16 : 12), "symoff",
+                  std::string("nsyms field times sizeof(") + record + ")",
+                  command, "symbol table");
+        !status.ok())
+      return status;
+    if (Status status = table(strings, stringsSize, "stroff", "strsize field",
+                              command, "string table");
+        !status.ok())
+      return status;
+    symbolOffset_ = symbols;
+    symbolCount_ = count;
+    stringTable_ = strings;
+    return Status::success();
+  }
+
+  Status readDysymtab(uint64_t at, uint32_t size, const std::string &n) {
+    if (size < 80)
+      return malformed("load command " + n + " LC_DYSYMTAB cmdsize too small");
+    if (Status status = once("LC_DYSYMTAB"); !status.ok())
+      return status;
+    if (size != 80)
+      return malformed("LC_DYSYMTAB command " + n + " has incorrect cmdsize");
+    const std::string command = "LC_DYSYMTAB command " + n;
+    struct DysymtabTable {
+      uint64_t offsetField, countField, entrySize;
+      const char *offsetName, *sizeName, *element;
+    };
+    const uint64_t module = is64Bit_ ? 56 : 52;
+    const std::string moduleName =
+        is64Bit_ ? "struct dylib_module_64" : "struct dylib_module";
+    const DysymtabTable tables[] = {
+        {32, 36, 8, "tocoff",
+         "ntoc field times sizeof(struct "
+         "dylib_table_of_contents)",
+         "table of contents"},
+        {40, 44, module, "modtaboff", nullptr, "module table"},
+        {48, 52, 4, "extrefsymoff",
+         "nextrefsyms field times sizeof(struct "
+         "dylib_reference)",
+         "reference table"},
+        {56, 60, 4, "indirectsymoff",
+         "nindirectsyms field times "
+         "sizeof(uint32_t)",
+         "indirect table"},
+        {64, 68, 8, "extreloff",
+         "nextrel field times sizeof(struct "
+         "relocation_info)",
+         "external relocation table"},
+        {72, 76, 8, "locreloff",
+         "nlocrel field times sizeof(struct "
+         "relocation_info)",
+         "local relocation table"}};
+    for (const DysymtabTable &entry : tables) {
+      const std::string sizeName =
+          entry.sizeName ? entry.sizeName
+                         : "nmodtab field times sizeof(" + moduleName + ")";
+      if (Status status =
+              table(read32(at + entry.offsetField),
+                    uint64_t{read32(at + entry.countField)} * entry.entrySize,
+                    entry.offsetName, sizeName, command, entry.element);
+          !status.ok())
+        return status;
+    }
+    for (unsigned field = 0; field < 3; ++field)
+      symbolRanges_[field] = {read32(at + 8 + 8 * field),
+                              read32(at + 12 + 8 * field)};
+    hasDysymtab_ = true;
+    return Status::success();
+  }
+
+  Status linkeditData(uint64_t at, uint32_t size, const std::string &n,
+                      const std::string &name, const char *element) {
+    if (size < 16)
+      return malformed("load command " + n + " " + name + " cmdsize too small");
+    if (Status status = once(name); !status.ok())
+      return status;
+    if (size != 16)
+      return malformed(name + " command " + n + " has incorrect cmdsize");
+    return table(read32(at + 8), read32(at + 12), "dataoff", "datasize field",
+                 name + " command " + n, element);
+  }
+
+  Status readDyldInfo(uint64_t at, uint32_t size, const std::string &n,
+                      const std::string &name) {
+    if (size < 48)
+      return malformed("load command " + n + " " + name + " cmdsize too small");
+    if (Status status = once("LC_DYLD_INFO and or LC_DYLD_INFO_ONLY");
+        !status.ok())
+      return status;
+    if (size != 48)
+      return malformed(name + " command " + n + " has incorrect cmdsize");
+    static constexpr const char *kParts[][3] = {
+        {"rebase_off", "rebase_size field", "dyld rebase info"},
+        {"bind_off", "bind_size field", "dyld bind info"},
+        {"weak_bind_off", "weak_bind_size field", "dyld weak bind info"},
+        {"lazy_bind_off", "lazy_bind_size field", "dyld lazy bind info"},
+        {"export_off", "export_size field", "dyld export info"}};
+    for (unsigned part = 0; part < 5; ++part)
+      if (Status status =
+              table(read32(at + 8 + 8 * part), read32(at + 12 + 8 * part),
+                    kParts[part][0], kParts[part][1], name + " command " + n,
+                    kParts[part][2]);
+          !status.ok())
+        return status;
     return Status::success();
   }
 
