@@ -18,9 +18,9 @@ Expected<std::vector<std::string>> extract(const ExtractOptions &options) {
   if (Status device = refuseDevice(options.input); !device.ok())
     return Error{device.error().message};
   BundlerConfig config;
-  config.filesType = "o";
-  config.inputFileNames = {options.input};
-  config.outputDirectory = options.outputDirectory;
+  config.files.filesType = "o";
+  config.files.inputFileNames = {options.input};
+  config.output.outputDirectory = options.outputDirectory;
   EntrySelector selected;
   if (!selectors->empty())
     selected = [&](std::string_view entryId) {

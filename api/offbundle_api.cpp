@@ -5,6 +5,8 @@
 // first, so that a program gets what the tool would do and say.
 #include "offbundle/offbundle.h"
 
+#include <variant>
+
 #include "api/input_check.h"
 #include "api/linked_file_check.h"
 #include "bundler/bundle_discovery.h"
@@ -202,8 +204,8 @@ Outcome Input::verify() const {
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,
                                                 const std::string &type) {
   BundlerConfig config;
-  config.filesType = type;
-  config.inputFileNames = {path};
+  config.files.filesType = type;
+  config.files.inputFileNames = {path};
   OperationReport report;
   if (Status listed = listBundleIds(config, report); !listed.ok())
     return toError(listed.error());
@@ -218,51 +220,53 @@ Expected<std::vector<std::string>> listEntryIds(const std::string &path,
   return ids;
 }
 
-Outcome bundle(const BundleOptions &options) {
-  if (options.type == "a")
-    return Error{"Archive files are only supported for unbundling"};
-  // The tool's -targets is required.
-  if (options.targets.empty())
-    return Error{"for the --targets option: must be specified at least once!"};
-  if (options.inputs.size() != options.targets.size())
-    return Error{
-        "number of input files and targets should match in bundling mode"};
-  BundlerConfig config;
-  config.filesType = options.type;
-  config.inputFileNames = options.inputs;
-  config.outputFileNames = {options.output};
-  config.bundleAlignment = options.alignment;
-  config.compress = options.compress;
-  config.compressionLevel = options.compressionLevel;
-  config.compressedBundleVersion = options.compressedFormatVersion;
-  if (auto problem = checkTargets(options.targets, /*unbundle=*/false, config))
+namespace {
+
+// bundle() and unbundle(): the tool's checks of the request, then the run.
+Outcome runRequest(BundlingRequest request) {
+  const bool unbundle = request.unbundle;
+  auto checked = checkBundlingRequest(std::move(request));
+  if (const auto *problem = std::get_if<BundlingProblem>(&checked))
     return Error{problem->message};
   OperationReport report;
-  return fromStatus(bundleFiles(config, report));
+  return fromStatus(
+      runBundling(std::get<BundlerConfig>(checked), unbundle, report));
+}
+
+} // namespace
+
+Outcome bundle(const BundleOptions &options) {
+  BundlingRequest request;
+  request.targets = options.targets;
+  // The tool's -targets is required.
+  request.targetsGiven = !options.targets.empty();
+  FilesConfig &files = request.config.files;
+  CompressionConfig &compression = request.config.compression;
+  files.filesType = options.type;
+  files.inputFileNames = options.inputs;
+  files.outputFileNames = {options.output};
+  request.config.output.bundleAlignment = options.alignment;
+  compression.compress = options.compress;
+  compression.compressionLevel = options.compressionLevel;
+  compression.compressedBundleVersion = options.compressedFormatVersion;
+  return runRequest(std::move(request));
 }
 
 Outcome unbundle(const UnbundleOptions &options) {
-  if (options.checkInputArchive && options.type != "a")
-    return Error{"-check-input-archive can only be used for unbundling "
-                 "archives (-type=a)"};
-  if (options.targets.empty())
-    return Error{"for the --targets option: must be specified at least once!"};
-  if (options.outputs.size() != options.targets.size())
-    return Error{"number of output files and targets should match in "
-                 "unbundling mode"};
-  BundlerConfig config;
-  config.filesType = options.type;
-  config.inputFileNames = {options.input};
-  config.outputFileNames = options.outputs;
-  config.allowMissingBundles = options.allowMissingBundles;
-  config.hipOpenmpCompatible = options.hipOpenmpCompatible;
-  config.checkInputArchive = options.checkInputArchive;
-  config.verifyHash = options.verifyHash;
-  if (auto problem = checkTargets(options.targets, /*unbundle=*/true, config))
-    return Error{problem->message};
-  OperationReport report;
-  return fromStatus(options.type == "a" ? unbundleArchive(config, report)
-                                        : unbundleFiles(config, report));
+  BundlingRequest request;
+  request.unbundle = true;
+  request.targets = options.targets;
+  request.targetsGiven = !options.targets.empty();
+  FilesConfig &files = request.config.files;
+  MatchingConfig &matching = request.config.matching;
+  files.filesType = options.type;
+  files.inputFileNames = {options.input};
+  files.outputFileNames = options.outputs;
+  matching.allowMissingBundles = options.allowMissingBundles;
+  matching.hipOpenmpCompatible = options.hipOpenmpCompatible;
+  matching.checkInputArchive = options.checkInputArchive;
+  request.config.compression.verifyHash = options.verifyHash;
+  return runRequest(std::move(request));
 }
 
 bool mayHoldOffloadCode(std::string_view leadingBytes) {

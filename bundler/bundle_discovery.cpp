@@ -396,7 +396,8 @@ std::string_view textBundleComment(std::string_view filesType) {
 
 DiscoveryOptions discoveryOptions(const BundlerConfig &config,
                                   std::string &diagnostics) {
-  return discoveryOptions(config, textBundleComment(config.filesType),
+  return discoveryOptions(config.compression,
+                          textBundleComment(config.files.filesType),
                           diagnostics);
 }
 

@@ -99,10 +99,14 @@ struct OutputConfig {
   uint64_t archiveSym64Threshold = kDefaultSym64Threshold;
 };
 
-// Everything one run of the bundler was asked for.
-struct BundlerConfig : FilesConfig,
-                       MatchingConfig,
-                       CompressionConfig,
-                       OutputConfig {};
+// Everything one run of the bundler was asked for, a part per concern:
+// each step of an operation is handed the parts it reads, by name, and not
+// the whole.
+struct BundlerConfig {
+  FilesConfig files;
+  MatchingConfig matching;
+  CompressionConfig compression;
+  OutputConfig output;
+};
 
 } // namespace offbundle

@@ -195,8 +195,9 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
 Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
                                                 const EntrySelector &selected,
                                                 OperationReport &report) {
-  const std::string &folder = *config.outputDirectory;
-  auto input = openInput(config.inputFileNames.front());
+  const std::string &folder = *config.output.outputDirectory;
+  const std::string &inputName = config.files.inputFileNames.front();
+  auto input = openInput(inputName);
   if (!input)
     return input.takeError();
   // Compressed bundles are read as far as their headers here, and each is
@@ -226,7 +227,7 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     return EntryWalk::Continue;
   };
   if (Status walked =
-          walkInventory(*discovery, config, report.diagnostics, visitor);
+          walkInventory(*discovery, config.output, report.diagnostics, visitor);
       !walked.ok())
     return walked.takeError();
   if (entries.empty() && selected) {
@@ -238,7 +239,7 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     return std::vector<std::string>();
   }
   if (entries.empty())
-    return fileError(config.inputFileNames.front(),
+    return fileError(inputName,
                      "no bundle entries to extract: it holds no offload "
                      "bundle, .hip_fatbin or .llvm.offloading data");
 

@@ -335,9 +335,7 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   uneven.targets = {kTargets[1]};
   done = unbundle(uneven);
   ASSERT_FALSE(done.ok());
-  EXPECT_EQ(done.error().message,
-            "number of output files and targets should match in unbundling "
-            "mode");
+  EXPECT_EQ(done.error().message, "no output file specified!");
 
   std::string file = bundleSample(bitcodeBundle(), "s.bc");
   Expected<Input> input = Input::open(file, "bc");
