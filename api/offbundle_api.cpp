@@ -9,6 +9,7 @@
 
 #include "api/input_check.h"
 #include "api/linked_file_check.h"
+#include "api/public_error.h"
 #include "bundler/bundle_discovery.h"
 #include "bundler/config.h"
 #include "bundler/operations.h"
@@ -23,8 +24,6 @@
 namespace offbundle::api {
 namespace {
 
-Error toError(const offbundle::Error &error) { return Error{error.message}; }
-
 std::optional<OffloadTarget> toOffloadTarget(const Target &target) {
   std::string id = target.offloadKind + "-" + target.triple;
   if (!target.targetId.empty())
@@ -32,11 +31,19 @@ std::optional<OffloadTarget> toOffloadTarget(const Target &target) {
   return OffloadTarget::parseStored(id);
 }
 
-// The operations' result as an Outcome: their error, or success.
-Outcome fromStatus(const Status &status) {
+// The operations' result as an Outcome: their error, or success. Failures
+// of theirs left unclassified are of the kind `unclassified`.
+Outcome
+fromStatus(const Status &status,
+           offbundle::ErrorCode unclassified = offbundle::ErrorCode::Other) {
   if (!status.ok())
-    return toError(status.error());
+    return publicError(status.error(), unclassified);
   return std::monostate{};
+}
+
+// A request the bundler's checks refused.
+Error refused(const std::string &message) {
+  return Error{message, ErrorCode::InvalidArgument};
 }
 
 } // namespace
@@ -44,7 +51,7 @@ Outcome fromStatus(const Status &status) {
 Expected<Target> parseEntryId(std::string_view id) {
   std::optional<OffloadTarget> parsed = OffloadTarget::parseStored(id);
   if (!parsed)
-    return Error{"invalid bundle id '" + std::string(id) + "'"};
+    return refused("invalid bundle id '" + std::string(id) + "'");
   return publicTarget(*parsed);
 }
 
@@ -79,11 +86,11 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   auto state = std::make_unique<State>();
   auto file = InputFile::open(path, InputFile::Devices::Refuse);
   if (!file)
-    return toError(file.error());
+    return publicError(file.error());
   state->file = std::move(*file);
   auto reading = readInputFile(*state->file, type);
   if (!reading)
-    return toError(reading.error());
+    return publicError(reading.error(), offbundle::ErrorCode::DamagedInput);
   state->reading = std::move(*reading);
   return Input(std::move(state));
 }
@@ -137,8 +144,8 @@ Expected<std::string> Input::payload(size_t bundleIndex,
                                      size_t entryIndex) const {
   if (bundleIndex >= state_->reading.bundles.size() ||
       entryIndex >= state_->reading.bundles[bundleIndex].entries.size())
-    return Error{"no entry " + std::to_string(entryIndex) + " in bundle " +
-                 std::to_string(bundleIndex)};
+    return refused("no entry " + std::to_string(entryIndex) + " in bundle " +
+                   std::to_string(bundleIndex));
   std::optional<std::string> bytes;
   offbundle::Status walked = walkPayloads(
       state_->reading.discovery.bundles[bundleIndex],
@@ -148,9 +155,9 @@ Expected<std::string> Input::payload(size_t bundleIndex,
         return false;
       });
   if (!walked.ok())
-    return toError(walked.error());
+    return publicError(walked.error(), offbundle::ErrorCode::DamagedInput);
   if (!bytes)
-    return Error{"the bundle changed since it was opened"};
+    return Error{"the bundle changed since it was opened", ErrorCode::Io};
   return std::move(*bytes);
 }
 
@@ -159,12 +166,12 @@ Outcome Input::forEachPayload(
     const std::function<bool(size_t entry, std::string_view bytes)> &visit)
     const {
   if (bundleIndex >= state_->reading.bundles.size())
-    return Error{"no bundle " + std::to_string(bundleIndex)};
+    return refused("no bundle " + std::to_string(bundleIndex));
   offbundle::Status walked = walkPayloads(
       state_->reading.discovery.bundles[bundleIndex],
       [](size_t) { return true; }, visit);
   if (!walked.ok())
-    return toError(walked.error());
+    return publicError(walked.error(), offbundle::ErrorCode::DamagedInput);
   return std::monostate{};
 }
 
@@ -186,19 +193,22 @@ std::optional<std::string> Input::entryUri(size_t bundleIndex,
 }
 
 Outcome Input::checkCompressedBundles() const {
-  return fromStatus(checkCompressedInput(*state_->file, state_->reading, 1));
+  return fromStatus(checkCompressedInput(*state_->file, state_->reading, 1),
+                    offbundle::ErrorCode::DamagedInput);
 }
 
 Outcome Input::checkLinkedFile() const {
   return fromStatus(checkLinkedHipFile(path(), state_->file->contents(),
-                                       state_->reading.bundles));
+                                       state_->reading.bundles),
+                    offbundle::ErrorCode::DamagedInput);
 }
 
 Outcome Input::verify() const {
   // One bundle at a time, as checkCompressedBundles: verify runs files on
   // several threads instead.
   return fromStatus(verifyReadInput(*state_->file, state_->reading,
-                                    {/*hashes=*/true, /*threads=*/1}));
+                                    {/*hashes=*/true, /*threads=*/1}),
+                    offbundle::ErrorCode::DamagedInput);
 }
 
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,
@@ -208,7 +218,7 @@ Expected<std::vector<std::string>> listEntryIds(const std::string &path,
   config.files.inputFileNames = {path};
   OperationReport report;
   if (Status listed = listBundleIds(config, report); !listed.ok())
-    return toError(listed.error());
+    return publicError(listed.error(), offbundle::ErrorCode::DamagedInput);
   std::vector<std::string> ids;
   std::string_view text = report.standardOutput;
   while (!text.empty()) {
@@ -223,14 +233,16 @@ Expected<std::vector<std::string>> listEntryIds(const std::string &path,
 namespace {
 
 // bundle() and unbundle(): the tool's checks of the request, then the run.
-Outcome runRequest(BundlingRequest request) {
+// Failures of the readers left unclassified are of the kind `unclassified`.
+Outcome runRequest(BundlingRequest request, offbundle::ErrorCode unclassified) {
   const bool unbundle = request.unbundle;
   auto checked = checkBundlingRequest(std::move(request));
   if (const auto *problem = std::get_if<BundlingProblem>(&checked))
-    return Error{problem->message};
+    return refused(problem->message);
   OperationReport report;
   return fromStatus(
-      runBundling(std::get<BundlerConfig>(checked), unbundle, report));
+      runBundling(std::get<BundlerConfig>(checked), unbundle, report),
+      unclassified);
 }
 
 } // namespace
@@ -249,7 +261,7 @@ Outcome bundle(const BundleOptions &options) {
   compression.compress = options.compress;
   compression.compressionLevel = options.compressionLevel;
   compression.compressedBundleVersion = options.compressedFormatVersion;
-  return runRequest(std::move(request));
+  return runRequest(std::move(request), offbundle::ErrorCode::Other);
 }
 
 Outcome unbundle(const UnbundleOptions &options) {
@@ -266,7 +278,7 @@ Outcome unbundle(const UnbundleOptions &options) {
   matching.hipOpenmpCompatible = options.hipOpenmpCompatible;
   matching.checkInputArchive = options.checkInputArchive;
   request.config.compression.verifyHash = options.verifyHash;
-  return runRequest(std::move(request));
+  return runRequest(std::move(request), offbundle::ErrorCode::DamagedInput);
 }
 
 bool mayHoldOffloadCode(std::string_view leadingBytes) {

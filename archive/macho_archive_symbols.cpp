@@ -193,7 +193,8 @@ struct Element {
 };
 
 Error malformed(const std::string &reason) {
-  return makeError("truncated or malformed object (" + reason + ")");
+  return makeError("truncated or malformed object (" + reason + ")",
+                   ErrorCode::DamagedInput);
 }
 
 // Reads a Mach-O file's header and load commands with the checks, the

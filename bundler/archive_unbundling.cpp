@@ -240,8 +240,9 @@ Status writeDeviceArchives(const DeviceArchives &archives,
   for (size_t i = 0; i < archives.requested.size(); ++i) {
     if (archives.archives[i].empty() && !matching.allowMissingBundles)
       return makeError("no compatible code object found for the target '" +
-                       files.targetNames[i] +
-                       "' in heterogeneous archive library: " + archivePath);
+                           files.targetNames[i] +
+                           "' in heterogeneous archive library: " + archivePath,
+                       ErrorCode::NoSuchTarget);
     auto plan = planGnuArchive(archives.archives[i], options);
     if (!plan)
       return plan.takeError();

@@ -76,11 +76,11 @@ public:
       struct stat info;
       if (::stat(prefix.c_str(), &info) == 0) {
         if (!S_ISDIR(info.st_mode))
-          return fileError(prefix, errnoMessage(ENOTDIR));
+          return systemError(prefix, ENOTDIR);
         continue;
       }
       if (errno != ENOENT)
-        return fileError(prefix, errnoMessage(errno));
+        return systemError(prefix, errno);
       // Made and registered with termination signals held, so that a
       // signal finds the folder registered or finds no folder.
       TerminationSignalBlock block;
@@ -91,7 +91,7 @@ public:
         if (errno == EEXIST && ::stat(prefix.c_str(), &info) == 0 &&
             S_ISDIR(info.st_mode))
           continue;
-        return fileError(prefix, errnoMessage(errno));
+        return systemError(prefix, errno);
       }
       created_.push_back(prefix);
       registrations_.push_back(registerCreatedFolder(prefix));
@@ -241,7 +241,8 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
   if (entries.empty())
     return fileError(inputName,
                      "no bundle entries to extract: it holds no offload "
-                     "bundle, .hip_fatbin or .llvm.offloading data");
+                     "bundle, .hip_fatbin or .llvm.offloading data",
+                     ErrorCode::NoSuchTarget);
 
   giveUniqueNames(entries);
   return writeEntries(entries, folder);

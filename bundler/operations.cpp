@@ -44,7 +44,7 @@ Error missingBundlesError(const std::vector<std::string_view> &missing) {
     message += id;
     ++index;
   }
-  return makeError(message);
+  return makeError(message, ErrorCode::NoSuchTarget);
 }
 
 // Lets the compressor write straight into the output file.
@@ -386,7 +386,8 @@ Status createUnmatchedOutputs(TargetUnbundling &state, const FilesConfig &files,
   }
   if (!(state.foundHostBundle || files.hostInputIndex == FilesConfig::kNoHost ||
         matching.allowMissingBundles))
-    return makeError("Can't find bundle for the host target");
+    return makeError("Can't find bundle for the host target",
+                     ErrorCode::NoSuchTarget);
   for (const auto &[key, targetIndex] : remaining) {
     auto output =
         state.transaction.create(files.outputFileNames.at(targetIndex));

@@ -19,7 +19,7 @@ Result<OutputPlan> rewriteElf(const std::string &file, std::string_view bytes,
                               BundleRewriter &rewriter) {
   auto parsed = parseElfObject(bytes);
   if (!parsed)
-    return fileError(file, parsed.error().message);
+    return fileError(file, parsed.error());
   if (parsed->header().programHeaderCount != 0)
     return rewriting::rewriteLinked(file, *parsed, rewriter);
   return rewriting::rewriteRelocatable(file, *parsed, rewriter);

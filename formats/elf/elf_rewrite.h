@@ -59,7 +59,7 @@ inline std::string describeSection(const ElfSection &section, size_t index) {
 }
 
 inline Error invalid(const std::string &what) {
-  return makeError("invalid ELF object: " + what);
+  return makeError("invalid ELF object: " + what, ErrorCode::DamagedInput);
 }
 
 // How llvm-objcopy treats a section, decided by its type and flags when the
