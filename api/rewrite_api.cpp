@@ -24,6 +24,8 @@ namespace {
 
 static_assert(RewriteOptions().archiveSym64Threshold == kDefaultSym64Threshold,
               "the public default is the archive writer's");
+static_assert(kDefaultCompressionLevel == kDefaultZstdLevel,
+              "the public default is the library's");
 
 offbundle::RewriteKind toRewriteKind(RewriteKind kind) {
   switch (kind) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "archive/ar_archive.h"
+#include "compression/compressed_bundle.h"
 #include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
 #include "targets/offload_target.h"
@@ -46,7 +47,7 @@ struct MatchingConfig {
 struct CompressionConfig {
   bool compress = false;
   // Compressed bundles: zstd at this level, in this format version (2 or 3).
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultZstdLevel;
   uint16_t compressedBundleVersion = 3;
   // Whether the MD5 hash in a compressed bundle's header is checked against
   // the data whenever the bundle is decompressed (-verify-hash,

@@ -97,6 +97,10 @@ struct Error {
   ErrorCode code = ErrorCode::Other;
 };
 
+// The zstd level bundles are compressed at unless the options say
+// otherwise: LLVM 22's clang-offload-bundler's default.
+inline constexpr int kDefaultCompressionLevel = 3;
+
 // A value or the Error that prevented it. (The library's own Result type
 // is not part of the installed headers, which stand alone.)
 template <typename T> class Expected {
@@ -347,7 +351,7 @@ struct BundleOptions {
   std::string output;
   uint64_t alignment = 1;
   bool compress = false;
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultCompressionLevel;
   uint16_t compressedFormatVersion = 3; // 2 or 3
 };
 Outcome bundle(const BundleOptions &options);
@@ -398,7 +402,7 @@ struct RewriteOptions {
   // The zstd level of bundles compressed (compress, and prune's
   // recompression of compressed bundles): -131072 to 22, or check() and
   // plan() refuse it.
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultCompressionLevel;
   // Whether compressed bundles are checked against the hash in their header
   // (plan() checks every one of them, as Input::verify does, before the
   // rewrite decompresses any); false leaves the hashes unchecked.
@@ -518,7 +522,7 @@ Expected<CodeObjectKernels> readKernels(std::string_view codeObject);
 // refuses is refused with its Error, and nothing is written.
 struct UnpackKpackOptions {
   bool compress = false;
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultCompressionLevel;
 };
 struct UnpackKpackReport {
   size_t bundles = 0;     // one per HIP wrapper
