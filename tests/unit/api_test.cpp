@@ -276,6 +276,16 @@ TEST_F(PublicApi, ErrorsCarryTheirCode) {
     EXPECT_FALSE(failed.ok());
     return failed.ok() ? ErrorCode::Other : failed.error().code;
   };
+  // Unbundles one target of `input` into the file `output` of the folder.
+  auto unbundleOne = [&](const std::string &type, const std::string &input,
+                         const std::string &target, const std::string &output) {
+    UnbundleOptions options;
+    options.type = type;
+    options.input = input;
+    options.targets = {target};
+    options.outputs = {path(output)};
+    return unbundle(options);
+  };
   EXPECT_EQ(codeOf(Input::open(path("missing.o"))), ErrorCode::NotFound);
   // A -type the bundler does not know is refused as it refuses it.
   EXPECT_EQ(codeOf(Input::open(inputs_[0], "zz")), ErrorCode::InvalidArgument);
@@ -343,32 +353,21 @@ TEST_F(PublicApi, ErrorsCarryTheirCode) {
   const std::string half = path("half.bundle");
   std::ofstream(half, std::ios::binary) << truncated;
   EXPECT_EQ(codeOf(Input::open(half, "bc")), ErrorCode::DamagedInput);
-  UnbundleOptions fromHalf;
-  fromHalf.type = "bc";
-  fromHalf.input = half;
-  fromHalf.targets = {kTargets[1]};
-  fromHalf.outputs = {path("from-half.bin")};
-  EXPECT_EQ(codeOf(unbundle(fromHalf)), ErrorCode::DamagedInput);
+  EXPECT_EQ(codeOf(unbundleOne("bc", half, kTargets[1], "from-half.bin")),
+            ErrorCode::DamagedInput);
   EXPECT_FALSE(fs::exists(path("from-half.bin")));
   // An input the bundler does not read: an AIX big archive, unbundled as
   // an archive.
   const std::string big = path("big.a");
   std::ofstream(big, std::ios::binary) << "<bigaf>\n" << std::string(120, '0');
-  UnbundleOptions fromBig;
-  fromBig.type = "a";
-  fromBig.input = big;
-  fromBig.targets = {kTargets[1]};
-  fromBig.outputs = {path("from-big.a")};
-  EXPECT_EQ(codeOf(unbundle(fromBig)), ErrorCode::Unsupported);
+  EXPECT_EQ(codeOf(unbundleOne("a", big, kTargets[1], "from-big.a")),
+            ErrorCode::Unsupported);
   EXPECT_FALSE(fs::exists(path("from-big.a")));
 
   // A target the bundle lacks.
-  UnbundleOptions absent;
-  absent.type = "bc";
-  absent.input = file;
-  absent.targets = {"hip-amdgcn-amd-amdhsa--gfx1201"};
-  absent.outputs = {path("absent.bin")};
-  EXPECT_EQ(codeOf(unbundle(absent)), ErrorCode::NoSuchTarget);
+  EXPECT_EQ(codeOf(unbundleOne("bc", file, "hip-amdgcn-amd-amdhsa--gfx1201",
+                               "absent.bin")),
+            ErrorCode::NoSuchTarget);
   EXPECT_FALSE(fs::exists(path("absent.bin")));
   // A file without any bundle, extracted from.
   EXPECT_EQ(codeOf(extract({inputs_[0], path("from-plain"), {}})),
