@@ -3,6 +3,7 @@
 // as offbundle's --target chooses them (rewrite/target_selection.h).
 #include "offbundle/offbundle.h"
 
+#include "api/public_error.h"
 #include "bundler/config.h"
 #include "bundler/operations.h"
 #include "rewrite/target_selection.h"
@@ -13,14 +14,15 @@ namespace offbundle::api {
 Expected<std::vector<std::string>> extract(const ExtractOptions &options) {
   auto selectors = parseTargetSelectors(options.targets);
   if (!selectors)
-    return Error{selectors.error().message};
+    return publicError(selectors.error(),
+                       offbundle::ErrorCode::InvalidArgument);
   // The bundler reads a device as LLVM's does; offbundle refuses one.
   if (Status device = refuseDevice(options.input); !device.ok())
-    return Error{device.error().message};
+    return publicError(device.error());
   BundlerConfig config;
-  config.filesType = "o";
-  config.inputFileNames = {options.input};
-  config.outputDirectory = options.outputDirectory;
+  config.files.filesType = "o";
+  config.files.inputFileNames = {options.input};
+  config.output.outputDirectory = options.outputDirectory;
   EntrySelector selected;
   if (!selectors->empty())
     selected = [&](std::string_view entryId) {
@@ -29,7 +31,7 @@ Expected<std::vector<std::string>> extract(const ExtractOptions &options) {
   OperationReport report;
   auto written = extractEntries(config, selected, report);
   if (!written)
-    return Error{written.error().message};
+    return publicError(written.error(), offbundle::ErrorCode::DamagedInput);
   return std::move(*written);
 }
 

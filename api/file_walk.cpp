@@ -41,7 +41,7 @@ WalkedFile walked(const std::string &path, bool inFolder,
 
 // Why `path` could not be read, as the other commands say it.
 std::string readFailure(const std::string &path, int error) {
-  return fileError(path, errnoMessage(error)).message;
+  return systemError(path, error).message;
 }
 
 void noteIdentity(const struct stat &info, WalkedFile &file) {

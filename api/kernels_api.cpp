@@ -3,6 +3,7 @@
 // occupancy of each kernel (targets/amdgpu_occupancy.h).
 #include "offbundle/offbundle.h"
 
+#include "api/public_error.h"
 #include "formats/amdgpu_code_object.h"
 #include "targets/amdgpu_elf_mach.h"
 #include "targets/amdgpu_occupancy.h"
@@ -12,7 +13,7 @@ namespace offbundle::api {
 Expected<CodeObjectKernels> readKernels(std::string_view codeObject) {
   auto read = readAmdgpuKernels(codeObject);
   if (!read)
-    return Error{read.error().message};
+    return publicError(read.error(), offbundle::ErrorCode::DamagedInput);
   CodeObjectKernels result;
   const std::optional<std::string_view> processor =
       processorOfAmdgpuMach(read->mach);

@@ -113,17 +113,17 @@ offbundle::Status checkLinkedHipFile(const std::string &file,
                                      const std::vector<Bundle> &bundles) {
   auto image = readPeHipWrappers(bytes);
   if (!image)
-    return fileError(file, image.error().message);
+    return fileError(file, image.error());
   if (*image)
     return checkPeImage(file, **image, bundles);
   if (!isElf(bytes))
     return offbundle::Status::success();
   auto object = parseElfObject(bytes);
   if (!object)
-    return fileError(file, object.error().message);
+    return fileError(file, object.error());
   auto found = readHipWrappers(*object);
   if (!found)
-    return fileError(file, found.error().message);
+    return fileError(file, found.error());
   if (!*found)
     return offbundle::Status::success();
   const HipWrappers &wrappers = **found;
@@ -152,7 +152,7 @@ offbundle::Status checkLinkedHipFile(const std::string &file,
       return judged;
   }
   if (Status layout = checkLinkedLayout(bytes); !layout.ok())
-    return fileError(file, layout.error().message);
+    return fileError(file, layout.error());
   return offbundle::Status::success();
 }
 

@@ -5,8 +5,11 @@
 // first, so that a program gets what the tool would do and say.
 #include "offbundle/offbundle.h"
 
+#include <variant>
+
 #include "api/input_check.h"
 #include "api/linked_file_check.h"
+#include "api/public_error.h"
 #include "bundler/bundle_discovery.h"
 #include "bundler/config.h"
 #include "bundler/operations.h"
@@ -20,8 +23,6 @@
 namespace offbundle::api {
 namespace {
 
-Error toError(const offbundle::Error &error) { return Error{error.message}; }
-
 std::optional<OffloadTarget> toOffloadTarget(const Target &target) {
   std::string id = target.offloadKind + "-" + target.triple;
   if (!target.targetId.empty())
@@ -29,11 +30,19 @@ std::optional<OffloadTarget> toOffloadTarget(const Target &target) {
   return OffloadTarget::parseStored(id);
 }
 
-// The operations' result as an Outcome: their error, or success.
-Outcome fromStatus(const Status &status) {
+// The operations' result as an Outcome: their error, or success. Failures
+// of theirs left unclassified are of the kind `unclassified`.
+Outcome
+fromStatus(const Status &status,
+           offbundle::ErrorCode unclassified = offbundle::ErrorCode::Other) {
   if (!status.ok())
-    return toError(status.error());
+    return publicError(status.error(), unclassified);
   return std::monostate{};
+}
+
+// A request the bundler's checks refused.
+Error refused(const std::string &message) {
+  return Error{message, ErrorCode::InvalidArgument};
 }
 
 } // namespace
@@ -41,7 +50,7 @@ Outcome fromStatus(const Status &status) {
 Expected<Target> parseEntryId(std::string_view id) {
   std::optional<OffloadTarget> parsed = OffloadTarget::parseStored(id);
   if (!parsed)
-    return Error{"invalid bundle id '" + std::string(id) + "'"};
+    return refused("invalid bundle id '" + std::string(id) + "'");
   return publicTarget(*parsed);
 }
 
@@ -76,11 +85,11 @@ Expected<Input> Input::open(const std::string &path, const std::string &type) {
   auto state = std::make_unique<State>();
   auto file = InputFile::open(path, InputFile::Devices::Refuse);
   if (!file)
-    return toError(file.error());
+    return publicError(file.error());
   state->file = std::move(*file);
   auto reading = readInputFile(*state->file, type);
   if (!reading)
-    return toError(reading.error());
+    return publicError(reading.error(), offbundle::ErrorCode::DamagedInput);
   state->reading = std::move(*reading);
   return Input(std::move(state));
 }
@@ -134,8 +143,8 @@ Expected<std::string> Input::payload(size_t bundleIndex,
                                      size_t entryIndex) const {
   if (bundleIndex >= state_->reading.bundles.size() ||
       entryIndex >= state_->reading.bundles[bundleIndex].entries.size())
-    return Error{"no entry " + std::to_string(entryIndex) + " in bundle " +
-                 std::to_string(bundleIndex)};
+    return refused("no entry " + std::to_string(entryIndex) + " in bundle " +
+                   std::to_string(bundleIndex));
   std::optional<std::string> bytes;
   offbundle::Status walked = walkPayloads(
       state_->reading.discovery.bundles[bundleIndex],
@@ -145,9 +154,9 @@ Expected<std::string> Input::payload(size_t bundleIndex,
         return false;
       });
   if (!walked.ok())
-    return toError(walked.error());
+    return publicError(walked.error(), offbundle::ErrorCode::DamagedInput);
   if (!bytes)
-    return Error{"the bundle changed since it was opened"};
+    return Error{"the bundle changed since it was opened", ErrorCode::Io};
   return std::move(*bytes);
 }
 
@@ -156,12 +165,12 @@ Outcome Input::forEachPayload(
     const std::function<bool(size_t entry, std::string_view bytes)> &visit)
     const {
   if (bundleIndex >= state_->reading.bundles.size())
-    return Error{"no bundle " + std::to_string(bundleIndex)};
+    return refused("no bundle " + std::to_string(bundleIndex));
   offbundle::Status walked = walkPayloads(
       state_->reading.discovery.bundles[bundleIndex],
       [](size_t) { return true; }, visit);
   if (!walked.ok())
-    return toError(walked.error());
+    return publicError(walked.error(), offbundle::ErrorCode::DamagedInput);
   return std::monostate{};
 }
 
@@ -183,29 +192,32 @@ std::optional<std::string> Input::entryUri(size_t bundleIndex,
 }
 
 Outcome Input::checkCompressedBundles() const {
-  return fromStatus(checkCompressedInput(*state_->file, state_->reading, 1));
+  return fromStatus(checkCompressedInput(*state_->file, state_->reading, 1),
+                    offbundle::ErrorCode::DamagedInput);
 }
 
 Outcome Input::checkLinkedFile() const {
   return fromStatus(checkLinkedHipFile(path(), state_->file->contents(),
-                                       state_->reading.bundles));
+                                       state_->reading.bundles),
+                    offbundle::ErrorCode::DamagedInput);
 }
 
 Outcome Input::verify() const {
   // One bundle at a time, as checkCompressedBundles: verify runs files on
   // several threads instead.
   return fromStatus(verifyReadInput(*state_->file, state_->reading,
-                                    {/*hashes=*/true, /*threads=*/1}));
+                                    {/*hashes=*/true, /*threads=*/1}),
+                    offbundle::ErrorCode::DamagedInput);
 }
 
 Expected<std::vector<std::string>> listEntryIds(const std::string &path,
                                                 const std::string &type) {
   BundlerConfig config;
-  config.filesType = type;
-  config.inputFileNames = {path};
+  config.files.filesType = type;
+  config.files.inputFileNames = {path};
   OperationReport report;
   if (Status listed = listBundleIds(config, report); !listed.ok())
-    return toError(listed.error());
+    return publicError(listed.error(), offbundle::ErrorCode::DamagedInput);
   std::vector<std::string> ids;
   std::string_view text = report.standardOutput;
   while (!text.empty()) {
@@ -217,51 +229,55 @@ Expected<std::vector<std::string>> listEntryIds(const std::string &path,
   return ids;
 }
 
-Outcome bundle(const BundleOptions &options) {
-  if (options.type == "a")
-    return Error{"Archive files are only supported for unbundling"};
-  // The tool's -targets is required.
-  if (options.targets.empty())
-    return Error{"for the --targets option: must be specified at least once!"};
-  if (options.inputs.size() != options.targets.size())
-    return Error{
-        "number of input files and targets should match in bundling mode"};
-  BundlerConfig config;
-  config.filesType = options.type;
-  config.inputFileNames = options.inputs;
-  config.outputFileNames = {options.output};
-  config.bundleAlignment = options.alignment;
-  config.compress = options.compress;
-  config.compressionLevel = options.compressionLevel;
-  config.compressedBundleVersion = options.compressedFormatVersion;
-  if (auto problem = checkTargets(options.targets, /*unbundle=*/false, config))
-    return Error{problem->message};
+namespace {
+
+// bundle() and unbundle(): the tool's checks of the request, then the run.
+// Failures of the readers left unclassified are of the kind `unclassified`.
+Outcome runRequest(BundlingRequest request, offbundle::ErrorCode unclassified) {
+  const bool unbundle = request.unbundle;
+  auto checked = checkBundlingRequest(std::move(request));
+  if (const auto *problem = std::get_if<BundlingProblem>(&checked))
+    return refused(problem->message);
   OperationReport report;
-  return fromStatus(bundleFiles(config, report));
+  return fromStatus(
+      runBundling(std::get<BundlerConfig>(checked), unbundle, report),
+      unclassified);
+}
+
+} // namespace
+
+Outcome bundle(const BundleOptions &options) {
+  BundlingRequest request;
+  request.targets = options.targets;
+  // The tool's -targets is required.
+  request.targetsGiven = !options.targets.empty();
+  FilesConfig &files = request.config.files;
+  CompressionConfig &compression = request.config.compression;
+  files.filesType = options.type;
+  files.inputFileNames = options.inputs;
+  files.outputFileNames = {options.output};
+  request.config.output.bundleAlignment = options.alignment;
+  compression.compress = options.compress;
+  compression.compressionLevel = options.compressionLevel;
+  compression.compressedBundleVersion = options.compressedFormatVersion;
+  return runRequest(std::move(request), offbundle::ErrorCode::Other);
 }
 
 Outcome unbundle(const UnbundleOptions &options) {
-  if (options.checkInputArchive && options.type != "a")
-    return Error{"-check-input-archive can only be used for unbundling "
-                 "archives (-type=a)"};
-  if (options.targets.empty())
-    return Error{"for the --targets option: must be specified at least once!"};
-  if (options.outputs.size() != options.targets.size())
-    return Error{"number of output files and targets should match in "
-                 "unbundling mode"};
-  BundlerConfig config;
-  config.filesType = options.type;
-  config.inputFileNames = {options.input};
-  config.outputFileNames = options.outputs;
-  config.allowMissingBundles = options.allowMissingBundles;
-  config.hipOpenmpCompatible = options.hipOpenmpCompatible;
-  config.checkInputArchive = options.checkInputArchive;
-  config.verifyHash = options.verifyHash;
-  if (auto problem = checkTargets(options.targets, /*unbundle=*/true, config))
-    return Error{problem->message};
-  OperationReport report;
-  return fromStatus(options.type == "a" ? unbundleArchive(config, report)
-                                        : unbundleFiles(config, report));
+  BundlingRequest request;
+  request.unbundle = true;
+  request.targets = options.targets;
+  request.targetsGiven = !options.targets.empty();
+  FilesConfig &files = request.config.files;
+  MatchingConfig &matching = request.config.matching;
+  files.filesType = options.type;
+  files.inputFileNames = {options.input};
+  files.outputFileNames = options.outputs;
+  matching.allowMissingBundles = options.allowMissingBundles;
+  matching.hipOpenmpCompatible = options.hipOpenmpCompatible;
+  matching.checkInputArchive = options.checkInputArchive;
+  request.config.compression.verifyHash = options.verifyHash;
+  return runRequest(std::move(request), offbundle::ErrorCode::DamagedInput);
 }
 
 bool mayHoldOffloadCode(std::string_view leadingBytes) {

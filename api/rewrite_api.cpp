@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "api/input_check.h"
+#include "api/public_error.h"
 #include "archive/ar_writing.h"
 #include "rewrite/kpack/kpack_unpack.h"
 #include "rewrite/rewrite.h"
@@ -23,6 +24,8 @@ namespace {
 
 static_assert(RewriteOptions().archiveSym64Threshold == kDefaultSym64Threshold,
               "the public default is the archive writer's");
+static_assert(kDefaultCompressionLevel == kDefaultZstdLevel,
+              "the public default is the library's");
 
 offbundle::RewriteKind toRewriteKind(RewriteKind kind) {
   switch (kind) {
@@ -131,7 +134,7 @@ Rewrite::~Rewrite() = default;
 Outcome Rewrite::check(const RewriteOptions &options) {
   Result<RewriteRequest> request = toRequest(options);
   if (!request)
-    return Error{request.error().message};
+    return publicError(request.error(), offbundle::ErrorCode::InvalidArgument);
   return std::monostate{};
 }
 
@@ -144,7 +147,7 @@ offbundle::Result<AnchoredName> anchorOf(const WalkedFile &file) {
   if (file.name.empty()) {
     struct stat info;
     if (::stat(file.path.c_str(), &info) != 0)
-      return fileError(file.path, errnoMessage(errno));
+      return systemError(file.path, errno);
     return fileError(file.path, S_ISREG(info.st_mode)
                                     ? "cannot be reached again"
                                     : "not a regular file");
@@ -175,15 +178,15 @@ Expected<Rewrite> Rewrite::plan(const std::string &input,
                                 const RewriteOptions &options) {
   Result<RewriteRequest> request = toRequest(options);
   if (!request)
-    return Error{request.error().message};
+    return publicError(request.error(), offbundle::ErrorCode::InvalidArgument);
   auto opened = InputFile::open(input, InputFile::Devices::Refuse);
   if (!opened)
-    return Error{opened.error().message};
+    return publicError(opened.error());
   auto state = std::make_unique<State>();
   if (offbundle::Status planned =
           planOpened(*state, std::move(*opened), {}, std::move(*request));
       !planned.ok())
-    return Error{planned.error().message};
+    return publicError(planned.error(), offbundle::ErrorCode::DamagedInput);
   return Rewrite(std::move(state));
 }
 
@@ -191,20 +194,20 @@ Expected<Rewrite> Rewrite::plan(const WalkedFile &input,
                                 const RewriteOptions &options) {
   Result<RewriteRequest> request = toRequest(options);
   if (!request)
-    return Error{request.error().message};
+    return publicError(request.error(), offbundle::ErrorCode::InvalidArgument);
   auto anchor = anchorOf(input);
   if (!anchor)
-    return Error{anchor.error().message};
+    return publicError(anchor.error());
   auto opened = InputFile::openIn(*anchor->folder, anchor->name, input.path);
   if (!opened)
-    return Error{opened.error().message};
+    return publicError(opened.error());
   if (!isWalkedFile((*opened)->fd(), input))
-    return Error{replacedMeanwhile(input.path).message};
+    return publicError(replacedMeanwhile(input.path));
   auto state = std::make_unique<State>();
   if (offbundle::Status planned = planOpened(
           *state, std::move(*opened), std::move(*anchor), std::move(*request));
       !planned.ok())
-    return Error{planned.error().message};
+    return publicError(planned.error(), offbundle::ErrorCode::DamagedInput);
   return Rewrite(std::move(state));
 }
 
@@ -213,7 +216,7 @@ const RewriteReport &Rewrite::report() const { return state_->report; }
 Outcome Rewrite::write(const std::string &path) const {
   Status written = writeRewrittenFile(path, state_->result, *state_->input);
   if (!written.ok())
-    return Error{written.error().message};
+    return publicError(written.error());
   return std::monostate{};
 }
 
@@ -234,26 +237,28 @@ Outcome Rewrite::writeInPlace(const std::vector<WalkedFile> &otherNames) const {
     const WalkedFile self = walkFiles({input.path()}).files.front();
     auto anchor = anchorOf(self);
     if (!anchor)
-      return Error{anchor.error().message};
+      return publicError(anchor.error());
     if (input.fd() < 0 || !isWalkedFile(input.fd(), self))
-      return Error{fileError(input.path(), "cannot be rewritten in place: "
-                                           "not a regular file")
-                       .message};
+      return publicError(fileError(input.path(),
+                                   "cannot be rewritten in place: not a "
+                                   "regular file",
+                                   offbundle::ErrorCode::Unsupported));
     names.front() = std::move(*anchor);
   }
   struct stat info;
   if (input.fd() < 0 || ::fstat(input.fd(), &info) != 0)
-    return Error{fileError(input.path(), "not a regular file").message};
+    return publicError(fileError(input.path(), "not a regular file",
+                                 offbundle::ErrorCode::Unsupported));
   for (const WalkedFile &other : otherNames) {
     auto anchor = anchorOf(other);
     if (!anchor)
-      return Error{anchor.error().message};
+      return publicError(anchor.error());
     names.push_back(std::move(*anchor));
   }
   Status written =
       replaceRewrittenFile(std::move(names), state_->result, input);
   if (!written.ok())
-    return Error{written.error().message};
+    return publicError(written.error());
   return std::monostate{};
 }
 
@@ -263,18 +268,18 @@ Expected<UnpackKpackReport> unpackKpack(const std::string &input,
   if (options.compress)
     if (offbundle::Status level = checkZstdLevel(options.compressionLevel);
         !level.ok())
-      return Error{level.error().message};
+      return publicError(level.error(), offbundle::ErrorCode::InvalidArgument);
   auto file = InputFile::open(input, InputFile::Devices::Refuse);
   if (!file)
-    return Error{file.error().message};
+    return publicError(file.error());
   if (auto checked = checkBeforeRewrite(**file, {}); !checked)
-    return Error{checked.error().message};
+    return publicError(checked.error(), offbundle::ErrorCode::DamagedInput);
   KpackUnpackRequest request;
   request.compress = options.compress;
   request.compressionLevel = options.compressionLevel;
   auto unpacked = offbundle::unpackKpack(input, (*file)->contents(), request);
   if (!unpacked)
-    return Error{unpacked.error().message};
+    return publicError(unpacked.error(), offbundle::ErrorCode::DamagedInput);
   struct stat info;
   const unsigned mode = (*file)->fd() >= 0 && ::fstat((*file)->fd(), &info) == 0
                             ? info.st_mode & 0777
@@ -282,13 +287,13 @@ Expected<UnpackKpackReport> unpackKpack(const std::string &input,
   OutputTransaction transaction;
   auto written = transaction.create(output, mode);
   if (!written)
-    return Error{written.error().message};
+    return publicError(written.error());
   if (offbundle::Status status =
           unpacked->plan.write(**written, *unpacked->patchedInput);
       !status.ok())
-    return Error{status.error().message};
+    return publicError(status.error());
   if (offbundle::Status status = transaction.commit(); !status.ok())
-    return Error{status.error().message};
+    return publicError(status.error());
   return UnpackKpackReport{unpacked->bundles, unpacked->codeObjects};
 }
 

@@ -81,7 +81,8 @@ std::string quoted(std::string_view text) {
 }
 
 Error malformed(const std::string &what) {
-  return makeError("truncated or malformed archive (" + what + ")");
+  return makeError("truncated or malformed archive (" + what + ")",
+                   ErrorCode::DamagedInput);
 }
 
 std::string atOffset(uint64_t offset) {
@@ -605,7 +606,8 @@ Result<std::vector<ArchiveMember>> readArchive(std::string_view bytes,
   if (bytes.substr(0, kThinArchiveMagic.size()) == kThinArchiveMagic)
     isThin = true;
   else if (bytes.substr(0, kBigArchiveMagic.size()) == kBigArchiveMagic)
-    return makeError("AIX big archives are not supported");
+    return makeError("AIX big archives are not supported",
+                     ErrorCode::Unsupported);
   else if (bytes.substr(0, kArchiveMagic.size()) != kArchiveMagic)
     return makeError("file too small to be an archive");
   ArchiveParser parser(bytes, isThin);

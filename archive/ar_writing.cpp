@@ -118,7 +118,7 @@ Status layOutMember(const NewArchiveMember &member,
   Result<ArchiveMemberSymbols> symbols =
       archiveSymbolsOf(member.bytes, options.bitcodeSymbols);
   if (!symbols)
-    return fileError(member.name, symbols.error().message);
+    return fileError(member.name, symbols.error());
   if (symbols->unreadableReason)
     all.warnings.push_back(
         fileError(member.name, *symbols->unreadableReason).message);

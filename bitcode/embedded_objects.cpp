@@ -97,7 +97,7 @@ struct ValueEntry {
 };
 
 Error malformed(const std::string &what) {
-  return makeError("malformed LLVM bitcode: " + what);
+  return makeError("malformed LLVM bitcode: " + what, ErrorCode::DamagedInput);
 }
 
 class ModuleReader {

@@ -164,17 +164,20 @@ memberBundle(const ArchiveMember &member, const std::string &archivePath,
 // target's device archive, under the name deviceMemberName gives it.
 Status collectMemberEntries(const ArchiveMember &member,
                             const std::string &archivePath,
-                            const BundlerConfig &config,
-                            OperationReport &report, DeviceArchives &out) {
-  const WantedTargets wanted{&out.requested, config.hipOpenmpCompatible};
-  auto bundle = memberBundle(member, archivePath, wanted, config, report, out);
+                            const MatchingConfig &matching,
+                            const CompressionConfig &compression,
+                            const OutputConfig &output, OperationReport &report,
+                            DeviceArchives &out) {
+  const WantedTargets wanted{&out.requested, matching.hipOpenmpCompatible};
+  auto bundle =
+      memberBundle(member, archivePath, wanted, compression, report, out);
   if (!bundle)
     return bundle.takeError();
   const std::string_view bytes = bundle->bytes;
   const ContainerChoice choice{ContainerFormat::FatObject, ""};
   auto reader = bundle->fullSize
                     ? openPartialBundle(bytes, *bundle->fullSize, archivePath)
-                    : openReader(choice, bytes, archivePath, config,
+                    : openReader(choice, bytes, archivePath, output,
                                  archivePath, report.diagnostics);
   if (!reader)
     return reader.takeError();
@@ -188,7 +191,7 @@ Status collectMemberEntries(const ArchiveMember &member,
         std::vector<size_t> compatible;
         for (size_t i = 0; i < out.requested.size(); ++i)
           if (isCodeObjectCompatible(*codeObject, out.requested[i],
-                                     config.hipOpenmpCompatible))
+                                     matching.hipOpenmpCompatible))
             compatible.push_back(i);
         if (compatible.empty()) {
           if (Status status = entries.skipEntry(); !status.ok())
@@ -224,30 +227,32 @@ Error withoutFileName(Error error, const std::string &path) {
 // Writes each requested target's device archive to its output, all of them
 // or none.
 Status writeDeviceArchives(const DeviceArchives &archives,
-                           const InputFile &archive,
-                           const BundlerConfig &config,
+                           const InputFile &archive, const FilesConfig &files,
+                           const MatchingConfig &matching,
+                           const OutputConfig &output,
                            OperationReport &report) {
-  const std::string &archivePath = config.inputFileNames.front();
+  const std::string &archivePath = files.inputFileNames.front();
   OutputTransaction transaction;
   // Written as LLVM's archive writer writes: a temporary renamed over the
   // output.
   transaction.renameOverPaths(OutputTransaction::LinksReplaced::All);
   const ArchiveWriteOptions options =
-      llvmArchiveWriteOptions(config.archiveSym64Threshold);
+      llvmArchiveWriteOptions(output.archiveSym64Threshold);
   for (size_t i = 0; i < archives.requested.size(); ++i) {
-    if (archives.archives[i].empty() && !config.allowMissingBundles)
+    if (archives.archives[i].empty() && !matching.allowMissingBundles)
       return makeError("no compatible code object found for the target '" +
-                       config.targetNames[i] +
-                       "' in heterogeneous archive library: " + archivePath);
+                           files.targetNames[i] +
+                           "' in heterogeneous archive library: " + archivePath,
+                       ErrorCode::NoSuchTarget);
     auto plan = planGnuArchive(archives.archives[i], options);
     if (!plan)
       return plan.takeError();
     for (const std::string &warning : plan->warnings())
       report.diagnostics += "warning: " + warning + "\n";
-    const std::string &outputName = config.outputFileNames.at(i);
-    auto output = transaction.createFile(outputName);
-    if (!output)
-      return withoutFileName(output.takeError(), outputName);
+    const std::string &outputName = files.outputFileNames.at(i);
+    auto created = transaction.createFile(outputName);
+    if (!created)
+      return withoutFileName(created.takeError(), outputName);
     // Pieces that lie in the input archive are read from the file (without
     // faulting its mapping in); the rest is written from memory.
     std::string_view archiveBytes = archive.contents();
@@ -255,10 +260,10 @@ Status writeDeviceArchives(const DeviceArchives &archives,
       if (piece.data() >= archiveBytes.data() &&
           piece.data() + piece.size() <=
               archiveBytes.data() + archiveBytes.size())
-        return (*output)->copyFrom(
+        return (*created)->copyFrom(
             archive, static_cast<uint64_t>(piece.data() - archiveBytes.data()),
             piece.size());
-      return (*output)->write(piece);
+      return (*created)->write(piece);
     };
     if (Status status = plan->stream(writePiece); !status.ok())
       return status;
@@ -269,7 +274,8 @@ Status writeDeviceArchives(const DeviceArchives &archives,
 } // namespace
 
 Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
-  const std::string &archivePath = config.inputFileNames.front();
+  const auto &[files, matching, compression, output] = config;
+  const std::string &archivePath = files.inputFileNames.front();
   auto opened = openInput(archivePath);
   if (!opened)
     return opened.takeError();
@@ -280,21 +286,23 @@ Status unbundleArchive(const BundlerConfig &config, OperationReport &report) {
                   inMemoryInputLimit(), ArchiveEnd::AsTheBundlerReadsIt);
   if (!members)
     return members.takeError();
-  if (config.checkInputArchive)
+  if (matching.checkInputArchive)
     if (Status status =
-            checkHeterogeneousArchive(*members, archivePath, config);
+            checkHeterogeneousArchive(*members, archivePath, output);
         !status.ok())
       return status;
 
   DeviceArchives archives;
-  archives.requested = config.targets;
+  archives.requested = files.targets;
   archives.archives.resize(archives.requested.size());
   for (const ArchiveMember &member : *members)
     if (Status status =
-            collectMemberEntries(member, archivePath, config, report, archives);
+            collectMemberEntries(member, archivePath, matching, compression,
+                                 output, report, archives);
         !status.ok())
       return status;
-  return writeDeviceArchives(archives, **opened, config, report);
+  return writeDeviceArchives(archives, **opened, files, matching, output,
+                             report);
 }
 
 } // namespace offbundle

@@ -449,7 +449,8 @@ std::string_view textBundleComment(std::string_view filesType) {
 
 DiscoveryOptions discoveryOptions(const BundlerConfig &config,
                                   std::string &diagnostics) {
-  return discoveryOptions(config, textBundleComment(config.filesType),
+  return discoveryOptions(config.compression,
+                          textBundleComment(config.files.filesType),
                           diagnostics);
 }
 
@@ -514,7 +515,7 @@ openDiscoveredBundle(const DiscoveredBundle &bundle, const OutputConfig &output,
                   : BinaryBundleReader::openHeader(bundle.data->contents(),
                                                    bundle.deferred->wholeSize);
     if (!reader)
-      return fileError(path, reader.error().message);
+      return fileError(path, reader.error());
     return std::unique_ptr<BundleReader>(std::move(*reader));
   }
   ReaderOptions options;
@@ -544,7 +545,7 @@ Status walkInventory(const Discovery &discovery, const OutputConfig &output,
     // The readers describe what is wrong with the bytes; which file holds
     // them is said here, as opening the bundle says it.
     if (!walked.ok())
-      return fileError(bundle.data->path(), walked.error().message);
+      return fileError(bundle.data->path(), walked.error());
     if (visitor.endBundle)
       if (Status status = visitor.endBundle(bundle); !status.ok())
         return status;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "archive/ar_writing.h"
+#include "compression/compressed_bundle.h"
 #include "formats/bundle_decoding.h"
 #include "formats/fat_object.h"
 #include "targets/offload_target.h"
@@ -46,7 +47,7 @@ struct MatchingConfig {
 struct CompressionConfig {
   bool compress = false;
   // Compressed bundles: zstd at this level, in this format version (2 or 3).
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultZstdLevel;
   uint16_t compressedBundleVersion = 3;
   // Whether the MD5 hash in a compressed bundle's header is checked against
   // the data whenever the bundle is decompressed (-verify-hash,
@@ -99,10 +100,14 @@ struct OutputConfig {
   uint64_t archiveSym64Threshold = kDefaultSym64Threshold;
 };
 
-// Everything one run of the bundler was asked for.
-struct BundlerConfig : FilesConfig,
-                       MatchingConfig,
-                       CompressionConfig,
-                       OutputConfig {};
+// Everything one run of the bundler was asked for, a part per concern:
+// each step of an operation is handed the parts it reads, by name, and not
+// the whole.
+struct BundlerConfig {
+  FilesConfig files;
+  MatchingConfig matching;
+  CompressionConfig compression;
+  OutputConfig output;
+};
 
 } // namespace offbundle

@@ -76,11 +76,11 @@ public:
       struct stat info;
       if (::stat(prefix.c_str(), &info) == 0) {
         if (!S_ISDIR(info.st_mode))
-          return fileError(prefix, errnoMessage(ENOTDIR));
+          return systemError(prefix, ENOTDIR);
         continue;
       }
       if (errno != ENOENT)
-        return fileError(prefix, errnoMessage(errno));
+        return systemError(prefix, errno);
       // Made and registered with termination signals held, so that a
       // signal finds the folder registered or finds no folder.
       TerminationSignalBlock block;
@@ -91,7 +91,7 @@ public:
         if (errno == EEXIST && ::stat(prefix.c_str(), &info) == 0 &&
             S_ISDIR(info.st_mode))
           continue;
-        return fileError(prefix, errnoMessage(errno));
+        return systemError(prefix, errno);
       }
       created_.push_back(prefix);
       registrations_.push_back(registerCreatedFolder(prefix));
@@ -195,8 +195,9 @@ Status unbundleAllToDirectory(const BundlerConfig &config,
 Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
                                                 const EntrySelector &selected,
                                                 OperationReport &report) {
-  const std::string &folder = *config.outputDirectory;
-  auto input = openInput(config.inputFileNames.front());
+  const std::string &folder = *config.output.outputDirectory;
+  const std::string &inputName = config.files.inputFileNames.front();
+  auto input = openInput(inputName);
   if (!input)
     return input.takeError();
   // Compressed bundles are read as far as their headers here, and each is
@@ -226,7 +227,7 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     return EntryWalk::Continue;
   };
   if (Status walked =
-          walkInventory(*discovery, config, report.diagnostics, visitor);
+          walkInventory(*discovery, config.output, report.diagnostics, visitor);
       !walked.ok())
     return walked.takeError();
   if (entries.empty() && selected) {
@@ -238,9 +239,10 @@ Result<std::vector<std::string>> extractEntries(const BundlerConfig &config,
     return std::vector<std::string>();
   }
   if (entries.empty())
-    return fileError(config.inputFileNames.front(),
+    return fileError(inputName,
                      "no bundle entries to extract: it holds no offload "
-                     "bundle, .hip_fatbin or .llvm.offloading data");
+                     "bundle, .hip_fatbin or .llvm.offloading data",
+                     ErrorCode::NoSuchTarget);
 
   giveUniqueNames(entries);
   return writeEntries(entries, folder);

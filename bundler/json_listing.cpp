@@ -210,12 +210,13 @@ private:
 } // namespace
 
 Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
-  auto input = openInput(config.inputFileNames.front());
+  const std::string &inputName = config.files.inputFileNames.front();
+  auto input = openInput(inputName);
   if (!input)
     return input.takeError();
   // A listing never checks the hash of compressed bundles (see -list).
   DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
-  options.decompression = config.listingRequest();
+  options.decompression = config.compression.listingRequest();
   // Compressed bundles are read as far as their headers, but for
   // -verbose, which reports each decompression whole.
   options.compressedHeadersOnly = !options.verboseReport;
@@ -225,7 +226,7 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
   JsonListing listing(**input);
   JsonWriter &json = listing.json();
   json.beginObject();
-  json.field("input", config.inputFileNames.front());
+  json.field("input", inputName);
   json.key("bundles");
   json.beginArray();
   InventoryVisitor visitor;
@@ -240,7 +241,7 @@ Status listBundlesAsJson(const BundlerConfig &config, OperationReport &report) {
     return listing.endBundle(bundle);
   };
   if (Status status =
-          walkInventory(*discovery, config, report.diagnostics, visitor);
+          walkInventory(*discovery, config.output, report.diagnostics, visitor);
       !status.ok())
     return status;
   json.endArray();

@@ -114,7 +114,7 @@ Result<OpenedArchive> openArchive(const std::string &path) {
   opened.file = std::move(*file);
   auto archive = KpackArchive::read(opened.file->contents());
   if (!archive)
-    return fileError(path, archive.error().message);
+    return fileError(path, archive.error());
   opened.archive = std::move(*archive);
   for (const KpackBinary &binary : opened.archive.binaries())
     for (const KpackCodeObject &codeObject : binary.codeObjects)
@@ -173,13 +173,13 @@ assembleKpackReferences(const std::string &binaryPath,
                         const std::vector<uint64_t> &wrapperIndices) {
   auto marker = readKpackMarker(markerBytes);
   if (!marker)
-    return fileError(binaryPath, marker.error().message);
+    return fileError(binaryPath, marker.error());
   const std::string folder = folderOf(binaryPath);
   std::vector<OpenedArchive> archives;
   for (const std::string &path : marker->searchPaths) {
     auto files = filesOfSearchPath(folder, path);
     if (!files)
-      return fileError(binaryPath, files.error().message);
+      return fileError(binaryPath, files.error());
     for (const std::string &file : *files) {
       auto opened = openArchive(file);
       if (!opened)
@@ -212,7 +212,7 @@ assembleKpackReferences(const std::string &binaryPath,
           continue;
         auto loaded = loadCodeObject(opened.archive, *binary, codeObject);
         if (!loaded)
-          return fileError(opened.path, loaded.error().message);
+          return fileError(opened.path, loaded.error());
         taken.push_back(codeObject.architecture);
         codeObjects.push_back(std::move(*loaded));
       }
@@ -224,7 +224,7 @@ assembleKpackReferences(const std::string &binaryPath,
                                        archives.front().path + ")");
     auto bundle = bundleOf(key, codeObjects, /*inFile=*/false);
     if (!bundle)
-      return fileError(binaryPath, bundle.error().message);
+      return fileError(binaryPath, bundle.error());
     bundles.push_back(std::move(*bundle));
   }
   return bundles;

@@ -9,8 +9,10 @@
 namespace offbundle {
 
 Error unsupportedObject(const std::string &path) {
-  return fileError(path, "only ELF objects can be fat objects here (Mach-O "
-                         "and Wasm objects are not supported)");
+  return fileError(path,
+                   "only ELF objects can be fat objects here (Mach-O "
+                   "and Wasm objects are not supported)",
+                   ErrorCode::Unsupported);
 }
 
 // Picks the reader for a container's bytes, after the -type value has been
@@ -36,7 +38,7 @@ openPartialBundle(std::string_view prefix, uint64_t fullSize,
                   const std::string &path) {
   auto reader = BinaryBundleReader::openHeader(prefix, fullSize);
   if (!reader)
-    return fileError(path, reader.error().message);
+    return fileError(path, reader.error());
   return std::unique_ptr<BundleReader>(std::move(*reader));
 }
 

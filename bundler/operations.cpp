@@ -44,7 +44,7 @@ Error missingBundlesError(const std::vector<std::string_view> &missing) {
     message += id;
     ++index;
   }
-  return makeError(message);
+  return makeError(message, ErrorCode::NoSuchTarget);
 }
 
 // Lets the compressor write straight into the output file.
@@ -87,36 +87,39 @@ Status writeCompressed(std::string_view bundle,
 } // namespace
 
 Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
+  const FilesConfig &files = config.files;
+  const CompressionConfig &compression = config.compression;
+  const OutputConfig &outputConfig = config.output;
   std::vector<std::unique_ptr<InputFile>> inputs;
-  for (const std::string &name : config.inputFileNames) {
+  for (const std::string &name : files.inputFileNames) {
     auto input = openInput(name);
     if (!input)
       return input.takeError();
     inputs.push_back(std::move(*input));
   }
-  auto choice = containerForType(config.filesType);
+  auto choice = containerForType(files.filesType);
   if (!choice)
     return choice.takeError();
 
   std::vector<EntryToWrite> entries;
-  for (size_t i = 0; i < config.targetNames.size(); ++i)
-    entries.push_back({config.targetNames[i], inputs.at(i).get()});
+  for (size_t i = 0; i < files.targetNames.size(); ++i)
+    entries.push_back({files.targetNames[i], inputs.at(i).get()});
 
   OutputTransaction transaction;
-  auto output = transaction.create(config.outputFileNames.front());
+  auto output = transaction.create(files.outputFileNames.front());
   if (!output)
     return output.takeError();
 
   // -type=o with an object-file host makes a fat object. Without a host
   // entry (HIP device code only) it is a binary bundle: LLVM 22 crashes
   // there, and a binary bundle is what it can read back.
-  const size_t hostIndex = config.hostInputIndex;
+  const size_t hostIndex = files.hostInputIndex;
   const ContainerFormat format =
       choice->resolve(hostIndex < inputs.size() ? inputs[hostIndex]->contents()
                                                 : std::string_view());
   WriterOptions writing;
   writing.comment = choice->comment;
-  writing.alignment = config.bundleAlignment;
+  writing.alignment = outputConfig.bundleAlignment;
   writing.hostIndex = hostIndex;
   if (format == ContainerFormat::FatObject) {
     const InputFile &host = *inputs[hostIndex];
@@ -126,20 +129,21 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
     // memory to bundle; -compress compresses that nothing (with -verbose's
     // report) into the output, where it stays when -### keeps objcopy from
     // writing the file.
-    if (config.compress)
-      if (Status compressed = writeCompressed(
-              {}, config,
-              config.printExternalCommands ? **output
-                                           : *transaction.createInMemory(),
-              report.diagnostics);
+    if (compression.compress)
+      if (Status compressed =
+              writeCompressed({}, compression,
+                              outputConfig.printExternalCommands
+                                  ? **output
+                                  : *transaction.createInMemory(),
+                              report.diagnostics);
           !compressed.ok())
         return compressed;
-    if (config.printExternalCommands) {
+    if (outputConfig.printExternalCommands) {
       // LLVM prints the command instead of running it, leaving the output
       // empty.
       report.diagnostics += objcopyBundleCommand(
-          config.externalCommands, config.targetNames, config.inputFileNames,
-          hostIndex, config.outputFileNames.front());
+          outputConfig.externalCommands, files.targetNames,
+          files.inputFileNames, hostIndex, files.outputFileNames.front());
       return transaction.commit();
     }
     if (Status status = containerInfo(format).write(**output, entries, writing);
@@ -150,13 +154,13 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   // A compressed bundle compresses the whole uncompressed one, which is
   // therefore assembled in memory first.
   OutputFile &bundle =
-      config.compress ? *transaction.createInMemory() : **output;
-  if (config.compress) {
+      compression.compress ? *transaction.createInMemory() : **output;
+  if (compression.compress) {
     // An upper bound of the bundle's size: payloads, their alignment
     // padding, and per entry its header fields or text markers and ID.
     uint64_t bound = 64;
     for (const EntryToWrite &entry : entries)
-      bound += entry.payload->size() + config.bundleAlignment + 128 +
+      bound += entry.payload->size() + outputConfig.bundleAlignment + 128 +
                2 * entry.id.size();
     if (Status reserved = bundle.reserveMemory(bound); !reserved.ok())
       return reserved;
@@ -165,9 +169,9 @@ Status bundleFiles(const BundlerConfig &config, OperationReport &report) {
   if (!written.ok())
     return written;
 
-  if (config.compress)
-    if (Status compressed = writeCompressed(bundle.memoryContents(), config,
-                                            **output, report.diagnostics);
+  if (compression.compress)
+    if (Status compressed = writeCompressed(
+            bundle.memoryContents(), compression, **output, report.diagnostics);
         !compressed.ok())
       return compressed;
   return transaction.commit();
@@ -203,8 +207,9 @@ struct TargetUnbundling {
 // Takes, from one bundle, the first compatible entry for each target still
 // wanted; payloads are only noted here and copied later, all at once, so
 // that outputs can be filled in parallel.
-Status walkBundle(TargetUnbundling &state, const BundlerConfig &config,
-                  const InputFile &bundle, BundleReader &reader) {
+Status walkBundle(TargetUnbundling &state, const FilesConfig &files,
+                  const MatchingConfig &matching, const InputFile &bundle,
+                  BundleReader &reader) {
   if (state.worklist.empty())
     return Status::success();
   return forEachEntry(
@@ -218,7 +223,7 @@ Status walkBundle(TargetUnbundling &state, const BundlerConfig &config,
         std::optional<std::pair<std::string_view, size_t>> match;
         for (const auto &[key, targetIndex] : state.worklist.entries()) {
           if (isCodeObjectCompatible(*codeObject, state.requested[*targetIndex],
-                                     config.hipOpenmpCompatible)) {
+                                     matching.hipOpenmpCompatible)) {
             match.emplace(key, *targetIndex);
             break;
           }
@@ -227,7 +232,7 @@ Status walkBundle(TargetUnbundling &state, const BundlerConfig &config,
           return EntryWalk::Continue;
 
         auto output =
-            state.transaction.create(config.outputFileNames.at(match->second));
+            state.transaction.create(files.outputFileNames.at(match->second));
         if (!output)
           return output.takeError();
         auto payload = reader.readEntry();
@@ -269,14 +274,17 @@ void readRequestedTargets(TargetUnbundling &state, const FilesConfig &files) {
 
 // Text bundles are scanned whole; binary ones are read from their header.
 // Hashes are checked once the outputs are written, before they appear.
-Status decodeInput(TargetUnbundling &state, const BundlerConfig &config) {
+Status decodeInput(TargetUnbundling &state,
+                   const CompressionConfig &compression,
+                   const MatchingConfig &matching) {
   DecodeRequest request;
-  request.decompression = config.decompressionRequest();
+  request.decompression = compression.decompressionRequest();
   if (state.choice->format != ContainerFormat::TextBundle)
     request.entriesFor =
-        WantedTargets{&state.requested, config.hipOpenmpCompatible};
+        WantedTargets{&state.requested, matching.hipOpenmpCompatible};
   request.deferHashCheck = true;
-  request.verboseReport = config.verbose ? &state.report.diagnostics : nullptr;
+  request.verboseReport =
+      compression.verbose ? &state.report.diagnostics : nullptr;
   auto decoded = decodeBundles(*state.input, request);
   if (!decoded)
     return decoded.takeError();
@@ -286,8 +294,9 @@ Status decodeInput(TargetUnbundling &state, const BundlerConfig &config) {
 
 // Several bundles may lie end to end; each requested target is looked for
 // in one bundle after another.
-Status walkDecodedBundles(TargetUnbundling &state,
-                          const BundlerConfig &config) {
+Status walkDecodedBundles(TargetUnbundling &state, const FilesConfig &files,
+                          const MatchingConfig &matching,
+                          const OutputConfig &output) {
   for (const DecodedBundle &decoded : state.decoded->bundles()) {
     const InputFile &bundle = *decoded.file;
     // A partly decompressed bundle holds every entry the walk may take.
@@ -296,11 +305,11 @@ Status walkDecodedBundles(TargetUnbundling &state,
             ? openPartialBundle(bundle.contents(), *decoded.fullSize,
                                 bundle.path())
             : openReader(*state.choice, bundle.contents(), bundle.path(),
-                         config, config.inputFileNames.front(),
+                         output, files.inputFileNames.front(),
                          state.report.diagnostics);
     if (!reader)
       return reader.takeError();
-    if (Status status = walkBundle(state, config, bundle, **reader);
+    if (Status status = walkBundle(state, files, matching, bundle, **reader);
         !status.ok())
       return status;
   }
@@ -313,9 +322,11 @@ Status walkDecodedBundles(TargetUnbundling &state,
 // unbundled as if the sections were the input. With
 // -allow-missing-bundles LLVM succeeds (the whole file is the host
 // output), and so does this tool, in the same way.
-Status walkEmbeddedBundles(TargetUnbundling &state,
-                           const BundlerConfig &config) {
-  if (state.entriesSeen != 0 || config.allowMissingBundles ||
+Status walkEmbeddedBundles(TargetUnbundling &state, const FilesConfig &files,
+                           const MatchingConfig &matching,
+                           const CompressionConfig &compression,
+                           const OutputConfig &output) {
+  if (state.entriesSeen != 0 || matching.allowMissingBundles ||
       !holdsEmbeddedBundles(state.input->contents()))
     return Status::success();
   // The text format's comment, from the -type resolved already.
@@ -325,17 +336,18 @@ Status walkEmbeddedBundles(TargetUnbundling &state,
           : std::string_view();
   auto discovery = discoverBundles(
       *state.input,
-      discoveryOptions(config, textComment, state.report.diagnostics),
+      discoveryOptions(compression, textComment, state.report.diagnostics),
       DiscoveryMode::Lenient);
   if (!discovery)
     return discovery.takeError();
   state.embedded = std::move(*discovery);
   for (const DiscoveredBundle &bundle : state.embedded.bundles) {
-    auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/false,
+    auto reader = openDiscoveredBundle(bundle, output, /*fileOrder=*/false,
                                        state.report.diagnostics);
     if (!reader)
       return reader.takeError();
-    if (Status status = walkBundle(state, config, *bundle.data, **reader);
+    if (Status status =
+            walkBundle(state, files, matching, *bundle.data, **reader);
         !status.ok())
       return status;
   }
@@ -346,23 +358,23 @@ Status walkEmbeddedBundles(TargetUnbundling &state,
 // otherwise empty outputs, or, when nothing matched at all, the input
 // taken to be a plain host file (after decompression, when it was
 // compressed).
-Status createUnmatchedOutputs(TargetUnbundling &state,
-                              const BundlerConfig &config) {
+Status createUnmatchedOutputs(TargetUnbundling &state, const FilesConfig &files,
+                              const MatchingConfig &matching) {
   std::vector<std::pair<std::string_view, size_t>> remaining;
   for (const auto &[key, targetIndex] : state.worklist.entries())
     remaining.emplace_back(key, *targetIndex);
 
-  if (!config.allowMissingBundles && !remaining.empty()) {
+  if (!matching.allowMissingBundles && !remaining.empty()) {
     std::vector<std::string_view> missing;
     for (const auto &entry : remaining)
       missing.push_back(entry.first);
     return missingBundlesError(missing);
   }
 
-  if (remaining.size() == config.targetNames.size()) {
+  if (remaining.size() == files.targetNames.size()) {
     for (const auto &[key, targetIndex] : remaining) {
       auto output =
-          state.transaction.create(config.outputFileNames.at(targetIndex));
+          state.transaction.create(files.outputFileNames.at(targetIndex));
       if (!output)
         return output.takeError();
       if (state.requested[targetIndex].hasHostKind())
@@ -372,13 +384,13 @@ Status createUnmatchedOutputs(TargetUnbundling &state,
     }
     return Status::success();
   }
-  if (!(state.foundHostBundle ||
-        config.hostInputIndex == BundlerConfig::kNoHost ||
-        config.allowMissingBundles))
-    return makeError("Can't find bundle for the host target");
+  if (!(state.foundHostBundle || files.hostInputIndex == FilesConfig::kNoHost ||
+        matching.allowMissingBundles))
+    return makeError("Can't find bundle for the host target",
+                     ErrorCode::NoSuchTarget);
   for (const auto &[key, targetIndex] : remaining) {
     auto output =
-        state.transaction.create(config.outputFileNames.at(targetIndex));
+        state.transaction.create(files.outputFileNames.at(targetIndex));
     if (!output)
       return output.takeError();
   }
@@ -413,22 +425,25 @@ Status writeOutputs(TargetUnbundling &state) {
 
 Status unbundleFiles(const BundlerConfig &config, OperationReport &report) {
   TargetUnbundling state(report);
-  if (Status status = openUnbundlingInput(state, config); !status.ok())
+  if (Status status = openUnbundlingInput(state, config.files); !status.ok())
     return status;
-  readRequestedTargets(state, config);
-  if (Status status = decodeInput(state, config); !status.ok())
+  readRequestedTargets(state, config.files);
+  if (Status status = decodeInput(state, config.compression, config.matching);
+      !status.ok())
     return status;
-  Status status = walkDecodedBundles(state, config);
+  Status status =
+      walkDecodedBundles(state, config.files, config.matching, config.output);
   if (status.ok())
-    status = walkEmbeddedBundles(state, config);
+    status = walkEmbeddedBundles(state, config.files, config.matching,
+                                 config.compression, config.output);
   if (status.ok())
-    status = createUnmatchedOutputs(state, config);
+    status = createUnmatchedOutputs(state, config.files, config.matching);
   if (status.ok())
     status = writeOutputs(state);
   // Damaged data is reported as such, whichever step tripped over it
   // first; the outputs appear only once the hashes are known to match.
-  if (Status hashes =
-          state.decoded->checkHashes(state.input->path(), config.hashCheckHint);
+  if (Status hashes = state.decoded->checkHashes(
+          state.input->path(), config.compression.hashCheckHint);
       !hashes.ok())
     return hashes;
   if (!status.ok())
@@ -454,15 +469,18 @@ Status printEntryIds(BundleReader &reader, OperationReport &report,
 } // namespace
 
 Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
-  auto opened = openInput(config.inputFileNames.front());
+  const FilesConfig &files = config.files;
+  const CompressionConfig &compression = config.compression;
+  const OutputConfig &output = config.output;
+  auto opened = openInput(files.inputFileNames.front());
   if (!opened)
     return opened.takeError();
   const InputFile &input = **opened;
-  auto listChoice = containerForType(config.filesType);
+  auto listChoice = containerForType(files.filesType);
   // Binary bundles inside compressed ones are listed from their headers;
   // -verbose needs the whole bundle decompressed, for its hash report.
   if (listChoice && listChoice->format != ContainerFormat::TextBundle &&
-      !reportsHash(config.decompression())) {
+      !reportsHash(compression.decompression())) {
     auto listed = compressedBundleEntryIds(input);
     if (!listed)
       return listed.takeError();
@@ -472,20 +490,20 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
     }
   }
   DecodeRequest request;
-  request.decompression = config.listingRequest();
-  request.verboseReport = config.verbose ? &report.diagnostics : nullptr;
+  request.decompression = compression.listingRequest();
+  request.verboseReport = compression.verbose ? &report.diagnostics : nullptr;
   auto decoded = decodeBundles(input, request);
   if (!decoded)
     return decoded.takeError();
-  auto choice = containerForType(config.filesType);
+  auto choice = containerForType(files.filesType);
   if (!choice)
     return choice.takeError();
   size_t printed = 0;
   for (const DecodedBundle &each : decoded->bundles()) {
     const InputFile *bundle = each.file.get();
     auto reader =
-        openReader(*choice, bundle->contents(), bundle->path(), config,
-                   config.inputFileNames.front(), report.diagnostics);
+        openReader(*choice, bundle->contents(), bundle->path(), output,
+                   files.inputFileNames.front(), report.diagnostics);
     if (!reader)
       return reader.takeError();
     if (Status status = printEntryIds(**reader, report, printed); !status.ok())
@@ -498,7 +516,7 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   if (printed != 0 || !holdsEmbeddedBundles(input.contents()))
     return Status::success();
   DiscoveryOptions options = discoveryOptions(config, report.diagnostics);
-  options.decompression = config.listingRequest();
+  options.decompression = compression.listingRequest();
   // Compressed bundles are read as far as their headers, but for
   // -verbose, which reports each decompression whole.
   options.compressedHeadersOnly = !options.verboseReport;
@@ -506,7 +524,7 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
   if (!discovery)
     return discovery.takeError();
   for (const DiscoveredBundle &bundle : discovery->bundles) {
-    auto reader = openDiscoveredBundle(bundle, config, /*fileOrder=*/false,
+    auto reader = openDiscoveredBundle(bundle, output, /*fileOrder=*/false,
                                        report.diagnostics);
     if (!reader)
       return reader.takeError();
@@ -514,6 +532,14 @@ Status listBundleIds(const BundlerConfig &config, OperationReport &report) {
       return status;
   }
   return Status::success();
+}
+
+Status runBundling(const BundlerConfig &config, bool unbundle,
+                   OperationReport &report) {
+  if (!unbundle)
+    return bundleFiles(config, report);
+  return config.files.filesType == "a" ? unbundleArchive(config, report)
+                                       : unbundleFiles(config, report);
 }
 
 } // namespace offbundle

@@ -22,6 +22,12 @@ Status unbundleFiles(const BundlerConfig &config, OperationReport &report);
 // target.
 Status unbundleArchive(const BundlerConfig &config, OperationReport &report);
 
+// -bundle or -unbundle, as checkBundlingRequest (bundler/target_checks.h)
+// made `config`: bundleFiles, or unbundleArchive for -type=a and
+// unbundleFiles for the other types.
+Status runBundling(const BundlerConfig &config, bool unbundle,
+                   OperationReport &report);
+
 // Prints one line per entry ID of the single input.
 Status listBundleIds(const BundlerConfig &config, OperationReport &report);
 

@@ -13,7 +13,7 @@
 
 namespace offbundle {
 
-std::optional<TargetProblem>
+std::optional<BundlingProblem>
 checkTargets(const std::vector<std::string> &targets, bool unbundle,
              FilesConfig &config) {
   std::unordered_set<std::string> seen;
@@ -44,8 +44,8 @@ checkTargets(const std::vector<std::string> &targets, bool unbundle,
       return message;
     }
     if (parsed.triple.normalizationIsFatal())
-      return TargetProblem("LLVM ERROR: Unsupported Shader Model version",
-                           /*fatal=*/true);
+      return BundlingProblem("LLVM ERROR: Unsupported Shader Model version",
+                             /*fatal=*/true);
     // Two spellings of one target would be written as one entry ID twice;
     // LLVM then writes a corrupt bundle or drops an output.
     std::string entryId = parsed.str();
@@ -82,6 +82,41 @@ checkTargets(const std::vector<std::string> &targets, bool unbundle,
     return "expecting exactly one host target but got " +
            std::to_string(hostCount);
   return std::nullopt;
+}
+
+std::variant<BundlerConfig, BundlingProblem>
+checkBundlingRequest(BundlingRequest request) {
+  FilesConfig &files = request.config.files;
+  const size_t inputs = files.inputFileNames.size();
+  const size_t outputs = files.outputFileNames.size();
+  if (request.config.matching.checkInputArchive) {
+    if (!request.unbundle)
+      return "-check-input-archive cannot be used while bundling";
+    if (files.filesType != "a")
+      return "-check-input-archive can only be used for unbundling archives "
+             "(-type=a)";
+  }
+  if (outputs == 0)
+    return "no output file specified!";
+  if (!request.targetsGiven)
+    return "for the --targets option: must be specified at least once!";
+  if (request.unbundle) {
+    if (inputs != 1)
+      return "only one input file supported in unbundling mode";
+    if (outputs != request.targets.size())
+      return "number of output files and targets should match in unbundling "
+             "mode";
+  } else {
+    if (files.filesType == "a")
+      return "Archive files are only supported for unbundling";
+    if (outputs != 1)
+      return "only one output file supported in bundling mode";
+    if (inputs != request.targets.size())
+      return "number of input files and targets should match in bundling mode";
+  }
+  if (auto problem = checkTargets(request.targets, request.unbundle, files))
+    return std::move(*problem);
+  return std::move(request.config);
 }
 
 } // namespace offbundle

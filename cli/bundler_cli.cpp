@@ -1,7 +1,8 @@
 // clang-offload-bundler's command line (see bundler_cli.h): the option table,
 // the environment variables it reads (OFFLOAD_BUNDLER_*,
-// COMPRESSED_BUNDLE_FORMAT_VERSION), LLVM 22's checks in its order, and the
-// dispatch to the operations. Options LLVM 22 lacks (-output-dir, -format,
+// COMPRESSED_BUNDLE_FORMAT_VERSION), and LLVM 22's checks of the options
+// before those of a bundling request, which the public API shares
+// (bundler/target_checks.h). Options LLVM 22 lacks (-output-dir, -format,
 // -verify-hash) are hidden from --help.
 
 #include "cli/bundler_cli.h"
@@ -15,6 +16,7 @@
 #include <type_traits>
 #include <unistd.h>
 #include <unordered_set>
+#include <variant>
 
 #include "bundler/config.h"
 #include "bundler/operations.h"
@@ -154,6 +156,7 @@ std::optional<Integer> parseDecimal(const std::string &text) {
 // LLVM's bundler reads these variables when it builds its configuration,
 // before it checks the command line; its warnings are plain lines.
 void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
+  CompressionConfig &compression = config.compression;
   auto variable = [](const char *name) -> std::optional<std::string> {
     const char *value = std::getenv(name);
     if (value == nullptr)
@@ -161,30 +164,31 @@ void applyEnvironment(BundlerConfig &config, ToolReporter &report) {
     return std::string(value);
   };
   // LLVM's archive writer reads its own variable, whatever the others say.
-  config.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
+  config.output.archiveSym64Threshold = archiveSym64ThresholdFromEnvironment();
   if (variable("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") == "1")
     return;
   if (auto verbose = variable("OFFLOAD_BUNDLER_VERBOSE"))
-    config.verbose = *verbose == "1";
+    compression.verbose = *verbose == "1";
   if (auto compress = variable("OFFLOAD_BUNDLER_COMPRESS"))
-    config.compress = *compress == "1";
+    compression.compress = *compress == "1";
   // Not LLVM's: clang passes no flags of ours to the bundler. Only "0" turns
   // the check off, so that a mistyped value never weakens it.
   if (auto verify = variable("OFFLOAD_BUNDLER_VERIFY_HASH"))
-    config.verifyHash = *verify != "0";
+    compression.verifyHash = *verify != "0";
   if (auto level = variable("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) {
     if (auto parsed = parseDecimal<int>(*level))
-      config.compressionLevel = *parsed;
+      compression.compressionLevel = *parsed;
     else
       report.printDiagnostics(
           "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: " +
           *level + ". Ignoring it.\n");
   }
   if (auto version = variable("COMPRESSED_BUNDLE_FORMAT_VERSION")) {
-    const std::string fallback = std::to_string(config.compressedBundleVersion);
+    const std::string fallback =
+        std::to_string(compression.compressedBundleVersion);
     if (auto parsed = parseDecimal<uint16_t>(*version)) {
       if (*parsed >= 2 && *parsed <= 3)
-        config.compressedBundleVersion = *parsed;
+        compression.compressedBundleVersion = *parsed;
       else
         report.printDiagnostics(
             "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: " +
@@ -241,24 +245,26 @@ ExternalCommandSettings findExternalCommands() {
 // The values of the options that configure every mode, after the
 // environment (the command line wins).
 void readOptionValues(const ParsedCommandLine &parsed, BundlerConfig &config) {
-  config.filesType = parsed.last("type").value_or("");
-  config.allowMissingBundles = parsed.flag("allow-missing-bundles");
-  config.checkInputArchive = parsed.flag("check-input-archive");
-  config.printExternalCommands = parsed.flag("###");
-  if (config.printExternalCommands)
-    config.externalCommands = findExternalCommands();
-  config.hipOpenmpCompatible = parsed.flag("hip-openmp-compatible");
+  auto &[files, matching, compression, output] = config;
+  files.filesType = parsed.last("type").value_or("");
+  matching.allowMissingBundles = parsed.flag("allow-missing-bundles");
+  matching.checkInputArchive = parsed.flag("check-input-archive");
+  output.printExternalCommands = parsed.flag("###");
+  if (output.printExternalCommands)
+    output.externalCommands = findExternalCommands();
+  matching.hipOpenmpCompatible = parsed.flag("hip-openmp-compatible");
   if (auto alignment = parsed.last("bundle-align"))
-    config.bundleAlignment = std::stoull(*alignment, nullptr, 0);
+    output.bundleAlignment = std::stoull(*alignment, nullptr, 0);
   if (parsed.specified("compress"))
-    config.compress = parsed.flag("compress");
+    compression.compress = parsed.flag("compress");
   if (parsed.specified("verbose"))
-    config.verbose = parsed.flag("verbose");
+    compression.verbose = parsed.flag("verbose");
   if (parsed.specified("verify-hash"))
-    config.verifyHash = parsed.flag("verify-hash");
-  config.hashCheckHint = "-verify-hash=false skips this check";
+    compression.verifyHash = parsed.flag("verify-hash");
+  compression.hashCheckHint = "-verify-hash=false skips this check";
   if (auto level = parsed.last("compression-level"))
-    config.compressionLevel = static_cast<int>(std::stoll(*level, nullptr, 0));
+    compression.compressionLevel =
+        static_cast<int>(std::stoll(*level, nullptr, 0));
 }
 
 // -input and -output, with the deprecated -inputs and -outputs appended
@@ -266,7 +272,7 @@ void readOptionValues(const ParsedCommandLine &parsed, BundlerConfig &config) {
 // failure, if any.
 std::optional<ToolOutcome> readInputsAndOutputs(const ParsedCommandLine &parsed,
                                                 ToolReporter &report,
-                                                BundlerConfig &config) {
+                                                FilesConfig &files) {
   std::vector<std::string> inputs = parsed.all("input");
   std::vector<std::string> outputs = parsed.all("output");
   if (parsed.specified("input") && parsed.specified("inputs"))
@@ -285,8 +291,8 @@ std::optional<ToolOutcome> readInputsAndOutputs(const ParsedCommandLine &parsed,
     report.warn("-outputs is deprecated, use -output instead");
     outputs.insert(outputs.end(), deprecated.begin(), deprecated.end());
   }
-  config.inputFileNames = std::move(inputs);
-  config.outputFileNames = std::move(outputs);
+  files.inputFileNames = std::move(inputs);
+  files.outputFileNames = std::move(outputs);
   return std::nullopt;
 }
 
@@ -311,16 +317,16 @@ ToolOutcome runOutputDirectory(const std::string &folder, bool unbundle,
     return report.fail("-output-dir needs a folder name");
   if (!unbundle || list)
     return report.fail("-output-dir is only valid with -unbundle");
-  if (config.checkInputArchive)
+  if (config.matching.checkInputArchive)
     return report.fail("-check-input-archive cannot be used with -output-dir");
-  if (!config.outputFileNames.empty())
+  if (!config.files.outputFileNames.empty())
     return report.fail("-output-dir and -output cannot be used together");
   if (hasTargets)
     return report.fail("-targets option is invalid with -output-dir, which "
                        "extracts every entry");
-  if (config.inputFileNames.size() != 1)
+  if (config.files.inputFileNames.size() != 1)
     return report.fail("only one input file supported in unbundling mode");
-  config.outputDirectory = folder;
+  config.output.outputDirectory = folder;
   OperationReport printed;
   Status done = unbundleAllToDirectory(config, printed);
   return reportOperation(report, printed, done);
@@ -331,61 +337,16 @@ ToolOutcome runList(bool unbundle, bool hasTargets, ToolReporter &report,
                     const BundlerConfig &config) {
   if (unbundle)
     return report.fail("-unbundle and -list cannot be used together");
-  if (config.inputFileNames.size() != 1)
+  if (config.files.inputFileNames.size() != 1)
     return report.fail("only one input file supported for -list");
-  if (!config.outputFileNames.empty())
+  if (!config.files.outputFileNames.empty())
     return report.fail("-outputs option is invalid for -list");
   if (hasTargets)
     return report.fail("-targets option is invalid for -list");
   OperationReport printed;
-  Status listed = config.listAsJson ? listBundlesAsJson(config, printed)
-                                    : listBundleIds(config, printed);
+  Status listed = config.output.listAsJson ? listBundlesAsJson(config, printed)
+                                           : listBundleIds(config, printed);
   return reportOperation(report, printed, listed);
-}
-
-// LLVM's checks of a bundling or unbundling command line, in its order.
-// Returns the failure, if any.
-std::optional<ToolOutcome>
-checkBundlingCommand(const ParsedCommandLine &parsed, bool unbundle,
-                     const std::vector<std::string> &targets,
-                     ToolReporter &report, BundlerConfig &config) {
-  const size_t inputs = config.inputFileNames.size();
-  const size_t outputs = config.outputFileNames.size();
-  if (config.checkInputArchive) {
-    if (!unbundle)
-      return report.fail("-check-input-archive cannot be used while bundling");
-    if (config.filesType != "a")
-      return report.fail("-check-input-archive can only be used for "
-                         "unbundling archives (-type=a)");
-  }
-  if (outputs == 0)
-    return report.fail("no output file specified!");
-  if (!parsed.specified("targets"))
-    return report.fail(
-        "for the --targets option: must be specified at least once!");
-  if (unbundle) {
-    if (inputs != 1)
-      return report.fail("only one input file supported in unbundling mode");
-    if (outputs != targets.size())
-      return report.fail(
-          "number of output files and targets should match in unbundling "
-          "mode");
-  } else {
-    if (config.filesType == "a")
-      return report.fail("Archive files are only supported for unbundling");
-    if (outputs != 1)
-      return report.fail("only one output file supported in bundling mode");
-    if (inputs != targets.size())
-      return report.fail(
-          "number of input files and targets should match in bundling mode");
-  }
-  if (auto problem = checkTargets(targets, unbundle, config)) {
-    if (!problem->llvmFatal)
-      return report.fail(problem->message);
-    report.printError(problem->message);
-    return report.finish(1);
-  }
-  return std::nullopt;
 }
 
 } // namespace
@@ -414,7 +375,7 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
   const bool unbundle = parsed.flag("unbundle");
   const bool list = parsed.flag("list");
   const std::vector<std::string> targets = parsed.all("targets");
-  if (auto failed = readInputsAndOutputs(parsed, report, config))
+  if (auto failed = readInputsAndOutputs(parsed, report, config.files))
     return std::move(*failed);
 
   // The options of our own come with command lines LLVM's tool refuses, so
@@ -425,25 +386,25 @@ ToolOutcome runClangOffloadBundler(const std::vector<std::string> &rawArgv) {
                          "': expected text or json");
     if (!list)
       return report.fail("-format is only valid with -list");
-    config.listAsJson = *format == "json";
+    config.output.listAsJson = *format == "json";
   }
   if (auto folder = parsed.last("output-dir"))
     return runOutputDirectory(*folder, unbundle, list, !targets.empty(), report,
                               config);
   if (list)
     return runList(unbundle, !targets.empty(), report, config);
-  if (auto failed =
-          checkBundlingCommand(parsed, unbundle, targets, report, config))
-    return std::move(*failed);
-
-  Status done = Status::success();
-  OperationReport printed;
-  if (unbundle) {
-    done = config.filesType == "a" ? unbundleArchive(config, printed)
-                                   : unbundleFiles(config, printed);
-  } else {
-    done = bundleFiles(config, printed);
+  auto checked = checkBundlingRequest(
+      {unbundle, targets, parsed.specified("targets"), std::move(config)});
+  if (const auto *problem = std::get_if<BundlingProblem>(&checked)) {
+    if (!problem->llvmFatal)
+      return report.fail(problem->message);
+    // LLVM's report_fatal_error: a line of its own, not the tool's error.
+    report.printError(problem->message);
+    return report.finish(1);
   }
+  OperationReport printed;
+  Status done =
+      runBundling(std::get<BundlerConfig>(checked), unbundle, printed);
   return reportOperation(report, printed, done);
 }
 

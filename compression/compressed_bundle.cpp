@@ -87,7 +87,8 @@ makeDecoder(CompressionMethod method, std::string_view compressedData,
 }
 
 Error codecError(const Error &error) {
-  return makeError(std::string(kCodecErrorPrefix) + error.message);
+  return makeError(std::string(kCodecErrorPrefix) + error.message,
+                   ErrorCode::DamagedInput);
 }
 
 // The error for a decoding failure: LLVM's own words when the output buffer
@@ -425,9 +426,11 @@ Error hashMismatchError(const std::string &file, uint64_t stored,
   std::string why = "corrupt data";
   if (!howToSkip.empty())
     why += "; " + std::string(howToSkip);
-  return fileError(file, "compressed bundle hash mismatch: stored " +
-                             fullHex(stored) + ", computed " +
-                             fullHex(computed) + " (" + why + ")");
+  return fileError(file,
+                   "compressed bundle hash mismatch: stored " +
+                       fullHex(stored) + ", computed " + fullHex(computed) +
+                       " (" + why + ")",
+                   ErrorCode::DamagedInput);
 }
 
 Result<std::unique_ptr<CompressedPrefixReader>>

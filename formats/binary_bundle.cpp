@@ -17,7 +17,7 @@ namespace {
 constexpr uint64_t kEntryFixedSize = 24; // offset, size, ID length
 
 Error malformed(const std::string &what) {
-  return makeError("malformed bundle header: " + what);
+  return makeError("malformed bundle header: " + what, ErrorCode::DamagedInput);
 }
 
 } // namespace

@@ -18,14 +18,15 @@ namespace {
 const std::string kFailedPrefix = "Failed to decompress input: ";
 
 Error decompressionFailed(const Error &error) {
-  return makeError(kFailedPrefix + error.message);
+  return makeError(kFailedPrefix + error.message, ErrorCode::DamagedInput);
 }
 
 // The stream ended before the size the header claims.
 Error shortStreamError(uint64_t decompressed, uint64_t claimed) {
   return makeError("Decompressed size " + std::to_string(decompressed) +
-                   " does not match the size in the header, " +
-                   std::to_string(claimed));
+                       " does not match the size in the header, " +
+                       std::to_string(claimed),
+                   ErrorCode::DamagedInput);
 }
 
 // Every bundle is held decompressed at once. Sizes are checked against the
@@ -92,7 +93,7 @@ entryIdsFromHeader(const CompressedBundleSpan &span, const std::string &path) {
     auto bundleReader =
         BinaryBundleReader::openHeader(prefix, span.header.uncompressedSize);
     if (!bundleReader)
-      return fileError(path, bundleReader.error().message);
+      return fileError(path, bundleReader.error());
     std::string listing;
     for (std::string_view id : (*bundleReader)->entryIds()) {
       listing += id;

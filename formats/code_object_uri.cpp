@@ -169,7 +169,7 @@ Result<std::string> uriFilePath(const std::string &path) {
   std::unique_ptr<char, decltype(&std::free)> resolved(
       ::realpath(path.c_str(), nullptr), &std::free);
   if (!resolved)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   return std::string(resolved.get());
 }
 

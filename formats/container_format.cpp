@@ -106,7 +106,7 @@ openContainer(ContainerFormat format, std::string_view contents,
               const std::string &path, const ReaderOptions &options) {
   auto reader = containerInfo(format).open(contents, options);
   if (!reader)
-    return fileError(path, reader.error().message);
+    return withCode(fileError(path, reader.error()), ErrorCode::DamagedInput);
   return reader;
 }
 
@@ -139,7 +139,8 @@ Result<ContainerChoice> containerForType(std::string_view filesType) {
     if (entry.type == filesType)
       return entry.choice;
   return makeError("'" + std::string(filesType) +
-                   "': invalid file type specified");
+                       "': invalid file type specified",
+                   ErrorCode::InvalidArgument);
 }
 
 bool looksLikeObjectFile(std::string_view bytes) {

@@ -122,7 +122,7 @@ Status writeFatObject(OutputFile &output, const InputFile &host,
   }
   auto plan = planOffloadBundleSections(host.contents(), sections);
   if (!plan)
-    return fileError(host.path(), plan.error().message);
+    return fileError(host.path(), plan.error());
   return writeElfPlan(output, *plan, payloadFiles);
 }
 

@@ -102,7 +102,7 @@ private:
   Status addElf(std::string_view bytes, const std::string &name) {
     auto object = parseElfObject(bytes);
     if (!object)
-      return fileError(name, object.error().message);
+      return fileError(name, object.error());
     const auto &sections = object->sections();
     for (size_t index = 0; index < sections.size(); ++index) {
       const ElfSection &section = sections[index];
@@ -122,7 +122,7 @@ private:
   Status addCoff(std::string_view bytes, const std::string &name) {
     auto sections = readCoffSections(bytes);
     if (!sections)
-      return fileError(name, sections.error().message);
+      return fileError(name, sections.error());
     for (size_t index = 0; index < sections->size(); ++index) {
       const CoffSection &section = (*sections)[index];
       if (!section.name.starts_with(kLlvmOffloadingSection))
@@ -161,7 +161,7 @@ private:
   Status addBitcode(std::string_view bytes, const std::string &name) {
     auto objects = findEmbeddedOffloadingObjects(bytes);
     if (!objects)
-      return fileError(name, objects.error().message);
+      return fileError(name, objects.error());
     for (EmbeddedObject &object : *objects) {
       storage_.push_back(object.contents);
       const std::string context =

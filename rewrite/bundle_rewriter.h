@@ -98,13 +98,13 @@ public:
       // Left as it is, but not when damaged: a run that reads it must not
       // say it is fine.
       if (Status valid = checkPlainBundle(bundle); !valid.ok())
-        return fileError(file_, valid.error().message);
+        return fileError(file_, valid.error());
       return unchanged(bundle);
     case RewriteKind::Compress: {
       // A damaged bundle is refused rather than sealed into a compressed
       // one that every reader would then refuse.
       if (Status valid = checkPlainBundle(bundle); !valid.ok())
-        return fileError(file_, valid.error().message);
+        return fileError(file_, valid.error());
       result_.changed = true;
       CompressionOptions options;
       options.level = request_.compressionLevel;
@@ -157,7 +157,7 @@ private:
   Result<OutputPlan> rewriteCompressed(std::string_view bundle) {
     auto spans = splitConcatenatedCompressedBundles(bundle);
     if (!spans)
-      return fileError(file_, spans.error().message);
+      return fileError(file_, spans.error());
     if (spans->size() != 1)
       return fileError(file_,
                        "holds " + std::to_string(spans->size()) +
@@ -178,7 +178,7 @@ private:
               ByteBuffer spare) -> Result<ByteBuffer> {
             auto plain = decompressBundle(compressed, check, std::move(spare));
             if (!plain)
-              return fileError(name, plain.error().message);
+              return fileError(name, plain.error());
             // What it held must be a bundle, as for any plain input.
             if (Status valid = checkPlainBundle(plain->bytes.view());
                 !valid.ok())
@@ -193,7 +193,7 @@ private:
     auto plain =
         decompressBundle(spans->front().bytes, hashCheck(spans->front().bytes));
     if (!plain)
-      return fileError(file_, plain.error().message);
+      return fileError(file_, plain.error());
     const uint64_t removedBefore = result_.entriesRemoved;
     auto pruned = prune(plain->bytes.view(), plain->bytes.view());
     if (!pruned)
@@ -222,7 +222,7 @@ private:
   Result<OutputPlan> prune(std::string_view bundle, std::string_view base) {
     auto entries = readPlainEntries(bundle);
     if (!entries)
-      return fileError(file_, entries.error().message);
+      return fileError(file_, entries.error());
     const uint64_t bundleStart =
         static_cast<uint64_t>(bundle.data() - base.data());
     std::vector<BinaryBundleEntryShape> kept;

@@ -21,7 +21,7 @@ Result<OutputPlan> editElf(const std::string &file, std::string_view bytes,
     return editBundle(file, bytes, rewriter);
   auto parsed = parseElfObject(bytes);
   if (!parsed)
-    return fileError(file, parsed.error().message);
+    return fileError(file, parsed.error());
   if (parsed->header().programHeaderCount != 0)
     return rewriteLinked(file, *parsed, rewriter);
   return rewriteRelocatable(file, *parsed, rewriter);

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "archive/ar_writing.h"
+#include "compression/compressed_bundle.h"
 #include "formats/bundle_format.h"
 #include "rewrite/target_selection.h"
 #include "support/error.h"
@@ -64,7 +65,8 @@ enum class RewriteKind { Prune, Compress, Decompress };
 struct RewriteRequest {
   RewriteKind kind = RewriteKind::Compress;
   std::vector<TargetSelector> keep; // prune
-  int compressionLevel = 3;         // compress, and prune's recompression
+  // compress, and prune's recompression
+  int compressionLevel = kDefaultZstdLevel;
   // Whether compressed bundles are checked against the hash in their header
   // as they are decompressed (prune, decompress); a mismatch fails.
   bool verifyHash = true;

@@ -1,7 +1,11 @@
 // Errors as values. Every failure is carried up to the command-line layer as
-// an Error holding the one line the tool prints after "<argv0>: error: ".
+// an Error holding the one line the tool prints after "<argv0>: error: ",
+// and the kind of failure it is, which the public API hands on to programs
+// (offbundle::api::ErrorCode, whose comments say what each kind covers).
 #pragma once
 
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,9 +13,54 @@
 
 namespace offbundle {
 
+// The tools print the message alone; the kind is for programs that act on
+// a failure, so it is set where the failure arises: file operations from
+// errno, readers where bytes are malformed, the checks of a request where it
+// is refused.
+enum class ErrorCode {
+  Other,
+  InvalidArgument,
+  NotFound,
+  Permission,
+  OutOfSpace,
+  Io,
+  DamagedInput,
+  Unsupported,
+  NoSuchTarget,
+};
+
 struct Error {
   std::string message;
+  ErrorCode code = ErrorCode::Other;
 };
+
+// The kind of a failed system call's errno.
+inline ErrorCode errorCodeOfErrno(int error) {
+  switch (error) {
+  case ENOENT:
+  case ENOTDIR:
+    return ErrorCode::NotFound;
+  case EACCES:
+  case EPERM:
+  case EROFS:
+    return ErrorCode::Permission;
+  case ENOSPC:
+  case EDQUOT:
+  case EFBIG:
+    return ErrorCode::OutOfSpace;
+  default:
+    return ErrorCode::Io;
+  }
+}
+
+// `error`, given the kind `code` when it has none yet: for a layer that
+// knows what its callee's unclassified failures mean (whatever a reader of
+// bytes refuses, say, is damaged input).
+inline Error withCode(Error error, ErrorCode code) {
+  if (error.code == ErrorCode::Other)
+    error.code = code;
+  return error;
+}
 
 // Either a value or an Error (std::expected is not in our C++20 toolchain).
 template <typename T> class [[nodiscard]] Result {
@@ -50,8 +99,8 @@ private:
   std::optional<Error> error_;
 };
 
-inline Error makeError(std::string message) {
-  return Error{std::move(message)};
+inline Error makeError(std::string message, ErrorCode code = ErrorCode::Other) {
+  return Error{std::move(message), code};
 }
 
 // "'<path>'", a file as messages name it.
@@ -60,8 +109,20 @@ inline std::string quotedFileName(const std::string &path) {
 }
 
 // "'<path>': <reason>", the shape LLVM gives file errors.
-inline Error fileError(const std::string &path, const std::string &reason) {
-  return Error{quotedFileName(path) + ": " + reason};
+inline Error fileError(const std::string &path, const std::string &reason,
+                       ErrorCode code = ErrorCode::Other) {
+  return Error{quotedFileName(path) + ": " + reason, code};
+}
+
+// "'<path>': <cause's message>", of the cause's kind: a failure in the file
+// named.
+inline Error fileError(const std::string &path, const Error &cause) {
+  return fileError(path, cause.message, cause.code);
+}
+
+// "'<path>': <strerror>", of errno's kind: a file operation that failed.
+inline Error systemError(const std::string &path, int error) {
+  return fileError(path, std::strerror(error), errorCodeOfErrno(error));
 }
 
 // "\x" and two lowercase hexadecimal digits for a byte, the escape both

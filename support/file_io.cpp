@@ -46,7 +46,7 @@ Status writeAll(int fd, const char *data, size_t size,
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
     }
     data += n;
     size -= static_cast<size_t>(n);
@@ -131,7 +131,7 @@ Status copyFileBytes(int from, int to, uint64_t size, const std::string &path) {
       return fileError(path, "the output's temporary shrank");
     if (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
         errno != EOPNOTSUPP)
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
     // No copy in the kernel for this pair of files: through memory.
     std::string block(std::min<uint64_t>(size, kGatherCapacity), '\0');
     while (static_cast<uint64_t>(fromOffset) < size) {
@@ -149,7 +149,7 @@ Status copyFileBytes(int from, int to, uint64_t size, const std::string &path) {
         if (put < 0 && errno == EINTR)
           continue;
         if (put < 0)
-          return fileError(path, errnoMessage(errno));
+          return systemError(path, errno);
         done += put;
         toOffset += put;
       }
@@ -187,7 +187,7 @@ Status refuseDevice(const std::string &path) {
   struct stat info;
   if (::stat(path.c_str(), &info) == 0 &&
       (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)))
-    return fileError(path, "a device, not a file");
+    return fileError(path, "a device, not a file", ErrorCode::Unsupported);
   return Status::success();
 }
 
@@ -196,15 +196,17 @@ Status InputFile::checkUnchanged() const {
     return Status::success();
   struct stat now;
   if (::fstat(fd_, &now) != 0)
-    return fileError(path_, errnoMessage(errno));
+    return systemError(path_, errno);
   auto same = [](const struct timespec &a, const struct timespec &b) {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
   };
   if (now.st_size != openedVersion_->size ||
       !same(now.st_mtim, openedVersion_->modified) ||
       !same(now.st_ctim, openedVersion_->changed))
-    return fileError(path_, "the file changed while it was being read; "
-                            "nothing was written");
+    return fileError(path_,
+                     "the file changed while it was being read; nothing was "
+                     "written",
+                     ErrorCode::Io);
   return Status::success();
 }
 
@@ -214,13 +216,13 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path,
   input->path_ = path;
   int fd = path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY);
   if (fd < 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   input->fd_ = fd;
   struct stat info;
   if (::fstat(fd, &info) != 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   if (S_ISDIR(info.st_mode))
-    return fileError(path, errnoMessage(EISDIR));
+    return systemError(path, EISDIR);
   if (devices == Devices::Refuse)
     if (Status status = refuseDevice(path); !status.ok())
       return status.takeError();
@@ -255,7 +257,7 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string &path,
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
     }
     if (n == 0)
       break;
@@ -284,7 +286,7 @@ Status InputFile::mapRegularFile(const struct stat &info) {
     return Status::success();
   void *map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
   if (map == MAP_FAILED)
-    return fileError(path_, errnoMessage(errno));
+    return systemError(path_, errno);
   data_ = map;
   mapBase_ = map;
   mapSize_ = size_;
@@ -308,7 +310,7 @@ Result<std::unique_ptr<InputFile>> InputFile::openIn(const FolderHandle &folder,
   input->fd_ = fd;
   struct stat info;
   if (::fstat(fd, &info) != 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   if (!S_ISREG(info.st_mode))
     return fileError(path, "not a regular file");
   if (Status mapped = input->mapRegularFile(info); !mapped.ok())
@@ -428,7 +430,7 @@ Status OutputFile::skip(uint64_t count) {
   if (Status status = flush(); !status.ok())
     return status;
   if (::lseek(fd_, static_cast<off_t>(count), SEEK_CUR) < 0)
-    return fileError(path_, errnoMessage(errno));
+    return systemError(path_, errno);
   written_ += count;
   return Status::success();
 }
@@ -440,7 +442,7 @@ Status OutputFile::writeAt(uint64_t offset, std::string_view bytes) const {
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return fileError(path_, errnoMessage(errno));
+      return systemError(path_, errno);
     }
     bytes.remove_prefix(static_cast<size_t>(n));
     offset += static_cast<uint64_t>(n);
@@ -557,7 +559,7 @@ Status OutputFile::copyFrom(const InputFile &input, uint64_t offset,
                     errno == EOPNOTSUPP || errno == EBADF))
         break;
       if (n < 0)
-        return fileError(path_, errnoMessage(errno));
+        return systemError(path_, errno);
       if (n == 0)
         return fileError(input.path(), "file shrank while reading");
       offset += static_cast<uint64_t>(n);
@@ -632,7 +634,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
                                                    unsigned newFileMode) {
   // An empty name names no file, as open("") says.
   if (path.empty())
-    return fileError(path, errnoMessage(ENOENT));
+    return systemError(path, ENOENT);
   auto output = std::make_unique<OutputFile>();
   output->path_ = path;
   std::string destination = path;
@@ -646,7 +648,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
                             (linksReplaced_ == LinksReplaced::All || !exists ||
                              S_ISREG(info.st_mode));
   if (exists && !replacesLink && S_ISDIR(info.st_mode))
-    return fileError(path, errnoMessage(EISDIR));
+    return systemError(path, EISDIR);
   if (exists && !replacesLink && !S_ISREG(info.st_mode))
     return createDirect(std::move(output));
   unsigned replacedMode = 0;
@@ -662,11 +664,11 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
       destination = resolved;
     // A rename replaces a file it may not write to.
     if (!renamesOverPaths_ && ::access(path.c_str(), W_OK) != 0)
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
     replacedMode = info.st_mode & 07777;
     output->replaced_ = identityAt(destination);
     if (!output->replaced_)
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
   } else {
     destination = resolvedFolderOf(fileCreatedThrough(path));
     output->replaced_ = identityAt(destination);
@@ -688,7 +690,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
         FolderHandle::openForOutputs(folderOf(destination), folderError);
     if (!opened) {
       foldersByPath_.erase(folderOf(destination));
-      return fileError(path, errnoMessage(folderError));
+      return systemError(path, folderError);
     }
     folder = std::move(*opened);
   }
@@ -720,7 +722,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
     // A folder we cannot create files in fails here with the same reason
     // opening the destination itself would give.
     if (fd < 0 && (errno != EEXIST || attempt == 100))
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
   }
   // Held while the temporary is written, so that a later run can tell a
   // temporary someone writes from one a killed run left.
@@ -735,7 +737,7 @@ Result<OutputFile *> OutputTransaction::createFile(const std::string &path,
   byDestination_[destination] = created;
   struct stat temporaryInfo;
   if (::fstat(fd, &temporaryInfo) != 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   created->temporaryIdentity_ = identityOf(temporaryInfo);
   // A replaced output keeps the permissions of the file it replaces.
   if (keepsOldMode && chmod_(fd, replacedMode) != 0)
@@ -751,7 +753,7 @@ Result<OutputFile *>
 OutputTransaction::createDirect(std::unique_ptr<OutputFile> output) {
   int fd = ::open(output->path_.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0)
-    return fileError(output->path_, errnoMessage(errno));
+    return systemError(output->path_, errno);
   output->fd_ = fd;
   outputs_.push_back(std::move(output));
   return outputs_.back().get();
@@ -765,7 +767,7 @@ OutputTransaction::createUnnamed(std::unique_ptr<OutputFile> output,
                                  const std::string &folder) {
   int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
-    return fileError(output->path_, errnoMessage(errno));
+    return systemError(output->path_, errno);
   output->fd_ = fd;
   output->copiedInAtCommit_ = true;
   OutputFile *created = output.get();
@@ -790,7 +792,7 @@ Status OutputTransaction::copyIn(OutputFile &output) {
     to = ::openat(folder, destination, O_WRONLY | O_CREAT | O_CLOEXEC,
                   output.newFileMode_ & 0777);
     if (to < 0)
-      return fileError(output.path_, errnoMessage(errno));
+      return systemError(output.path_, errno);
   } else if (output.replaced_) {
     to = ::openat(folder, destination, O_WRONLY | O_CLOEXEC);
     struct stat info;
@@ -806,13 +808,13 @@ Status OutputTransaction::copyIn(OutputFile &output) {
                   output.newFileMode_ & 0777);
   if (to < 0)
     return errno == EEXIST ? changedUnderUs(output.path_)
-                           : fileError(output.path_, errnoMessage(errno));
+                           : systemError(output.path_, errno);
   Status status =
       ::ftruncate(to, 0) == 0
           ? copyFileBytes(output.fd_, to, output.written_, output.path_)
-          : fileError(output.path_, errnoMessage(errno));
+          : systemError(output.path_, errno);
   if (::close(to) != 0 && status.ok())
-    status = fileError(output.path_, errnoMessage(errno));
+    status = systemError(output.path_, errno);
   return status;
 }
 
@@ -872,7 +874,7 @@ Status OutputTransaction::finish(OutputFile &output) {
   // writeZeros); setting the length materialises it as a hole.
   if (output.writesTemporary() &&
       ::ftruncate(output.fd_, static_cast<off_t>(output.written_)) != 0)
-    return fileError(output.path_, errnoMessage(errno));
+    return systemError(output.path_, errno);
   output.gather_.reset();
   // An unnamed temporary's descriptor is all that holds its bytes.
   if (output.copiedInAtCommit_)
@@ -880,7 +882,7 @@ Status OutputTransaction::finish(OutputFile &output) {
   int fd = output.fd_;
   output.fd_ = -1;
   if (::close(fd) != 0)
-    return fileError(output.path_, errnoMessage(errno));
+    return systemError(output.path_, errno);
   return Status::success();
 }
 
@@ -922,12 +924,12 @@ Result<bool> OutputTransaction::placeReplacing(OutputFile &output,
     if (identityIn(folder, output.destinationName_) != output.replaced_)
       return changedUnderUs(output.path_);
     if (rename_(folder, temporary, destination, 0) != 0)
-      return fileError(output.path_, errnoMessage(errno));
+      return systemError(output.path_, errno);
     placed.push_back({&output, Placement::Overwritten});
     return true;
   }
   if (errno != ENOENT)
-    return fileError(output.path_, errnoMessage(errno));
+    return systemError(output.path_, errno);
   return false;
 }
 
@@ -944,15 +946,15 @@ Status OutputTransaction::placeNew(OutputFile &output,
   if (errno == EEXIST)
     return changedUnderUs(output.path_);
   if (errno != EINVAL && errno != ENOSYS)
-    return fileError(output.path_, errnoMessage(errno));
+    return systemError(output.path_, errno);
   // A file system without RENAME_NOREPLACE: a hard link is just as
   // careful not to replace anything.
   if (::linkat(folder, temporary, folder, destination, 0) != 0)
     return errno == EEXIST ? changedUnderUs(output.path_)
-                           : fileError(output.path_, errnoMessage(errno));
+                           : systemError(output.path_, errno);
   placed.push_back({&output, Placement::Created});
   if (::unlinkat(folder, temporary, 0) != 0)
-    return fileError(output.path_, errnoMessage(errno));
+    return systemError(output.path_, errno);
   return Status::success();
 }
 

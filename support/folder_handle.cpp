@@ -23,7 +23,7 @@ Error folderError(const std::string &path, int error) {
     return fileError(path, "a folder on its path is now a symbolic link or "
                            "no folder at all (something else was put "
                            "there); not followed, left as it is");
-  return fileError(path, errnoMessage(error));
+  return systemError(path, error);
 }
 
 // `resolved` opened one component at a time from the root, none followed
@@ -92,7 +92,7 @@ FolderHandle::adopt(int fd, const std::string &path, std::string resolved) {
   std::shared_ptr<FolderHandle> folder(new FolderHandle(fd, path));
   struct stat info;
   if (::fstat(fd, &info) != 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   folder->identity_ = {static_cast<uint64_t>(info.st_dev),
                        static_cast<uint64_t>(info.st_ino)};
   folder->resolved_ =
@@ -104,7 +104,7 @@ Result<std::shared_ptr<const FolderHandle>>
 FolderHandle::openNamed(const std::string &path) {
   const int fd = ::open(path.c_str(), kFolderFlags);
   if (fd < 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   return adopt(fd, path, "");
 }
 
@@ -113,7 +113,7 @@ FolderHandle::openForOutputs(const std::string &path, int &error) {
   const int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   error = errno;
   if (fd < 0)
-    return fileError(path, errnoMessage(error));
+    return systemError(path, error);
   return adopt(fd, path, path);
 }
 
@@ -139,7 +139,7 @@ FolderHandle::openChild(const std::string &name) const {
                ? Result<std::shared_ptr<const FolderHandle>>(
                      folderError(pathOf(name), errno))
                : Result<std::shared_ptr<const FolderHandle>>(
-                     fileError(pathOf(name), errnoMessage(errno)));
+                     systemError(pathOf(name), errno));
   return adopt(fd, pathOf(name),
                resolved_ + (resolved_ == "/" ? "" : "/") + name);
 }

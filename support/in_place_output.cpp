@@ -287,7 +287,7 @@ InPlaceOutput::create(std::vector<AnchoredName> names,
     fd = ::openat(folder, temporary.c_str(),
                   O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && (errno != EEXIST || attempt == 100))
-      return fileError(first.path(), errnoMessage(errno));
+      return systemError(first.path(), errno);
   }
   // Held while the temporary is ours, so that a later run can tell it
   // from one a killed run left.
@@ -299,7 +299,7 @@ InPlaceOutput::create(std::vector<AnchoredName> names,
   made->output_.tempPath_ = first.folder->pathOf(temporary);
   struct stat info;
   if (::fstat(fd, &info) != 0)
-    return fileError(first.path(), errnoMessage(errno));
+    return systemError(first.path(), errno);
   made->newIdentity_ = identityOf(info);
   return made;
 }
@@ -311,7 +311,7 @@ Status InPlaceOutput::finishTemporary() {
   const std::string &path = names_.front().path();
   // Padding may have been skipped over rather than written.
   if (::ftruncate(output_.fd_, static_cast<off_t>(output_.written_)) != 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   // What the replaced file keeps goes on last (writing drops file
   // capabilities); then the bytes reach the disk before any rename can.
   if (Status kept =
@@ -319,7 +319,7 @@ Status InPlaceOutput::finishTemporary() {
       !kept.ok())
     return kept;
   if (::fsync(output_.fd_) != 0)
-    return fileError(path, errnoMessage(errno));
+    return systemError(path, errno);
   return Status::success();
 }
 
@@ -341,12 +341,12 @@ Status InPlaceOutput::replaceOneName() {
   TerminationSignalBlock block;
   if (exchange(folder, temporary, only.name) != 0) {
     if (errno != EINVAL && errno != ENOSYS)
-      return fileError(only.path(), errnoMessage(errno));
+      return systemError(only.path(), errno);
     // A file system that cannot swap: checked, then renamed over.
     if (identityAt(folder, only.name) != identityOf(originalInfo_))
       return changedUnderUs(only.path());
     if (::renameat(folder, temporary.c_str(), folder, only.name.c_str()) != 0)
-      return fileError(only.path(), errnoMessage(errno));
+      return systemError(only.path(), errno);
     temporaries_.front().clear();
   } else if (identityAt(folder, temporary) != identityOf(originalInfo_)) {
     // What came out must be the file read; anything else goes back.
@@ -407,7 +407,7 @@ Status InPlaceOutput::writeJournal() {
                  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (journalFd_ < 0 && (errno != EEXIST || attempt == 100)) {
       journal_.clear();
-      return fileError(first.path(), errnoMessage(errno));
+      return systemError(first.path(), errno);
     }
   }
   (void)::flock(journalFd_, LOCK_EX | LOCK_NB);
@@ -419,11 +419,11 @@ Status InPlaceOutput::writeJournal() {
     if (count < 0 && errno == EINTR)
       continue;
     if (count < 0)
-      return fileError(first.folder->pathOf(journal_), errnoMessage(errno));
+      return systemError(first.folder->pathOf(journal_), errno);
     written += static_cast<size_t>(count);
   }
   if (::fsync(journalFd_) != 0)
-    return fileError(first.folder->pathOf(journal_), errnoMessage(errno));
+    return systemError(first.folder->pathOf(journal_), errno);
   syncFolder(folder);
   return Status::success();
 }
@@ -451,7 +451,7 @@ Status InPlaceOutput::replaceEveryName() {
         (void)exchange(names_[done].folder->fd(), temporaries_[done],
                        names_[done].name);
       return swapped ? changedUnderUs(names_[index].path())
-                     : fileError(names_[index].path(), errnoMessage(error));
+                     : systemError(names_[index].path(), error);
     }
     if (index == 0)
       faultPoint("first-name-replaced");
@@ -478,17 +478,17 @@ Result<LeftOver> finishOrRemoveLeftOver(const AnchoredName &temporary,
   const int fd = ::openat(folder, temporary.name.c_str(),
                           O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
-    return errno == ENOENT ? Result<LeftOver>(LeftOver::Gone)
-                           : Result<LeftOver>(fileError(temporary.path(),
-                                                        errnoMessage(errno)));
+    return errno == ENOENT
+               ? Result<LeftOver>(LeftOver::Gone)
+               : Result<LeftOver>(systemError(temporary.path(), errno));
   LeftOver outcome = LeftOver::InUse;
   Status status = Status::success();
   struct stat held;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK)
-      status = fileError(temporary.path(), errnoMessage(errno));
+      status = systemError(temporary.path(), errno);
   } else if (::fstat(fd, &held) != 0) {
-    status = fileError(temporary.path(), errnoMessage(errno));
+    status = systemError(temporary.path(), errno);
   } else if (identityAt(folder, temporary.name) == identityOf(held)) {
     // Nobody writes it, and the name still is that file.
     std::optional<Journal> journal = readOwnJournal(fd, held);
@@ -502,7 +502,7 @@ Result<LeftOver> finishOrRemoveLeftOver(const AnchoredName &temporary,
     }
     if (outcome != LeftOver::Kept &&
         ::unlinkat(folder, temporary.name.c_str(), 0) != 0)
-      status = fileError(temporary.path(), errnoMessage(errno));
+      status = systemError(temporary.path(), errno);
   }
   ::close(fd);
   if (!status.ok())

@@ -47,9 +47,8 @@ Result<std::string> attributeNames(int fd, const std::string &path) {
   for (;;) {
     const ssize_t size = ::flistxattr(fd, nullptr, 0);
     if (size < 0)
-      return errno == ENOTSUP
-                 ? Result<std::string>(std::string())
-                 : Result<std::string>(fileError(path, errnoMessage(errno)));
+      return errno == ENOTSUP ? Result<std::string>(std::string())
+                              : Result<std::string>(systemError(path, errno));
     std::string names(static_cast<size_t>(size), '\0');
     const ssize_t got = ::flistxattr(fd, names.data(), names.size());
     if (got >= 0) {
@@ -57,7 +56,7 @@ Result<std::string> attributeNames(int fd, const std::string &path) {
       return names;
     }
     if (errno != ERANGE) // grew meanwhile: ask again
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
   }
 }
 
@@ -69,7 +68,7 @@ attributeValue(int fd, const std::string &path, const std::string &name) {
     if (size < 0 && errno == ENODATA)
       return std::optional<std::string>();
     if (size < 0)
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
     std::string value(static_cast<size_t>(size), '\0');
     const ssize_t got =
         ::fgetxattr(fd, name.c_str(), value.data(), value.size());
@@ -78,7 +77,7 @@ attributeValue(int fd, const std::string &path, const std::string &name) {
       return std::optional(std::move(value));
     }
     if (errno != ERANGE)
-      return fileError(path, errnoMessage(errno));
+      return systemError(path, errno);
   }
 }
 

@@ -24,7 +24,8 @@ struct CoffLayout {
 };
 
 Error malformed(const CoffLayout &layout, const std::string &what) {
-  return makeError("malformed " + std::string(layout.kind) + ": " + what);
+  return makeError("malformed " + std::string(layout.kind) + ": " + what,
+                   ErrorCode::DamagedInput);
 }
 
 Result<std::vector<CoffSection>> readSections(std::string_view bytes,

@@ -24,7 +24,7 @@ constexpr uint64_t kRelocationBlockHeader = 8;
 constexpr unsigned kRelocationDir64 = 10;
 
 Error malformed(const std::string &what) {
-  return makeError("malformed PE image: " + what);
+  return makeError("malformed PE image: " + what, ErrorCode::DamagedInput);
 }
 
 std::optional<size_t> findSection(const std::vector<CoffSection> &sections,

@@ -21,7 +21,7 @@ std::string describeSection(const ElfSection &section, size_t index) {
 }
 
 Error invalidElfObject(const std::string &what) {
-  return makeError("invalid ELF object: " + what);
+  return makeError("invalid ELF object: " + what, ErrorCode::DamagedInput);
 }
 
 // ---------------------------------------------------------------------------

@@ -26,7 +26,8 @@ uint64_t largestZstdOutput(uint64_t frameSize) {
 }
 
 Error tableError(const std::string &what) {
-  return makeError("malformed kpack table of contents: " + what);
+  return makeError("malformed kpack table of contents: " + what,
+                   ErrorCode::DamagedInput);
 }
 
 Result<uint64_t> unsignedField(const MessagePackValue &map,
@@ -119,7 +120,8 @@ Result<KpackArchive> KpackArchive::read(std::string_view bytes) {
   const uint32_t version = loadLittle32(bytes, 4);
   if (version != kKpackVersion)
     return makeError("kpack version " + std::to_string(version) +
-                     " is not supported (only version 1 is)");
+                         " is not supported (only version 1 is)",
+                     ErrorCode::Unsupported);
   const uint64_t tocOffset = loadLittle64(bytes, 8);
   if (tocOffset < kKpackHeaderSize || tocOffset >= bytes.size())
     return makeError("the table of contents offset " +

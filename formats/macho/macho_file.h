@@ -199,7 +199,8 @@ struct Element {
 };
 
 inline Error malformed(const std::string &reason) {
-  return makeError("truncated or malformed object (" + reason + ")");
+  return makeError("truncated or malformed object (" + reason + ")",
+                   ErrorCode::DamagedInput);
 }
 
 // The file read so far: its header's facts, what was placed, which commands

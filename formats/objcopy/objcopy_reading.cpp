@@ -17,7 +17,8 @@ Status ElfPlanBuilder::checkSectionIndex(uint64_t index,
 Status ElfPlanBuilder::readSections() {
   if (header_.programHeaderCount != 0)
     return makeError("ELF files with program headers are not supported, "
-                     "only relocatable objects");
+                     "only relocatable objects",
+                     ErrorCode::Unsupported);
   const auto &input = object_.sections();
   const size_t count = input.empty() ? 0 : input.size() - 1;
   sections_.resize(count);
@@ -64,7 +65,8 @@ Status ElfPlanBuilder::readSections() {
     case elf::kTypeSymbolIndexTable:
       if (symbolIndexTable_ != kNone)
         return makeError("ELF files with more than one SHT_SYMTAB_SHNDX "
-                         "section are not supported");
+                         "section are not supported",
+                         ErrorCode::Unsupported);
       section.role = SectionRole::SymbolIndexTable;
       symbolIndexTable_ = static_cast<int>(index - 1);
       break;

@@ -26,9 +26,10 @@
 //     refused, with its Error.
 //
 // Rules: every failure is a value (Error, one line as the tool would print
-// after "error: "); nothing exits the process, prints, or keeps global
-// state; objects may be used from several threads as long as each Input is
-// used by one thread at a time.
+// after "error: ", and an ErrorCode saying what kind of failure it is, for a
+// program to act on without reading the line); nothing exits the process,
+// prints, or keeps global state; objects may be used from several threads as
+// long as each Input is used by one thread at a time.
 //
 // Inputs are mapped into memory, not copied: a file that another process
 // truncates while an Input or a Rewrite holds it raises SIGBUS when the
@@ -53,10 +54,52 @@
 
 namespace offbundle::api {
 
-// Why an operation failed: one line, without the "error: " prefix.
+// What kind of failure an Error is. The message says which file and what
+// exactly; the code is what a program branches on. New kinds may be added
+// in later versions, so a switch over them wants a default.
+enum class ErrorCode {
+  // None of the kinds below (an internal limit reached, say).
+  Other,
+  // The options or arguments are refused before any file is read, as the
+  // tools refuse their command lines: an unknown type, malformed, duplicate
+  // or conflicting targets, as many targets as inputs or outputs wanted, a
+  // compression level zstd does not have, an index past the last bundle or
+  // entry.
+  InvalidArgument,
+  // A file or folder named does not exist (ENOENT, ENOTDIR).
+  NotFound,
+  // The system refused access to a file or folder (EACCES, EPERM, EROFS).
+  Permission,
+  // An output could not be written for want of room: the disk or the
+  // quota is full, or the file would be too large (ENOSPC, EDQUOT, EFBIG).
+  OutOfSpace,
+  // Reading or writing a file failed otherwise (any other errno), or a
+  // file changed while it was read.
+  Io,
+  // An input's bytes are not what their format says: truncated or
+  // malformed bundles, archives, objects or metadata, and compressed
+  // bundles whose data does not decompress to their header's size or
+  // hash.
+  DamagedInput,
+  // A sound input, or a part of one, that offbundle does not handle: a
+  // device or special file, a fat object that is not ELF, an AIX big
+  // archive, an ELF layout or a kpack version it does not rewrite or read.
+  Unsupported,
+  // The input holds no entry for a target asked for (unbundle(), without
+  // allowMissingBundles), or, for extract(), no entry at all.
+  NoSuchTarget,
+};
+
+// Why an operation failed: one line, without the "error: " prefix, and
+// its kind.
 struct Error {
   std::string message;
+  ErrorCode code = ErrorCode::Other;
 };
+
+// The zstd level bundles are compressed at unless the options say
+// otherwise: LLVM 22's clang-offload-bundler's default.
+inline constexpr int kDefaultCompressionLevel = 3;
 
 // A value or the Error that prevented it. (The library's own Result type
 // is not part of the installed headers, which stand alone.)
@@ -308,7 +351,7 @@ struct BundleOptions {
   std::string output;
   uint64_t alignment = 1;
   bool compress = false;
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultCompressionLevel;
   uint16_t compressedFormatVersion = 3; // 2 or 3
 };
 Outcome bundle(const BundleOptions &options);
@@ -359,7 +402,7 @@ struct RewriteOptions {
   // The zstd level of bundles compressed (compress, and prune's
   // recompression of compressed bundles): -131072 to 22, or check() and
   // plan() refuse it.
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultCompressionLevel;
   // Whether compressed bundles are checked against the hash in their header
   // (plan() checks every one of them, as Input::verify does, before the
   // rewrite decompresses any); false leaves the hashes unchecked.
@@ -479,7 +522,7 @@ Expected<CodeObjectKernels> readKernels(std::string_view codeObject);
 // refuses is refused with its Error, and nothing is written.
 struct UnpackKpackOptions {
   bool compress = false;
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultCompressionLevel;
 };
 struct UnpackKpackReport {
   size_t bundles = 0;     // one per HIP wrapper

@@ -112,7 +112,7 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
                                      BundleRewriter &rewriter) {
   auto sections = readCoffSections(bytes);
   if (!sections)
-    return fileError(file, sections.error().message);
+    return fileError(file, sections.error());
   const std::optional<size_t> fatbinIndex =
       sectionNamed(*sections, kHipFatbinSection);
   if (!fatbinIndex) {
@@ -150,7 +150,7 @@ Result<OutputPlan> rewriteCoffObject(const std::string &file,
   // hold one translation unit's code: they are assembled here.
   auto contents = rewritten->render(bytes);
   if (!contents)
-    return fileError(file, contents.error().message);
+    return fileError(file, contents.error());
   return replaceSectionData(file, bytes, *sections, *fatbinIndex,
                             std::move(*contents));
 }

@@ -67,7 +67,7 @@ Result<OutputPlan> rewritePeImage(const std::string &file,
                                   BundleRewriter &rewriter) {
   auto found = readPeHipWrappers(bytes);
   if (!found)
-    return fileError(file, found.error().message);
+    return fileError(file, found.error());
   if (!*found || (*found)->hip.wrappers.empty())
     return fileError(file, "no HIP fat binary wrappers (.hipFatB) point into "
                            ".hip_fat: no GPU code to rewrite");
@@ -154,7 +154,7 @@ Result<OutputPlan> layOutPeFatbin(const std::string &file,
   // The checksum covers every byte, so the output is assembled first.
   auto rendered = plan.render(bytes);
   if (!rendered)
-    return fileError(file, rendered.error().message);
+    return fileError(file, rendered.error());
   const uint32_t checksum = peChecksum(*rendered, layout.checksumField);
   for (unsigned i = 0; i < 4; ++i)
     (*rendered)[layout.checksumField + i] =

@@ -26,7 +26,8 @@ struct Segment : ElfProgramHeader64 {
 Error broken(const std::string &what) {
   return makeError("the file's layout breaks what strip, objcopy and the "
                    "loader rely on: " +
-                   what);
+                       what,
+                   ErrorCode::DamagedInput);
 }
 
 // The program headers as the rules look at them.

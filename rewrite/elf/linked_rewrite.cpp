@@ -182,7 +182,7 @@ Result<std::optional<FatbinRewrite>> rewriteFatbin(const std::string &file,
         compressConcurrently(plain, rewriter.request().compressionLevel,
                              rewriter.request().threads, rewriter.pages());
     if (!done)
-      return fileError(file, done.error().message);
+      return fileError(file, done.error());
     compressed = std::move(*done);
     rewriter.result().changed = rewriter.result().changed || !plain.empty();
     rewriter.result().bundles += plain.size();
@@ -252,7 +252,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
   const std::string_view bytes = object.bytes();
   auto found = readHipWrappers(object);
   if (!found)
-    return fileError(file, found.error().message);
+    return fileError(file, found.error());
   if (!*found || (*found)->wrappers.empty())
     return rewriteLinkedOffloading(file, object, rewriter);
   const HipWrappers &wrappers = **found;
@@ -270,7 +270,7 @@ Result<OutputPlan> rewriteLinked(const std::string &file,
   auto plan = planLinkedSectionResize(object, resize,
                                       std::move((*rewritten)->contents));
   if (!plan)
-    return fileError(file, plan.error().message);
+    return fileError(file, plan.error());
   return plan;
 }
 

@@ -93,7 +93,7 @@ rewriteOffloadingObject(const std::string &name, const ElfObject &object,
   auto plan =
       planSectionUpdate(object, kLlvmOffloadingSection, *rewritten.fatbin);
   if (!plan)
-    return fileError(name, plan.error().message);
+    return fileError(name, plan.error());
   rewritten.plan = std::move(*plan);
   return std::optional<RewrittenObject>(std::move(rewritten));
 }
@@ -145,7 +145,7 @@ Result<std::optional<RewrittenObject>> rewriteObject(const std::string &name,
   rewritten.fatbin = std::make_unique<const std::string>(std::move(*contents));
   auto plan = planSectionUpdate(object, kHipFatbinSection, *rewritten.fatbin);
   if (!plan)
-    return fileError(name, plan.error().message);
+    return fileError(name, plan.error());
   rewritten.plan = std::move(*plan);
   return std::optional<RewrittenObject>(std::move(rewritten));
 }
@@ -185,7 +185,7 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
                            "objects they name");
   auto members = readArchive(bytes, file);
   if (!members)
-    return fileError(file, members.error().message);
+    return fileError(file, members.error());
   std::deque<std::string> rewritten;
   std::vector<NewArchiveMember> written;
   for (const ArchiveMember &member : *members) {
@@ -194,7 +194,7 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
     if (isElf(member.bytes)) {
       auto parsed = parseElfObject(member.bytes);
       if (!parsed)
-        return fileError(name, parsed.error().message);
+        return fileError(name, parsed.error());
       auto object = rewriteObject(name, *parsed, rewriter, false);
       if (!object)
         return object.takeError();
@@ -230,7 +230,7 @@ Result<OutputPlan> rewriteArchive(const std::string &file,
       llvmArchiveWriteOptions(request.archiveSym64Threshold);
   auto plan = planGnuArchive(written, options);
   if (!plan)
-    return fileError(file, plan.error().message);
+    return fileError(file, plan.error());
   std::string archive;
   archive.reserve(static_cast<size_t>(plan->size()));
   Status streamed = plan->stream([&](std::string_view piece) {

@@ -113,7 +113,7 @@ layOutBundles(const std::string &file,
     options.level = request.compressionLevel;
     auto compressed = compressBundle(bundle.bundle, options);
     if (!compressed)
-      return fileError(file, compressed.error().message);
+      return fileError(file, compressed.error());
     laid.contents.addBytes(std::move(*compressed));
   }
   unpacking.bundles = bundles.size();
@@ -127,7 +127,7 @@ Result<KpackUnpacking> unpackKpackImage(const std::string &file,
                                         const KpackUnpackRequest &request) {
   auto found = readPeHipWrappers(bytes);
   if (!found)
-    return fileError(file, found.error().message);
+    return fileError(file, found.error());
   const CoffSection *marker = nullptr;
   if (*found)
     for (const CoffSection &section : (*found)->layout.sections)
@@ -182,7 +182,7 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
                            "file)");
   auto object = parseElfObject(bytes);
   if (!object)
-    return fileError(file, object.error().message);
+    return fileError(file, object.error());
   const ElfSection *marker = sectionNamed(*object, kKpackMarkerSection);
   const ElfSection *segment = sectionNamed(*object, kHipWrapperSection);
   const ElfSection *fatbin = sectionNamed(*object, kHipFatbinSection);
@@ -193,7 +193,7 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
                                " marker, wrappers and .hip_fatbin)");
   auto found = readHipWrappers(*object);
   if (!found)
-    return fileError(file, found.error().message);
+    return fileError(file, found.error());
   if (!*found || (*found)->wrappers.empty())
     return fileError(file, "no HIP fat binary wrappers in " +
                                std::string(kHipWrapperSection));
@@ -222,7 +222,7 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
       InputFile::fromMemory(file, patchWrappers(*object, *segment, wrappers));
   auto patched = parseElfObject(unpacking.patchedInput->contents());
   if (!patched)
-    return fileError(file, patched.error().message);
+    return fileError(file, patched.error());
   LinkedSectionResize resize;
   resize.sectionName = kHipFatbinSection;
   resize.moves = std::move(laid->moves);
@@ -231,7 +231,7 @@ Result<KpackUnpacking> unpackKpack(const std::string &file,
   auto plan =
       planLinkedSectionResize(*patched, resize, std::move(laid->contents));
   if (!plan)
-    return fileError(file, plan.error().message);
+    return fileError(file, plan.error());
   unpacking.plan = std::move(*plan);
   return unpacking;
 }

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "compression/compressed_bundle.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/output_plan.h"
@@ -41,7 +42,7 @@ struct KpackUnpacking {
 
 struct KpackUnpackRequest {
   bool compress = false;
-  int compressionLevel = 3;
+  int compressionLevel = kDefaultZstdLevel;
 };
 
 Result<KpackUnpacking> unpackKpack(const std::string &file,

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -200,16 +202,17 @@ TEST_F(PublicApi, CompressedBundlesOpenByTheirHeaders) {
     }
     Outcome checked = input->checkCompressedBundles();
     ASSERT_FALSE(checked.ok()) << damagedAt;
-    EXPECT_NE(checked.error().message.find(file), std::string::npos)
+    EXPECT_EQ(checked.error().code, ErrorCode::DamagedInput)
         << checked.error().message;
-    if (damagedAt == kHashOffset) {
-      EXPECT_NE(checked.error().message.find("hash"), std::string::npos)
-          << checked.error().message;
-    }
-    EXPECT_FALSE(input->payload(0, 0).ok()) << damagedAt;
-    EXPECT_FALSE(
-        input->forEachPayload(0, [](size_t, std::string_view) { return true; })
-            .ok());
+    Expected<std::string> payload = input->payload(0, 0);
+    ASSERT_FALSE(payload.ok()) << damagedAt;
+    EXPECT_EQ(payload.error().code, ErrorCode::DamagedInput)
+        << payload.error().message;
+    Outcome walked =
+        input->forEachPayload(0, [](size_t, std::string_view) { return true; });
+    ASSERT_FALSE(walked.ok());
+    EXPECT_EQ(walked.error().code, ErrorCode::DamagedInput)
+        << walked.error().message;
   }
 
   // The sound bundle passes, and its payloads decompress whole.
@@ -262,61 +265,57 @@ TEST_F(PublicApi, ListsAsTheToolAndUnbundlesCompatibleTargets) {
   options.outputs = {path("none.bin")};
   done = unbundle(options);
   ASSERT_FALSE(done.ok());
-  EXPECT_EQ(done.error().message,
-            "Can't find bundles for hip-amdgcn-amd-amdhsa--gfx90a:xnack-");
+  EXPECT_EQ(done.error().code, ErrorCode::NoSuchTarget) << done.error().message;
   EXPECT_FALSE(fs::exists(path("none.bin")));
 }
 
-TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
-  Expected<Input> missing = Input::open(path("missing.o"));
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find("No such file or directory"),
-            std::string::npos)
-      << missing.error().message;
+// Each failure carries its kind, which a program acts on without reading
+// the message.
+TEST_F(PublicApi, ErrorsCarryTheirCode) {
+  auto codeOf = [](const auto &failed) {
+    EXPECT_FALSE(failed.ok());
+    return failed.ok() ? ErrorCode::Other : failed.error().code;
+  };
+  // Unbundles one target of `input` into the file `output` of the folder.
+  auto unbundleOne = [&](const std::string &type, const std::string &input,
+                         const std::string &target, const std::string &output) {
+    UnbundleOptions options;
+    options.type = type;
+    options.input = input;
+    options.targets = {target};
+    options.outputs = {path(output)};
+    return unbundle(options);
+  };
+  EXPECT_EQ(codeOf(Input::open(path("missing.o"))), ErrorCode::NotFound);
   // A -type the bundler does not know is refused as it refuses it.
-  Expected<Input> badType = Input::open(inputs_[0], "zz");
-  ASSERT_FALSE(badType.ok());
-  EXPECT_EQ(badType.error().message, "'zz': invalid file type specified");
+  EXPECT_EQ(codeOf(Input::open(inputs_[0], "zz")), ErrorCode::InvalidArgument);
   // A device is refused at once, not read until memory runs out.
-  Expected<Input> device = Input::open("/dev/zero");
-  ASSERT_FALSE(device.ok());
-  EXPECT_EQ(device.error().message, "'/dev/zero': a device, not a file");
+  EXPECT_EQ(codeOf(Input::open("/dev/zero")), ErrorCode::Unsupported);
   RewriteOptions compress;
   compress.kind = RewriteKind::Compress;
-  Expected<Rewrite> rewrite = Rewrite::plan("/dev/zero", compress);
-  ASSERT_FALSE(rewrite.ok());
-  EXPECT_EQ(rewrite.error().message, "'/dev/zero': a device, not a file");
+  EXPECT_EQ(codeOf(Rewrite::plan("/dev/zero", compress)),
+            ErrorCode::Unsupported);
   ExtractOptions fromDevice;
   fromDevice.input = "/dev/zero";
   fromDevice.outputDirectory = path("from-device");
-  Expected<std::vector<std::string>> extracted = extract(fromDevice);
-  ASSERT_FALSE(extracted.ok());
-  EXPECT_EQ(extracted.error().message, "'/dev/zero': a device, not a file");
+  EXPECT_EQ(codeOf(extract(fromDevice)), ErrorCode::Unsupported);
   EXPECT_FALSE(fs::exists(path("from-device")));
   // A level zstd does not have is refused, not taken as the nearest.
   compress.compressionLevel = 23;
-  Outcome level = Rewrite::check(compress);
-  ASSERT_FALSE(level.ok());
-  EXPECT_EQ(level.error().message,
-            "the zstd level 23 is outside zstd's levels, -131072 to 22");
+  EXPECT_EQ(codeOf(Rewrite::check(compress)), ErrorCode::InvalidArgument);
   compress.compressionLevel = 22;
   EXPECT_TRUE(Rewrite::check(compress).ok());
   UnpackKpackOptions unpacking;
   unpacking.compress = true;
   unpacking.compressionLevel = 23;
-  auto unpacked = unpackKpack(inputs_[0], path("unpacked"), unpacking);
-  ASSERT_FALSE(unpacked.ok());
-  EXPECT_EQ(unpacked.error().message,
-            "the zstd level 23 is outside zstd's levels, -131072 to 22");
+  EXPECT_EQ(codeOf(unpackKpack(inputs_[0], path("unpacked"), unpacking)),
+            ErrorCode::InvalidArgument);
   EXPECT_FALSE(fs::exists(path("unpacked")));
   // As the tool's, bundle and unbundle need targets.
   BundleOptions noTargets;
   noTargets.type = "bc";
   noTargets.output = path("none.bundle");
-  Outcome bundled = bundle(noTargets);
-  ASSERT_FALSE(bundled.ok());
-  EXPECT_EQ(bundled.error().message,
-            "for the --targets option: must be specified at least once!");
+  EXPECT_EQ(codeOf(bundle(noTargets)), ErrorCode::InvalidArgument);
   EXPECT_FALSE(fs::exists(path("none.bundle")));
 
   BundleOptions twice;
@@ -324,39 +323,123 @@ TEST_F(PublicApi, ErrorsAreTheToolsMessages) {
   twice.targets = {kTargets[0], kTargets[0]};
   twice.inputs = {inputs_[0], inputs_[0]};
   twice.output = path("twice.bc");
-  Outcome done = bundle(twice);
-  ASSERT_FALSE(done.ok());
-  EXPECT_EQ(done.error().message, "Duplicate targets are not allowed");
+  EXPECT_EQ(codeOf(bundle(twice)), ErrorCode::InvalidArgument);
   EXPECT_FALSE(fs::exists(path("twice.bc")));
 
   UnbundleOptions uneven;
   uneven.type = "bc";
   uneven.input = inputs_[0];
   uneven.targets = {kTargets[1]};
-  done = unbundle(uneven);
-  ASSERT_FALSE(done.ok());
-  EXPECT_EQ(done.error().message,
-            "number of output files and targets should match in unbundling "
-            "mode");
+  EXPECT_EQ(codeOf(unbundle(uneven)), ErrorCode::InvalidArgument);
 
   std::string file = bundleSample(bitcodeBundle(), "s.bc");
   Expected<Input> input = Input::open(file, "bc");
   ASSERT_TRUE(input.ok());
-  EXPECT_FALSE(input->payload(0, kTargets.size()).ok());
-  EXPECT_FALSE(input->payload(1, 0).ok());
+  EXPECT_EQ(codeOf(input->payload(0, kTargets.size())),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(codeOf(input->payload(1, 0)), ErrorCode::InvalidArgument);
+  EXPECT_EQ(codeOf(parseEntryId("not an entry id")),
+            ErrorCode::InvalidArgument);
 
-  // A damaged archive: the reader's message, naming the file, as every
-  // error does.
+  // A damaged archive.
   const std::string archive = path("damaged.a");
   std::ofstream(archive, std::ios::binary)
       << "!<arch>\nm.bin/          0           0     0     644     12a       "
          "`\nxxxxxxxxxxxx";
-  Expected<Input> damaged = Input::open(archive);
-  ASSERT_FALSE(damaged.ok());
-  EXPECT_EQ(damaged.error().message.rfind(
-                "'" + archive + "': truncated or malformed archive", 0),
-            0u)
-      << damaged.error().message;
+  EXPECT_EQ(codeOf(Input::open(archive)), ErrorCode::DamagedInput);
+  // A damaged bundle: its header claims an entry past its end.
+  std::string truncated = readFile(file);
+  truncated.resize(truncated.size() / 2);
+  const std::string half = path("half.bundle");
+  std::ofstream(half, std::ios::binary) << truncated;
+  EXPECT_EQ(codeOf(Input::open(half, "bc")), ErrorCode::DamagedInput);
+  EXPECT_EQ(codeOf(unbundleOne("bc", half, kTargets[1], "from-half.bin")),
+            ErrorCode::DamagedInput);
+  EXPECT_FALSE(fs::exists(path("from-half.bin")));
+  // An input the bundler does not read: an AIX big archive, unbundled as
+  // an archive.
+  const std::string big = path("big.a");
+  std::ofstream(big, std::ios::binary) << "<bigaf>\n" << std::string(120, '0');
+  EXPECT_EQ(codeOf(unbundleOne("a", big, kTargets[1], "from-big.a")),
+            ErrorCode::Unsupported);
+  EXPECT_FALSE(fs::exists(path("from-big.a")));
+
+  // A target the bundle lacks.
+  EXPECT_EQ(codeOf(unbundleOne("bc", file, "hip-amdgcn-amd-amdhsa--gfx1201",
+                               "absent.bin")),
+            ErrorCode::NoSuchTarget);
+  EXPECT_FALSE(fs::exists(path("absent.bin")));
+  // A file without any bundle, extracted from.
+  EXPECT_EQ(codeOf(extract({inputs_[0], path("from-plain"), {}})),
+            ErrorCode::NoSuchTarget);
+}
+
+// What `call` returns, called by a user other than root: in a child
+// process that runs as nobody when the tests run as root.
+ErrorCode asNonRoot(const std::function<ErrorCode()> &call) {
+  if (::geteuid() != 0)
+    return call();
+  const pid_t child = ::fork();
+  if (child == 0) {
+    constexpr uid_t kNobody = 65534;
+    if (::setgid(kNobody) != 0 || ::setuid(kNobody) != 0)
+      ::_exit(255);
+    ::_exit(static_cast<int>(call()));
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child ||
+      !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+    return ErrorCode::Other;
+  return static_cast<ErrorCode>(WEXITSTATUS(status));
+}
+
+// The kinds of failures of the file system, each made to happen.
+TEST_F(PublicApi, FileSystemFailuresCarryTheirErrno) {
+  const std::string file = bundleSample(bitcodeBundle(), "s.bc");
+  UnbundleOptions options;
+  options.type = "bc";
+  options.input = file;
+  options.targets = {kTargets[1]};
+
+  // An output in a folder that does not exist.
+  options.outputs = {path("no-such-folder/out.bin")};
+  Outcome missingFolder = unbundle(options);
+  ASSERT_FALSE(missingFolder.ok());
+  EXPECT_EQ(missingFolder.error().code, ErrorCode::NotFound)
+      << missingFolder.error().message;
+
+  // An input its owner may not read, and an output in a folder its owner
+  // may not write. Root may do either, so as root the calls are made by a
+  // child that runs as nobody.
+  const std::string locked = path("locked.bc");
+  fs::copy_file(file, locked);
+  ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
+  EXPECT_EQ(asNonRoot([&] {
+              Expected<Input> unreadable = Input::open(locked, "bc");
+              return unreadable.ok() ? ErrorCode::Other
+                                     : unreadable.error().code;
+            }),
+            ErrorCode::Permission);
+  const std::string closed = path("closed");
+  fs::create_directory(closed);
+  ASSERT_EQ(::chmod(closed.c_str(), 0555), 0);
+  options.outputs = {closed + "/out.bin"};
+  EXPECT_EQ(asNonRoot([&] {
+              Outcome unwritable = unbundle(options);
+              return unwritable.ok() ? ErrorCode::Other
+                                     : unwritable.error().code;
+            }),
+            ErrorCode::Permission);
+  ::chmod(closed.c_str(), 0700);
+
+  // A full disk: /dev/full takes no byte. Written in place (the output
+  // named is a character device, which the tool writes through).
+  if (fs::exists("/dev/full")) {
+    options.outputs = {"/dev/full"};
+    Outcome full = unbundle(options);
+    ASSERT_FALSE(full.ok());
+    EXPECT_EQ(full.error().code, ErrorCode::OutOfSpace) << full.error().message;
+  }
 }
 
 // The entry IDs of the one bundle in `file`, in file order.
@@ -488,16 +571,18 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   prune.kind = RewriteKind::Prune;
   Expected<Rewrite> nothingKept = Rewrite::plan(file, prune);
   ASSERT_FALSE(nothingKept.ok());
-  EXPECT_EQ(nothingKept.error().message, "prune needs a target to keep");
+  EXPECT_EQ(nothingKept.error().code, ErrorCode::InvalidArgument)
+      << nothingKept.error().message;
   prune.keep = {"hip-gfx906"};
   Expected<Rewrite> badTarget = Rewrite::plan(file, prune);
   ASSERT_FALSE(badTarget.ok());
-  EXPECT_EQ(badTarget.error().message.rfind("'hip-gfx906' is no target", 0), 0u)
+  EXPECT_EQ(badTarget.error().code, ErrorCode::InvalidArgument)
       << badTarget.error().message;
   // check() gives the same error without a file.
   Outcome checked = Rewrite::check(prune);
   ASSERT_FALSE(checked.ok());
   EXPECT_EQ(checked.error().message, badTarget.error().message);
+  EXPECT_EQ(checked.error().code, ErrorCode::InvalidArgument);
   // Host entries are always kept: naming only them keeps no GPU code.
   for (const std::vector<std::string> &hostOnly :
        {std::vector<std::string>{"host"},
@@ -505,8 +590,8 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
     prune.keep = hostOnly;
     Expected<Rewrite> onlyHost = Rewrite::plan(file, prune);
     ASSERT_FALSE(onlyHost.ok());
-    EXPECT_EQ(onlyHost.error().message,
-              "prune keeps host entries always; name a GPU target to keep");
+    EXPECT_EQ(onlyHost.error().code, ErrorCode::InvalidArgument)
+        << onlyHost.error().message;
     EXPECT_FALSE(Rewrite::check(prune).ok());
   }
   prune.keep = {"host", "gfx906"};
@@ -523,7 +608,7 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   decompress.kind = RewriteKind::Decompress;
   Expected<Rewrite> missing = Rewrite::plan(path("missing.bundle"), decompress);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find("missing.bundle"), std::string::npos)
+  EXPECT_EQ(missing.error().code, ErrorCode::NotFound)
       << missing.error().message;
 
   // An input written to between the plan and the write (or during it):
@@ -538,10 +623,7 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
     const std::string out = path("from-changing.bundle");
     Outcome stale = planned->write(out);
     ASSERT_FALSE(stale.ok());
-    EXPECT_EQ(stale.error().message,
-              "'" + changing +
-                  "': the file changed while it was being read; nothing was "
-                  "written");
+    EXPECT_EQ(stale.error().code, ErrorCode::Io) << stale.error().message;
     EXPECT_FALSE(fs::exists(out));
   }
 
@@ -551,7 +633,7 @@ TEST_F(PublicApi, RewriteErrorsAreValuesAndWriteNothing) {
   const std::string blocked = path("no-such-folder/out.bundle");
   Outcome written = rewrite->write(blocked);
   ASSERT_FALSE(written.ok());
-  EXPECT_NE(written.error().message.find("no-such-folder"), std::string::npos)
+  EXPECT_EQ(written.error().code, ErrorCode::NotFound)
       << written.error().message;
   EXPECT_FALSE(fs::exists(blocked));
 }
@@ -574,11 +656,13 @@ TEST_F(PublicApi, RewritesRefuseWhatVerifyRefuses) {
 
   Expected<Input> unread = Input::open(stray);
   ASSERT_FALSE(unread.ok());
+  EXPECT_EQ(unread.error().code, ErrorCode::DamagedInput)
+      << unread.error().message;
   Expected<Input> opened = Input::open(mismatch);
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   Outcome refused = opened->verify();
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message.find("hash mismatch"), std::string::npos)
+  EXPECT_EQ(refused.error().code, ErrorCode::DamagedInput)
       << refused.error().message;
   for (RewriteKind kind :
        {RewriteKind::Prune, RewriteKind::Compress, RewriteKind::Decompress}) {
@@ -588,9 +672,11 @@ TEST_F(PublicApi, RewritesRefuseWhatVerifyRefuses) {
     Expected<Rewrite> fromStray = Rewrite::plan(stray, rewrite);
     ASSERT_FALSE(fromStray.ok());
     EXPECT_EQ(fromStray.error().message, unread.error().message);
+    EXPECT_EQ(fromStray.error().code, ErrorCode::DamagedInput);
     Expected<Rewrite> fromMismatch = Rewrite::plan(mismatch, rewrite);
     ASSERT_FALSE(fromMismatch.ok());
     EXPECT_EQ(fromMismatch.error().message, refused.error().message);
+    EXPECT_EQ(fromMismatch.error().code, ErrorCode::DamagedInput);
   }
   // Without the hash check, asked for, the rest is checked and the
   // bundle's data taken as it is.
@@ -620,11 +706,7 @@ TEST_F(PublicApi, LinkedFilesAreCheckedAsTheRuntimeFollowsThem) {
   ASSERT_TRUE(input.ok()) << input.error().message;
   Outcome refused = input->checkLinkedFile();
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message.find("damaged.so': HIP fat binary "
-                                         "wrapper 0"),
-            std::string::npos)
-      << refused.error().message;
-  EXPECT_NE(refused.error().message.find("not HIPF"), std::string::npos)
+  EXPECT_EQ(refused.error().code, ErrorCode::DamagedInput)
       << refused.error().message;
 
   // Files without wrappers pass.
@@ -665,7 +747,7 @@ TEST_F(PublicApi, ExtractsTheEntriesOfTheTargetsNamed) {
   Expected<std::vector<std::string>> bad =
       extract({file, path("bad"), {"hip-gfx906"}});
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message.rfind("'hip-gfx906' is no target", 0), 0u)
+  EXPECT_EQ(bad.error().code, ErrorCode::InvalidArgument)
       << bad.error().message;
   EXPECT_FALSE(fs::exists(path("bad")));
 }
@@ -708,7 +790,7 @@ TEST_F(PublicApi, ExtractDecompressesTheBundlesItTakesFrom) {
     Expected<std::vector<std::string>> fromSecond =
         extract({file, path("second"), targets});
     ASSERT_FALSE(fromSecond.ok());
-    EXPECT_NE(fromSecond.error().message.find("hash"), std::string::npos)
+    EXPECT_EQ(fromSecond.error().code, ErrorCode::DamagedInput)
         << fromSecond.error().message;
     EXPECT_FALSE(fs::exists(path("second")));
   }

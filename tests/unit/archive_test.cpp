@@ -1,4 +1,4 @@
-// ar archives (archive/ar_archive.h) and their members' archive symbols
+// ar archives (archive/ar_reading.h, archive/ar_writing.h) and their members' archive symbols
 // (archive/archive_symbols.h).
 //
 // The archives under tests/data/archive were written by LLVM 22's llvm-ar

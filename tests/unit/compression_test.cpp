@@ -87,7 +87,8 @@ std::string craftBundle(uint16_t version, uint16_t method,
          compressedData;
 }
 
-std::string zstdOneShot(const std::string &data, int level = 3) {
+std::string zstdOneShot(const std::string &data,
+                        int level = kDefaultZstdLevel) {
   std::string out(ZSTD_compressBound(data.size()), '\0');
   out.resize(
       ZSTD_compress(out.data(), out.size(), data.data(), data.size(), level));
