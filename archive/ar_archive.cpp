@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading and writing ar archives as LLVM 22 does; see ar_archive.h.
 //
 // The reader follows the order in which LLVM's object::Archive looks at an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Unix ar archives for -type=a: reading the input archive the way LLVM 22's
 // object::Archive iterates it, and writing each target's device archive
 // byte for byte as LLVM's writeArchive() does when clang-offload-bundler

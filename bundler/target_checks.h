@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The checks clang-offload-bundler makes on -targets before bundling or
 // unbundling, in LLVM 22's order and with its messages, and the normalised
 // entry IDs they produce. Shared by the command line and the public API.

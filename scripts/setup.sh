@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what the build and the tests need (Debian packages, by name) and
 # builds everything into build/. Safe to run again: it installs only what is
 # missing and rebuilds only what changed.

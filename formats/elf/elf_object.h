@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF objects for -type=o: reading their section tables, and rewriting them
 // the way LLVM 22's llvm-objcopy does when clang-offload-bundler calls it.
 //

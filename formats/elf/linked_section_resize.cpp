@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Resizing a section of a linked ELF file (see the header for the layout).
 #include "formats/elf/linked_section_resize.h"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Installing offbundle and using what was installed, as a user would.
 
 On a fresh prefix:
