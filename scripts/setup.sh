@@ -11,6 +11,8 @@ packages=(
   # The .deb (cpack -G DEB computes its dependencies with dpkg-shlibdeps,
   # which reads binaries with file) and its install test.
   dpkg-dev file
+  # What a distribution checks the .debs with (ctest lintian_debs).
+  lintian
   libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
   # MessagePack, for kpack archives and markers (msgpack-c's static library).
   libmsgpack-dev
