@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public API's extract() (include/offbundle/offbundle.h) over the
 // bundler's extraction (bundler/extract_all.cpp), the targets named chosen
 // as offbundle's --target chooses them (rewrite/target_selection.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // walkFiles() of the public API (include/offbundle/offbundle.h): folders
 // walked without following symlinks, files in them sorted out by their
 // first bytes.

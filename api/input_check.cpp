@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading and checking one input as `offbundle verify` does (see
 // input_check.h): discovery and the inventory walk Input::open makes, the
 // linked file's checks, and the compressed bundles decompressed against

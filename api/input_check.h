@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading and checking one input as `offbundle verify` does, in one place
 // for the reader and the rewrites: Input::open reads a file with
 // readInputFile and Input::verify checks it with verifyReadInput, which is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public API's kernels (readKernels in include/offbundle/offbundle.h):
 // the code object's metadata (formats/amdgpu_code_object.h) with the
 // occupancy of each kernel (targets/amdgpu_occupancy.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The checks of a linked HIP file (see linked_file_check.h): each wrapper's
 // magic and pointer, against the bundle starts found in .hip_fatbin, then
 // the layout rules of rewrite/elf/linked_layout.h; in a PE image, against

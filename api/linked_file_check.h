@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The checks Input::checkLinkedFile makes of an executable or shared library
 // with HIP code, beyond reading every bundle: that every HIP fat binary
 // wrapper (formats/elf/hip_wrappers.h) is one the runtime can follow, its

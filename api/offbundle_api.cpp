@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public API (include/offbundle/offbundle.h) over the library's layers:
 // discovery and readers for Input (read and checked as input_check.h reads
 // and checks every input), the bundler's operations for bundle(),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public Error (include/offbundle/offbundle.h) made of the library's
 // own: the same message, and the same kind of failure.
 #pragma once

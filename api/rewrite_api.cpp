@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public API's rewrites (Rewrite in include/offbundle/offbundle.h) over
 // the rewrite layer: the options turned into a RewriteRequest, the input
 // checked as verify checks it (input_check.h) and kept open from the plan

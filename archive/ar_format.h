@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The layout of a Unix ar archive's member headers, shared by the reader
 // (ar_reading.h) and the writer (ar_writing.h):
 //

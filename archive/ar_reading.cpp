@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading ar archives as LLVM's object::Archive does (see ar_reading.h).
 #include "archive/ar_reading.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Unix ar archives read the way LLVM 22's object::Archive iterates them, for
 // -type=a and for every command that looks into archives (ar_writing.h
 // writes them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Writing ar archives as LLVM's writeArchive() does (see ar_writing.h).
 #include "archive/ar_writing.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Unix ar archives written byte for byte as LLVM 22's writeArchive() writes
 // them when clang-offload-bundler calls it for each target's device archive
 // (GNU format, deterministic, not thin, with a symbol table), and as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Archive symbols of one member, as LLVM 22's archive writer lists them.
 //
 // ELF members are decoded by formats/elf/elf_file, the project's one ELF

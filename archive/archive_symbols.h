@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The symbols LLVM's archive writer lists in an archive's symbol table for
 // one member (getSymbols() in llvm/lib/Object/ArchiveWriter.cpp).
 //

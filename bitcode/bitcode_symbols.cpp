@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The archive symbols of a bitcode file, and its stored irsymtab (see the
 // header). The top level is walked as LLVM's getBitcodeFileContents walks it;
 // the modules' records (module_symbols.h) give the list, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The symbols of a bitcode file as an archive symbol table lists them.
 //
 // When LLVM's archive writer (llvm-ar, and clang-offload-bundler writing

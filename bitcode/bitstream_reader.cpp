@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LLVM's bitstream container, read as LLVM's BitstreamCursor reads it (see
 // bitstream_reader.h): words are loaded 64 bits at a time, little-endian, and
 // most error messages are LLVM's own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A bounds-checked reader for LLVM's bitstream container, the encoding under
 // every bitcode file. It knows enough to walk the top level of a file, skip
 // blocks by their length word, and read the blob records of a block; it never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checking a data layout string as LLVM 22 parses it (see data_layout.h).
 #include "bitcode/data_layout.h"
 

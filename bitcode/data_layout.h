@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checking a module's data layout string as LLVM 22 parses it.
 //
 // A data layout is a list of specifications separated by '-', each named by

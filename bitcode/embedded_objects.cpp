@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The offload binaries clang embeds in bitcode (see embedded_objects.h). Only
 // the module's global value records and its type, constant and metadata
 // blocks are read: enough to follow `llvm.embedded.objects` to each global's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The objects clang embeds in LLVM bitcode for the `.llvm.offloading`
 // section: when a host module is kept as bitcode (-emit-llvm, -flto), the
 // offload binaries are the initializer of a private global, and the named

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Block IDs and record codes of LLVM's bitcode that more than one reader
 // here needs (their values are fixed by LLVM's LLVMBitCodes.h; the bitcode
 // format never renumbers them).

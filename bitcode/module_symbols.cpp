@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Archive symbols from the module-level records of bitcode (see the header).
 // Names are spelled as LLVM's Mangler spells them for the data layout's
 // mangling mode: a "_" prefix for Mach-O, a leading "\1" meaning "as

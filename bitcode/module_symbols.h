@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The archive symbols of a bitcode file, from its modules' own records.
 //
 // LLVM's archive writer does not trust the irsymtab a bitcode file carries:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Unbundling heterogeneous device archives (-unbundle -type=a): every entry
 // of every member that a requested target can use becomes a member of that
 // target's device archive.

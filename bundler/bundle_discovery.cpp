@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bundle discovery (see bundle_discovery.h): one walk from the file to its ELF,
 // COFF and PE sections and archive members, noting where each bundle's bytes
 // lie in the input. Compressed bundles and compressed offload binaries are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finding every bundle an input holds, wherever it sits: the input itself
 // (a binary or text bundle, compressed bundles end to end, a fat object, an
 // offload binary), the .hip_fatbin and .llvm.offloading sections of an ELF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The plain configuration values the command line produces and the
 // operations consume, one per concern, as llvm-objcopy splits its own: a
 // function that needs only one concern takes only that part. Nothing in

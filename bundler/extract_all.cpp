@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // -unbundle -output-dir=<folder> (and offbundle extract, which selects
 // entries by target): every entry of every bundle of the input
 // (a bundle, compressed bundles, a fat object, an executable or shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // -list -format=json: one JSON document describing every bundle of the
 // input and every entry of each. The schema (docs/clang-offload-bundler.md,
 // "Machine-readable listings"):

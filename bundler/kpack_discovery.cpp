@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kpack'd binaries and kpack archives as bundles (see kpack_discovery.h):
 // finding the archives along the search paths, checking them as the
 // runtime relies on them, and laying each wrapper's code objects out as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The code a kpack'd binary will load, and what a kpack archive holds, as
 // bundles the rest of the tools read (formats/kpack/kpack_marker.h and
 // formats/kpack/kpack_archive.h describe the formats).

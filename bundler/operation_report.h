@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a bundler or packager operation prints, kept apart from the files it
 // writes, so that the command line decides where and when it goes.
 #pragma once

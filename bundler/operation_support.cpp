@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers the bundler's operations share (see operation_support.h): picking a
 // container's reader as the options ask.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pieces the operations share: choosing the reader for a container.
 #pragma once
 

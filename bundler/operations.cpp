@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // -bundle, -unbundle and -list: the operations of operations.h without a file
 // of their own (archives, -format=json and -output-dir are in
 // archive_unbundling.cpp, json_listing.cpp and extract_all.cpp). A compressed

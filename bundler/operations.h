@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The bundler's operations over a BundlerConfig. They return errors as
 // values; the command-line layer prints them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The -targets checks of clang-offload-bundler (see target_checks.h). Unlike
 // LLVM, two spellings that normalise to the same entry ID are refused as
 // duplicates, since LLVM would write that ID twice.

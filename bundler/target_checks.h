@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The checks clang-offload-bundler makes on a bundling or unbundling
 // request (its inputs, outputs and -targets) before it runs, in LLVM 22's
 // order and with its messages, and the configuration they produce: the one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-extract-bundle-entry's work (see uri_extraction.h): reading a URI by
 // LLVM 23's rules, checking the range against the file, and copying it out.
 

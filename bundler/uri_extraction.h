@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What llvm-extract-bundle-entry does (LLVM 23, llvm-objcopy's
 // extractOffloadBundleByURI): copy the byte range a code object URI names
 // out of an object file into a file of its own.

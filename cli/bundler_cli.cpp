@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // clang-offload-bundler's command line (see bundler_cli.h): the option table,
 // the environment variables it reads (OFFLOAD_BUNDLER_*,
 // COMPRESSED_BUNDLE_FORMAT_VERSION), and LLVM 22's checks of the options

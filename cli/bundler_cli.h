@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // clang-offload-bundler's command line: the options, their checks and
 // messages, and the dispatch to the operations. The only place that knows
 // about argv, exit codes and message prefixes.

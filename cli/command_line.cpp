@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LLVM-style command-line parsing and help text (see command_line.h). Boost
 // gets no style of its own: a walker that follows LLVM's parser token by token
 // hands it the options and collects LLVM's diagnostics; Boost stores the

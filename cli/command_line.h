@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LLVM-style command lines on top of Boost.Program_options.
 //
 // LLVM's tools accept "-opt=v", "--opt=v", "-opt v", "-flag", "-flag=false",

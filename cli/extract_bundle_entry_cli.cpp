@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-extract-bundle-entry's command line (see extract_bundle_entry_cli.h).
 // LLVM's option table groups short options ("-hV" is -h -V; "-abc" is
 // reported as its first unknown letter), checks --help, then --version,

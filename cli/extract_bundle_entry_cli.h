@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-extract-bundle-entry's command line (LLVM 23; an llvm-objcopy
 // personality there, parsed with LLVM's option tables): grouped short
 // options, -h/--help, -V/--version, -o, and any number of URIs, each

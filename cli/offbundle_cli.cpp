@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The offbundle command line (see offbundle_cli.h): the table of commands,
 // their options (parsed with Boost.Program_options), and one function per
 // command over the toolkit: list, sizes, extract, prune, compress, decompress

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The offbundle tool's command line: subcommands with GNU-style options.
 //
 //   offbundle list FILE... [--json]     every entry: URI, ID, size

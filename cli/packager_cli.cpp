@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-offload-binary's command line (see packager_cli.h): the option table,
 // the deprecation warning under the name clang-offload-packager, and the
 // choice between packaging, extracting, archiving and listing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-offload-binary's command line (and clang-offload-packager's, the
 // same program under its older name): the options, their checks and
 // messages, and the dispatch to the operations. The only place that knows

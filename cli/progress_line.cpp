@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The progress line (see progress_line.h).
 #include "cli/progress_line.h"
 

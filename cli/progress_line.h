@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one progress line offbundle draws on standard error while it works
 // through many files: files and bytes done of the total, and the rate. Only
 // when standard error is a terminal (a log or a pipe gets nothing) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // "@file" response files (see response_file.h). Nested files are expanded in
 // place; each file's name is made absolute against the current directory
 // before it is read, and a file found again among the ones it is nested in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // "@file" response files, expanded the way LLVM's command-line library does
 // for its tools: GNU-style quoting, expansion in place, nested files named
 // relative to the current directory, and "@name" left alone when no such

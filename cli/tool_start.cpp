@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How every tool starts and ends (see tool_start.h): response files, parsing
 // and LLVM's generic options first; runToolMain then writes out what the tool
 // printed, and ToolReporter gives messages their prefixes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The first steps both tools take, in LLVM's order: expand @file response
 // files, parse the command line, print the parser's diagnostics, and answer
 // LLVM's generic options (--help, --help-hidden, --help-list,

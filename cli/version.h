@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What --version prints. The LLVM release we are compatible with comes
 // first, so scripts that parse the version find the number they expect.
 #pragma once

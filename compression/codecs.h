@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The zstd and zlib back ends of compressed bundles, behind one small
 // interface so that the bundle code does not depend on either library.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed offload bundles ("CCOB"; compressed_bundle.h has the header
 // layout): written through a sink with the header filled in last, and
 // decompressed into a buffer sized by what the data proves rather than by what

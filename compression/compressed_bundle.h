@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed offload bundles ("CCOB"), as written by clang-offload-bundler
 // -compress. A compressed bundle wraps a whole uncompressed bundle (text or
 // binary) behind a packed little-endian header:

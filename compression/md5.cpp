@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MD5 for compressed bundle hashes (see md5.h): llvm::MD5 behind a small
 // class, this being the only file that includes LLVM's headers, and
 // BackgroundMd5, which hashes a filling buffer on a worker thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MD5 for compressed bundle hashes, computed by LLVM's own implementation so
 // that the stored value is exactly the one LLVM writes and checks. LLVM's
 // headers stay inside md5.cpp.

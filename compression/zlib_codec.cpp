@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // zlib back end, and the CRC-32 it also provides. Errors read "zlib error:
 // Z_..." as LLVM words them.
 #include <zlib.h>

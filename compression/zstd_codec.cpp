@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // zstd back end. ZSTD_c_stableInBuffer, ZSTD_d_stableOutBuffer and
 // ZSTD_frameHeaderSize are in zstd's experimental section, whose details may
 // change between releases: this file must be built against the headers of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prints the entry IDs of the bundles in a file, one per line: for its one
 // argument, exactly what `clang-offload-bundler -type=o -list -input=<file>`
 // prints, through offbundle's public API. On failure it prints the tool's

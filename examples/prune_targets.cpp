@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Keeps the GPU code of the targets named and drops the rest, as
 // `offbundle prune --keep TARGET... -o OUT FILE` does, through offbundle's
 // public API: the same output bytes and the same line on standard output.

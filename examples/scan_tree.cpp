@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Scans files and folders for GPU code through offbundle's public API, the
 // way `offbundle verify` walks them: folders recursively, symlinks inside
 // them not followed, files without GPU code skipped. Prints one line per

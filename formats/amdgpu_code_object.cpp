@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AMDGPU code object kernels (see amdgpu_code_object.h): the metadata note
 // through msgpack-c, the symbol tables for code sizes and descriptors.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernels of an AMDGPU code object, as its NT_AMDGPU_METADATA note and
 // its symbols describe them (AMDGPUUsage, "Code Object Metadata", code
 // object versions 3 to 6; LLVM's AMDGPUHSAMetadataStreamer writes it).

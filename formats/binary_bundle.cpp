@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Binary bundles (see binary_bundle.h for the layout): readers that check every
 // header record against the bundle's size and visit entries in LLVM's
 // StringMap order or in file order, and the writer, which lays entries out at

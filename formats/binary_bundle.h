@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Binary bundles (-type=bc, gch, ast, and o/a when the host is not an object
 // file). All integers are little-endian 64-bit:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Decoding an input's bundles (see bundle_decoding.h): splitting compressed
 // input into its bundles, decompressing each whole or only as far as the
 // wanted entries, the size limit, and the hash checks done now or later.

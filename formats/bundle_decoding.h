@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turning the bytes of an input into the bundles it holds, before any reader
 // looks at them, as LLVM's bundler does: an uncompressed input is its own
 // bundle; a compressed one (CCOB, see compression/compressed_bundle.h) may

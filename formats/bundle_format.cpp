@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The container-neutral part of bundle_format.h: the entry walk every
 // operation uses.
 

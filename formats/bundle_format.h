@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The interface every bundle container implements (the containers
 // themselves are listed in formats/container_format.h).
 //

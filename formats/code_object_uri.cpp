@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ROCm code object URIs (see code_object_uri.h for the grammar): parsing and
 // writing file:// URIs, percent-encoding their paths, and opening the byte
 // range a URI names as an input.

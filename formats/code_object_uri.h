@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ROCm code object URIs, the names the ROCm runtime and debugger give code
 // objects (AMDGPUUsage, "Loaded Code Object Path Uniform Resource
 // Identifier"; ROCr's hsa_ven_amd_loader.h):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed offload binaries (see the header for the layout, taken from an
 // unmerged upstream proposal): inflating one back into an uncompressed version
 // 3 binary, and compressing one with zstd or zlib.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed offload binaries, as proposed upstream in llvm-project pull
 // request 222774 (not merged; its spelling is followed until one is):
 //

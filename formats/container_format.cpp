@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The container registry (see container_format.h): one row per container,
 // and the -type table that picks one.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The bundle containers offbundle reads and writes, and the one registry of
 // them. Each container has one row (container_format.cpp): its name in
 // listings, the magic its files start with (formats/file_magic.h), how its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Offload binaries read as bundles (see embedded_offload.h): the entry ID the
 // bundler gives each image, the words listings use for kinds, and a
 // BundleReader over one binary's images.

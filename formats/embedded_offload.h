@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The bundler's view of offload binaries (magic 0x10FF10AD, read by
 // formats/offload_binary.h), as clang's new offloading driver embeds them in
 // ".llvm.offloading" sections: each binary holds one image (several from

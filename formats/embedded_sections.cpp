@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The .hip_fatbin and .llvm.offloading sections of an ELF file, a COFF
 // object or a PE image, and their
 // contents split into bundles and offload binaries (see the header for how

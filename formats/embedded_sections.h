@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where GPU code sits inside linked ELF files and host objects:
 //
 //   .hip_fatbin        clang's HIP fat binary: one offload bundle per

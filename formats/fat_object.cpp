@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fat objects (see fat_object.h): reading and writing the bundle sections of an
 // ELF host object through elf_object.h's write plans, and the llvm-objcopy
 // commands --### prints, which are never run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fat objects (-type=o with an object-file host): the host object with one
 // section per bundle entry, named "__CLANG_OFFLOAD_BUNDLE__<entry id>", flagged
 // SHF_EXCLUDE so that linkers drop them. The host entry's section holds a

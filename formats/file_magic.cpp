@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The magics of the formats offbundle meets (see file_magic.h). Tested by
 // first byte, as identify_magic does, so that the machines COFF objects
 // start with are told apart from the other magics sharing their first byte.

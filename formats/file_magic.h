@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a file is, from its first bytes: the one place the formats offbundle
 // meets are told apart, by the rules of LLVM's identify_magic (which the
 // bundler's readers, the packager's input search and the archive writer's

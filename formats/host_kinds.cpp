@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The classification of host files (host_kinds.h), by file_magic.h's one
 // reading of a file's first bytes and kpack's magic, which LLVM's
 // identify_magic does not know.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host files: the files offload code travels in. A bundle container
 // (container_format.h) is the code; a host file carries containers inside
 // it, in sections, members or entries, and each kind is found, rewritten and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Offload binaries, versions 1 to 3 (see offload_binary.h for the layouts):
 // written as LLVM writes them, read with every offset checked. The null bytes
 // ending the strings are found in one sweep over their sorted offsets, so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Offload binaries: the 0x10FF10AD container clang's new offloading driver
 // wraps every device image in before embedding it in a host object's
 // `.llvm.offloading` section (llvm::object::OffloadBinary). Version 1 is what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Text bundles (see text_bundle.h for the markers): a reader that searches
 // forward from a cursor for each marker, as LLVM's bundler does, and the
 // writer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Text bundles (-type=i, ii, cui, hipi, d, ll, s).
 //
 // Each entry is framed by two comment lines of the file's own language:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // --image values (see image_arguments.h). Their pairs are ordered by replaying
 // the bucket layout of LLVM's DenseMap with llvm_hash.h's hash, since that
 // order decides how an image's string table is written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The value of one --image option ("file=a.o,triple=...,arch=...") as
 // llvm-offload-binary reads it: split at every ',', each piece at its first
 // '=' into a key and a value ("" when there is no '='), a repeated key's

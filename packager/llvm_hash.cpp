@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm::hash_value for strings (see llvm_hash.h), as LLVM's Hashing.h computes
 // it: one function per length range up to 64 bytes, a running state over
 // 64-byte blocks beyond that. It must match LLVM bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm::hash_value(StringRef): the hash LLVM's DenseMap uses for string
 // keys (DenseMapInfo<StringRef>), a CityHash-style function with the fixed
 // seed of builds without ABI-breaking checks (such as Debian's LLVM 22).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finding the offload binaries in llvm-offload-binary's input (see
 // offload_inputs.h). Inputs are told apart by their magic, as LLVM's
 // identify_magic does; COFF objects are searched too, by section name, since

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Finding the offload binaries in an input file, as LLVM 22's
 // extractOffloadBinaries() finds them, by what the bytes are:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-offload-binary's operations (see operations.h): packaging images into
 // offload binaries, and extracting, archiving or listing the images an input
 // holds.

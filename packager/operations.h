@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-offload-binary's operations over a plain configuration. They return
 // errors as values and what to print in a report; only the command-line
 // layer knows about argv, exit codes and message prefixes. Every file an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The helpers of the single-bundle rewriter (see bundle_rewriter.h).
 #include "rewrite/bundle_rewriter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The rewriter of single bundles that prune, compress and decompress share
 // (see rewrite.h), and the parts that rewrite each kind of file around it:
 // relocatable objects and archives (object_rewrite.cpp), executables and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The editors of host files, one row per kind (host_editors.h).
 #include "rewrite/host_editors.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How each kind of host file (formats/host_kinds.h) is rewritten: a row per
 // kind, in the order of HostKind, checked complete at compile time. The
 // editors themselves live in a folder per format (elf/, coff/); a file that

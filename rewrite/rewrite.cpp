@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle prune, compress and decompress (see rewrite.h for the files they
 // take and what each does to a bundle): the file's kind chosen, its editor
 // run (host_editors.h), and the output written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle prune, compress and decompress: a copy of a file whose bundles
 // are rewritten, on the files this version rewrites:
 //

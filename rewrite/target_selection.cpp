@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle's --target values and the entries they select (see
 // target_selection.h for the three forms). A '-' before the first ':' makes an
 // entry ID; anything else other than "host" is read as a processor. Targets

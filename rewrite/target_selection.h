@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The targets a user names on offbundle's command line (--target), and the
 // bundle entries each one selects. A target is written in one of three
 // forms:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # bench.sh - performance comparison of our clang-offload-bundler with LLVM 22's.
 #
 # Both tools run in the same invocation, on the same generated data, so the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Fails when a source file includes a header from a layer above its own.
 
 The library is built in layers, one folder each, lowest first

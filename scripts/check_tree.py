@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Fails when the tree holds a file that no build, test or document uses.
 
 A tracked file counts as used when another tracked file names it:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Collects the expected values for tests/unit/triple_test.cpp from an
 # installed LLVM 22 and prints them as C++ table rows.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The main job on a small sample shipped in the repo: bundle three device
 # images and a host file, list the bundle, unbundle it, and show that every
 # image comes back byte for byte. Installs and builds first if needed.

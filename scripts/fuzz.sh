@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the libFuzzer targets (ASan + UBSan, clang 22) into build-fuzz/ and
 # runs each for the given number of seconds, two at a time. Inputs that
 # crash, hang, leak or exceed the memory limit are kept in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # clang 22 building a small HIP program with offbundle's clang-offload-bundler
 # instead of LLVM's: compile for two GPUs, relocatable device code, a device
 # link, then the same build with LLVM's bundler, and a byte comparison.

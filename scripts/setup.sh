@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what the build and the tests need (Debian packages, by name) and
 # builds everything into build/. Safe to run again: it installs only what is
 # missing and rebuilds only what changed.
@@ -10,6 +11,8 @@ packages=(
   # The .deb (cpack -G DEB computes its dependencies with dpkg-shlibdeps,
   # which reads binaries with file) and its install test.
   dpkg-dev file
+  # What a distribution checks the .debs with (ctest lintian_debs).
+  lintian
   libboost-program-options-dev zlib1g-dev libzstd-dev libgtest-dev
   # MessagePack, for kpack archives and markers (msgpack-c's static library).
   libmsgpack-dev

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what is missing, builds, and runs every test, in three stages:
 #
 #   1. fuzz smoke: every fuzz target (scripts/fuzz.sh) for FUZZ_SECONDS

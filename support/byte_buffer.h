@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A growable run of bytes on the heap, for output about to be written over
 // anyway (a decompressor's). Unlike std::string, sizing it does not zero it:
 // for a bundle of hundreds of MiB that saves a whole pass over memory before

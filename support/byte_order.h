@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Little-endian integers inside byte strings.
 //
 // Most containers offbundle reads or writes (offload binaries of each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checking that a range of bytes lies inside a buffer, the first thing every
 // reader of a binary format does with an offset and a size it has read.
 #pragma once

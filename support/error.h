@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Errors as values. Every failure is carried up to the command-line layer as
 // an Error holding the one line the tool prints after "<argv0>: error: ",
 // and the kind of failure it is, which the public API hands on to programs

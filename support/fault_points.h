@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Named steps at which a build for tests can stop the process dead.
 //
 // What a run killed at an awkward moment leaves behind is part of what the

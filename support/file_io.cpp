@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Mapped inputs and transactional outputs (see file_io.h). Commit swaps each
 // replaced file with its temporary, so that a failure half way can put every
 // earlier output back; standard output is written last, as it cannot be taken

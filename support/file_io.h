@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading inputs without copying them, and writing outputs atomically.
 //
 // Inputs are memory-mapped read-only (or read into memory when they are not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Folders held by descriptor (see folder_handle.h).
 #include "support/folder_handle.h"
 

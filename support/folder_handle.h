@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Folders held by descriptor, so that what is done in them cannot be
 // redirected by a rename or a symbolic link swapped in on the way.
 //

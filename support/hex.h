@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Numbers in hexadecimal for messages: lowercase digits, no leading zeros,
 // with or without the "0x" LLVM's messages put before offsets and sizes.
 #pragma once

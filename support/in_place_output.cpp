@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Replacing a file in place under every name it has (see
 // in_place_output.h).
 #include "support/in_place_output.h"

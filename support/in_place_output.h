@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Replacing a file where it lies, under every name it has, as one unit.
 //
 // The file may sit in a tree that other users can write, and the run may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Byte edits to an input file, kept apart from it: a rewrite patches
 // header fields and tables of a file of any size, and writes the patched
 // file as an OutputPlan that copies the unpatched ranges from the input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The signal handlers and the registries they read (see
 // interrupt_cleanup.h for why and how). The handlers only follow list links,
 // remove temporaries and write to standard error; changes take a mutex with

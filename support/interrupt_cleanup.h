@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the process must undo when a signal ends it.
 //
 // Outputs are written to temporaries beside their destinations (file_io.h).

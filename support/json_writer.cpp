@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON text (see json_writer.h): strings escaped so that any bytes give
 // valid JSON, and a writer that keeps keys in the order they are written.
 #include "support/json_writer.h"

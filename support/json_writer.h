@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON text for machine-readable listings: string escaping that always
 // yields valid JSON, and a small writer that keeps keys in the order they are
 // written and indents by two spaces, so the output is stable and diffable.

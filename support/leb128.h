@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LEB128 numbers as LLVM's decodeULEB128 and decodeSLEB128 read them, for
 // every reader that meets them (CREL relocations in ELF objects, Wasm
 // modules). Seven bits a byte, least significant first, the top bit saying

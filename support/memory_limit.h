@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The most memory one run may fill with bytes whose size the input decides
 // without holding them itself: a stream read into memory (standard input,
 // a device, a thin archive's members), the bundles a compressed input

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Numbers as people read them, and as they type them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The names of the sections that carry GPU code, declared once for every
 // layer that looks for them: clang's old offloading driver puts bundles in
 // .hip_fatbin and the runtime's registration wrappers in .hipFatBinSegment;

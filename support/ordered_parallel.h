@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Work on many independent items on several threads, with the results
 // handed over in the items' order: what a tool prints stays the same
 // whatever the number of threads and however long each item takes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Output plans (see the header).
 #include "support/output_plan.h"
 

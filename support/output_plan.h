@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A file to be written, described as a list of pieces: bytes made in
 // memory, ranges of one input file, and runs of zeros.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a replaced file keeps, and leftover temporaries (see
 // replaced_files.h).
 #include "support/replaced_files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a file rewritten in place keeps, and what a killed run leaves.
 //
 // A file is replaced by writing its new bytes to a temporary beside it and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A string-keyed map whose iteration order is exactly that of LLVM 22's
 // llvm::StringMap for the same sequence of insertions and erasures. LLVM's
 // bundler keeps bundle entries and requested targets in StringMaps, so the

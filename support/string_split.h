@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Splitting the way llvm::StringRef::split does: on '-' for triples and
 // bundle entry IDs, on other characters for data layouts.
 #pragma once

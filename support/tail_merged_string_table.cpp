@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LLVM's tail-merged string table (see the header): strings sorted from their
 // last byte backwards, each one that ends its predecessor stored as an offset
 // into it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ELF string table LLVM's StringTableBuilder makes (llvm-objcopy for
 // section and symbol names, the offload binary writer for its keys and
 // values): a leading null byte, then the distinct strings sorted by their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // XXH3 64-bit with seed 0 and the default 192-byte secret. Only the scalar
 // algorithm is needed: the result has to match LLVM's llvm::xxh3_64bits bit
 // for bit because LLVM's StringMap derives bucket positions (and therefore

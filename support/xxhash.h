@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // XXH3 64-bit hash (seed 0, default secret), the hash LLVM's StringMap uses to
 // place keys in buckets. Reproducing it exactly is what lets us list and pick
 // bundle entries in the same order as LLVM's tools.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // EF_AMDGPU_MACH values (see amdgpu_elf_mach.h). The table follows LLVM
 // 22's llvm/include/llvm/BinaryFormat/ELF.h, where each processor has its
 // value; AMDGPUUsage's "AMDGPU ELF Header e_flags" table lists the same.

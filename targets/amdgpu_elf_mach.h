@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The AMDGPU processor an ELF code object is built for: the low byte of its
 // e_flags (EF_AMDGPU_MACH), one value per processor, as LLVM's
 // llvm/include/llvm/BinaryFormat/ELF.h numbers them (EF_AMDGPU_MACH_AMDGCN_*,

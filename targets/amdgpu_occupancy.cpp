@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AMDGPU occupancy (see amdgpu_occupancy.h). A processor's parameters
 // follow from the features LLVM 22's AMDGPU.td gives it: its generation,
 // the gfx90a instructions (one unified 512-entry VGPR file, 8 waves per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The occupancy of an AMDGPU kernel, in waves per SIMD: what clang 22
 // prints as "Occupancy [waves/SIMD]" under
 // -Rpass-analysis=kernel-resource-usage, computed from what a code object

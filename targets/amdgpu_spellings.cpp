@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AMDGPU spellings after LLVM 22 (see amdgpu_spellings.h): the
 // sub-architectures that name one processor, and entry IDs rewritten in
 // LLVM 22's spelling.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AMDGPU targets as LLVM after version 22 spells them, read as the targets
 // LLVM 22 spells differently. Facts from LLVM main's
 // llvm/lib/TargetParser/Triple.cpp (parseArch, parseSubArch, getArchName):

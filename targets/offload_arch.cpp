@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The processor tables of LLVM 22.1, written out as data (see offload_arch.h):
 // clang's OffloadArch names and LLVM's AMDGCN and R600 processors. Each was
 // checked against the 22.1.8 libraries and describes that release only.

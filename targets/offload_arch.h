@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU processor names LLVM 22.1's clang knows (clang::OffloadArch), and
 // the AMDGPU processor table (primary and alternative names, supported
 // target-ID features) from LLVM 22.1's TargetParser.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bundle entry IDs (see offload_target.h): splitting them, the spelling the
 // bundler writes, and clang's isCodeObjectCompatible rules. Four-part IDs of
 // older releases are normalised when read from a bundle; LLVM 22 refuses them.

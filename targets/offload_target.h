@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bundle entry IDs: "<offload kind>-<arch>-<vendor>-<os>-<env>[-<target id>]".
 // Parsing, the normalised spelling written into bundles, and the
 // compatibility rules the bundler applies when unbundling.

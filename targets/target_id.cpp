@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target ID parsing and conflict checks (see target_id.h), following
 // clang/lib/Basic/TargetID.cpp. Processor names and their features come from
 // offload_arch.h.

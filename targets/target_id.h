@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target IDs ("gfx90a:sramecc+:xnack-"), as clang/lib/Basic/TargetID.cpp
 // parses them and decides conflicts. Pure functions over strings.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target triple parsing, comparison and normalisation, matching LLVM 22.1's
 // llvm::Triple: the Triple class, which reads each component with the
 // parsers of triple_fields.h and compares triples by their parsed fields,

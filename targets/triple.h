@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target triples as LLVM 22's llvm::Triple parses, compares and normalises
 // them. The bundler only needs a small part of llvm::Triple, but that part
 // must agree with LLVM to the byte: bundle entry IDs are written with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ARM-family architecture names in target triples ("armv7a",
 // "thumbv8m.main", "aarch64_be", "arm64e", ...): the part of LLVM 22.1's ARM
 // target parser that llvm::Triple uses to find a triple's architecture and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The spellings llvm::Triple (LLVM 22.1) accepts for each component of a
 // target triple but ARM-family architectures (triple_arm.cpp), the parsers
 // that read one component against them, and the object format a triple

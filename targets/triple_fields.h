@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The fields of a parsed target triple and the parsers of each component:
 // the internals behind targets/triple.h, which is the layer's interface,
 // shared by the three files of the triple code: triple_arm.cpp (ARM-family

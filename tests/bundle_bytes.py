@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared by the Python test suites under tests/: offload bundles built from
 their definition, for inputs no tool writes (damaged, hand-laid, compressed
 with hand-picked header fields).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared by the Python test suites under tests/: ROCm kpack archives and
 markers built from their definition (ROCm/rocm-systems shared/kpack, the
 layout formats/kpack/kpack_archive.h and formats/kpack/kpack_marker.h describe), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared by the Python test suites under tests/: how a suite says it could
 not run.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The files of a walk (api::walkFiles) opened through the public API
 // and described, on several threads, with what becomes of each handed over
 // in walk order: list, sizes and verify print the same whatever the number

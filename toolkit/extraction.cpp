@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle extract over the API's extract() (see extraction.h).
 #include "toolkit/extraction.h"
 

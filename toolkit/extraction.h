@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle extract: the entries of one file, all of them or those of the
 // targets named, written decompressed into a folder (the API's extract():
 // all or nothing, one file per entry), and the message for a file that

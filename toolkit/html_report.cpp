@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The sizes report as one self-contained page (see html_report.h).
 #include "toolkit/html_report.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle sizes --html: the sizes report as one self-contained HTML page
 // (inline CSS, SVG and JavaScript; nothing fetched, so it opens offline and
 // can be mailed or attached to a ticket):

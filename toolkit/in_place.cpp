@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rewriting the files of a walk in place (see in_place.h).
 #include "toolkit/in_place.h"
 

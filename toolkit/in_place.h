@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // prune, compress and decompress: one file into another (-o), and with
 // --in-place every file the operands name (api::walkFiles) rewritten where
 // it is, through the public API's Rewrite::writeInPlace.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The records behind offbundle list and sizes, built from the public API's view
 // of an input (see inventory.h for what a target is and how compressed
 // bundles' file bytes are shared out).

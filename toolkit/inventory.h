@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the offbundle tool tells about a file's GPU code, read through the
 // public API (include/offbundle/offbundle.h): one record per bundle entry
 // (`list`), and the entries grouped per target with the room each target

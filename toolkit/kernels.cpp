@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle kernels (see kernels.h): each selected entry's code object read
 // through api::readKernels, grouped by target, sorted, and reported.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle kernels: every GPU kernel of a file's AMDGPU code objects, per
 // target, with its registers, memory, occupancy and code size
 // (api::readKernels), sorted and printed as a table per target or as JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle list and sizes as text or JSON (see reports.h for the layouts),
 // the JSON written with support/json_writer.h's JsonWriter.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What offbundle list and sizes print, for one file or several: text for
 // people and JSON for programs (the man page and docs/offbundle.md give
 // both layouts).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle verify (see verification.h).
 #include "toolkit/verification.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle verify of one file, on the public API: given the file opened
 // (Input::open reads every bundle, compressed ones as far as their
 // headers), Input::verify checks, in an executable or shared library, the

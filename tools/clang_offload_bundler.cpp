@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // clang-offload-bundler: parse, run, report. Everything else lives in the
 // library.
 #include "cli/bundler_cli.h"

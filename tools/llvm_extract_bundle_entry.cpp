@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-extract-bundle-entry: parse, run, report. Everything else lives in
 // the library.
 #include "cli/extract_bundle_entry_cli.h"

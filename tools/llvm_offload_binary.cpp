@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-offload-binary, also built as clang-offload-packager: parse, run,
 // report. Everything else lives in the library.
 #include "cli/packager_cli.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle: the fat-binary toolkit's command line. Everything else lives in
 // the library.
 #include "cli/offbundle_cli.h"

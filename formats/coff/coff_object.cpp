@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // COFF sections by name, in objects and PE images (see coff_object.h for the
 // layouts). Long names ("/<decimal>") are looked up in the string table after
 // the symbols.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // COFF object files (Windows targets), read only as far as finding sections
 // by name: clang puts offload binaries for Windows hosts in a section named
 // `.llvm.offloading`, which LLVM's extractOffloadBinaries finds by its name

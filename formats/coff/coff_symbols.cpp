@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // COFF archive symbols (see the header for the layouts). Deliberately
 // separate from formats/coff_object, which finds sections by name: this
 // reader must accept and refuse exactly what LLVM's COFFObjectFile does when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The DOS stub's pointer to the PE signature (pe_header.h).
 #include "formats/coff/pe_header.h"
 

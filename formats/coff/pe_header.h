@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a PE image's headers start: the one reader of the DOS stub's pointer
 // that every PE reader shares (file_magic.h tells images apart by it,
 // coff_object.h reads their sections, pe_hip_wrappers.h their optional

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The HIP fat binary wrappers of a PE image (see pe_hip_wrappers.h): the
 // wrappers in .hipFatB, .hip_fat's addresses, and the base relocations that
 // fix their pointers up.

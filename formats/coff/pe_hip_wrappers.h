@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The HIP fat binary wrappers of a PE image (a DLL or EXE from lld-link):
 // how the HIP runtime finds each translation unit's bundle on Windows.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DirectX containers for archive symbol tables (see the header).
 #include "formats/dxcontainer/dxcontainer_symbols.h"
 #include "support/byte_order.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DirectX containers ("DXBC") as LLVM 22's archive writer opens them: it
 // parses the container (DXContainer::create) and, when that succeeds, lists
 // no symbols (a DXContainerObjectFile has none), but the member still makes

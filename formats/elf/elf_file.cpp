@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF structures, decoded in one place; see elf_file.h for the layout.
 #include "formats/elf/elf_file.h"
 

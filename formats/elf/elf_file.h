@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF structures, decoded in one place for every reader in the project: the
 // llvm-objcopy-compatible rewriter (formats/elf/elf_object) and the archive
 // symbol table writer (archive/archive_symbols). Each of those keeps its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF reading (see elf_object.h). The structures themselves are decoded by
 // elf_file.h; the checks here are stricter than LLVM's ELFObjectFile, since
 // a writer must be able to lay the file out again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF files read for what they hold: the header, the section header table,
 // the section names and each section's place, checked strictly enough that a
 // writer can lay the file out again (formats/objcopy/objcopy.h rewrites

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // HIP fat binary wrappers (see the header for the layout).
 #include "formats/elf/hip_wrappers.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The HIP fat binary wrappers of a linked ELF file: how the HIP runtime finds
 // each translation unit's bundle in an executable or shared library.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kpack archives (see kpack_archive.h): the header, the table of contents
 // through msgpack-c (message_pack.h), the blob index, and code objects
 // read or decompressed on request.

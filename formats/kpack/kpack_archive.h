@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ROCm kpack archives (.kpack): the device code that ROCm's kpack tool moves
 // out of host binaries, one archive per GPU architecture (or family), read
 // by the runtime's kpack loader. Layout (ROCm/rocm-systems shared/kpack:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kpack markers (see kpack_marker.h), read through msgpack-c.
 #include "formats/kpack/kpack_marker.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The marker a kpack'd host binary carries in place of its device code
 // (ROCm/rocm-systems shared/kpack: python/rocm_kpack/elf/kpack_transform.py
 // and coff/kpack_transform.py; runtime/src/loader.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MessagePack through msgpack-c (see message_pack.h), after a walk over the
 // element headers that bounds what msgpack-c will allocate.
 //

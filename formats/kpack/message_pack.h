@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MessagePack documents (https://msgpack.org/, the format ROCm's kpack
 // writes its tables of contents and markers in), read with msgpack-c
 // (Debian's libmsgpack-dev) into a tree of values.

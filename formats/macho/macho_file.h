@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Mach-O file as LLVM's MachOObjectFile constructor checks it while
 // macho_symbols.cpp walks its load commands: the load command values and
 // tables of what LLVM checks per command, the symbol table commands, the

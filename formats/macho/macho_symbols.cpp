@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Mach-O archive symbols (see the header for the layout and what is taken).
 #include "formats/macho/macho_symbols.h"
 

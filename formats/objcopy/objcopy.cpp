@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The entry points of llvm-objcopy's object rewriting (objcopy.h): each
 // command's edit, handed to the plan builder of objcopy_model.h.
 #include "formats/objcopy/objcopy.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-objcopy's rewriting of ELF relocatable objects, as far as offload
 // bundles need it: what clang-offload-bundler's fat objects (formats/
 // fat_object.h) are written and taken apart with, and what a rewrite of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Steps 2 to 4 of the ELF object rewriter (see objcopy_model.h): sections
 // removed with what depends on them, symbols ordered locals first, bundle
 // sections added, and a section's contents replaced (--update-section).

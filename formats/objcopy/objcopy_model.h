@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The model of the ELF object rewriter (formats/elf/elf_object.h), shared
 // by the files that implement its steps: what llvm-objcopy 22 does for the
 // commands the bundler runs, step by step, because every step is visible in

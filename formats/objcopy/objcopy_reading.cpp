@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Step 1 of the ELF object rewriter (see objcopy_model.h): the sections,
 // symbols and relocations of the input read into the model, each section
 // with the role llvm-objcopy gives it, and the links between them resolved.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Relocations as the ELF object rewriter holds them (see objcopy_model.h):
 // REL and RELA entries (r_info packed as the class and machine want it,
 // MIPS64 little-endian included) and CREL, LLVM's compact form: a ULEB128

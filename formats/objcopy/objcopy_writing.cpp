@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Step 5 of the ELF object rewriter (see objcopy_model.h) and the bytes:
 // tables rebuilt and sized, sections laid out in llvm-objcopy's order, the
 // headers, symbol tables, groups and section header table encoded into the

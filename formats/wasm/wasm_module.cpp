@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WebAssembly modules decoded for their archive symbols (see
 // wasm_symbols.h for the layout): the bounds-checked walks every
 // section shares, the order sections must come in, and the standard

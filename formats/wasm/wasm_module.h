@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The reader of WebAssembly modules behind wasm_symbols.h, which
 // documents the module layout and the rules the reader follows; internal to
 // archive/. Here: the bounds-checked cursor and the reader's state. The

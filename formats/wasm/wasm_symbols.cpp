@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WebAssembly modules for archive symbol tables (see the header): the
 // custom sections that give a module its symbols or that LLVM checks on
 // reading it (dylink, name, linking with its symbol table and COMDATs,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The archive symbols of WebAssembly members, as LLVM 22's archive writer
 // lists them through WasmObjectFile.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The archive symbols of XCOFF members, as LLVM 22's archive writer lists
 // them through XCOFFObjectFile (in a GNU archive, not an AIX big archive).
 //

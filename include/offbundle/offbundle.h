@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle's public C++ API: reading, bundling and unbundling clang offload
 // bundles from another program, with the rules and messages of the tools.
 //

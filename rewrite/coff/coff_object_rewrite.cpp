@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // prune, compress and decompress of COFF objects (see rewrite.h): the bundle
 // in .hip_fatbin rewritten (or, in an OpenMP object, the offload binaries in
 // .llvm.offloading pruned), and the object laid out again around it. A COFF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // prune, compress and decompress of PE images, DLLs and EXEs from lld-link
 // (see rewrite.h): the bundles the HIP wrappers in .hipFatB point at are
 // rewritten and laid out anew in .hip_fat (rewriteFatbin), and the file is

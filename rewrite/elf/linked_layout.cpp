@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The layout rules of linked ELF files (see the header).
 #include "rewrite/elf/linked_layout.h"
 

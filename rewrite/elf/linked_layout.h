@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The layout rules of a linked ELF file (an executable or shared library)
 // that the tools run on it after linking rely on: GNU strip and objcopy
 // (BFD), eu-strip, patchelf, and the kernel and dynamic loader. Linkers

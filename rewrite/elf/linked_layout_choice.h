@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The first half of a resize (linked_resize_model.h): the input's section
 // and program headers read, and the output's layout chosen: where the
 // program header table lives, whether the holding segment is split, which

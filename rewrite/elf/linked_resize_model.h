@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The state a resize of a section of a linked ELF file works on (see
 // linked_section_resize.h for the layout): what is read of the input, the
 // layout chosen for the output, and the facts both steps derive from them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // prune, compress and decompress of executables and shared libraries (see
 // rewrite.h): the bundles the HIP wrappers point at are rewritten (plain
 // ones compressed on every core), laid out anew in .hip_fatbin, and the

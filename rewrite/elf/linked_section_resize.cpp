@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Resizing a section of a linked ELF file (see the header for the layout):
 // the layout chosen (linked_layout_choice.h), then every pointer into what
 // moved patched and the output written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rewriting one section of a linked ELF file (an executable or a shared
 // library) with contents of another size, so that the file shrinks or grows
 // with it and still loads, and so that every tool a distribution runs on it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // prune, compress and decompress of relocatable objects and archives (see
 // rewrite.h): an object's .hip_fatbin (or .llvm.offloading) rewritten and
 // the object written again as llvm-objcopy --update-section writes it; an

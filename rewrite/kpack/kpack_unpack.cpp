@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // unpack-kpack (see kpack_unpack.h): the kpack'd file checked, its code
 // objects gathered into bundles, the wrappers patched in a copy, and
 // .hip_fatbin resized around the bundles.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle unpack-kpack: an ordinary HIP fat binary rebuilt from a kpack'd
 // ELF program or library (formats/kpack/kpack_marker.h) and the archives its
 // marker names, for runtimes and tools that do not read kpack.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Archive symbol tables for members of every object format, against LLVM 22.
 
 LLVM's archive writer lists the global defined symbols of every member its

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Heterogeneous device archives (-unbundle -type=a) against LLVM 22.
 
 Builds static libraries of fat objects in the test: host objects from C

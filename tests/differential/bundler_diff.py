@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Differential tests for clang-offload-bundler.
 
 Runs LLVM 22's clang-offload-bundler and ours on the same inputs, in two

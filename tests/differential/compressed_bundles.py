@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compressed bundles LLVM 22 cannot write or read, checked end to end.
 
 LLVM 22 writes only zstd bundles in format versions 2 and 3 and fails on

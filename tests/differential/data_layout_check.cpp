@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reads data layout strings, one a line, and prints for each "OK" or why
 // LLVM 22 refuses it (bitcode/data_layout.h): the side of
 // data_layouts.py that is ours.

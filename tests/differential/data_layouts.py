@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Data layout strings: what LLVM 22 refuses, and why, against ours.
 
 LLVM's bitcode reader parses a module's data layout before anything else

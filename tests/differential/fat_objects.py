@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Fat objects (-type=o) against LLVM 22's bundler, which runs llvm-objcopy.
 
 Compiles small C, C++ and HIP sources with clang 22 and gcc into relocatable

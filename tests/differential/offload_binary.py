@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """llvm-offload-binary against LLVM 22's, and what LLVM 22 cannot do.
 
 Part one runs LLVM 22's llvm-offload-binary and ours with the same argv

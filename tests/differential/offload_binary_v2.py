@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Offload binaries of format version 2 and 3 (several images in one binary,
 explicit value sizes, compression) through both tools.
 

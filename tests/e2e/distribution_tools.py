@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Rewritten programs and libraries through the tools distributions run.
 
 Every program or library offbundle prune, compress or decompress rewrote is

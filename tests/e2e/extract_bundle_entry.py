@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """llvm-extract-bundle-entry: URIs in, code objects out, as LLVM 23's tool.
 
 LLVM 22 has no such tool, so its output is checked against what LLVM 22

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared by the suites that run offbundle over trees of files
 (tests/e2e/folders.py, tests/e2e/in_place.py): the checks' tally, running
 the tool (as an unprivileged user when asked), copying the samples of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """offbundle list, sizes, verify and extract over folders.
 
 A tree is built in the test from the checked-in samples (tests/data): a

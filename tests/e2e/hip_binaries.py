@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU code inside real HIP executables, shared libraries and archives.
 
 clang 22 builds HIP programs from several translation units (without a GPU

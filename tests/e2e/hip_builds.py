@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Real HIP builds, driven by clang 22, through LLVM's bundler and through ours.
 
 clang 22 compiles HIP for AMD GPUs without a ROCm installation (-nogpulib

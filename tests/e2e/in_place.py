@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """offbundle prune, compress and decompress --in-place over a tree.
 
 The tree is built in the test from the checked-in samples (tests/data) and

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Installing offbundle and using what was installed, as a user would.
 
 On a fresh prefix:
   1. `cmake --install` puts the three tools, the public header, the static
      libraries, the CMake package, the pkg-config file and the man pages in
-     their GNUInstallDirs places;
+     their GNUInstallDirs places, the libraries in the multiarch folder;
   2. examples/ builds against the installed package with find_package
      (another CMake project's view), and its list_entries prints, for a
      bundle made by the installed tool from tests/data/sample and for a HIP
@@ -79,6 +80,11 @@ class Suite(Tally):
         self.clang = os.path.join(args.reference_bin, "clang++")
         self.work = work
         self.prefix = os.path.join(work, "prefix")
+        # Where the build installs the libraries: Debian's multiarch
+        # folder (lib/x86_64-linux-gnu), or a folder it was configured with.
+        with open(os.path.join(self.build, "CMakeCache.txt")) as cache:
+            self.libdir = re.search(r"^CMAKE_INSTALL_LIBDIR:PATH=(.*)$",
+                                    cache.read(), re.M).group(1)
 
     def must(self, what, done):
         """Skips the suite when a step it builds on failed to run."""
@@ -90,12 +96,13 @@ class Suite(Tally):
         self.must("cmake --install", run(
             ["cmake", "--install", self.build, "--prefix", self.prefix]))
         expected = [f"bin/{tool}" for tool in TOOLS]
+        lib = self.libdir
         expected += ["include/offbundle/offbundle.h",
-                     "lib/cmake/offbundle/offbundleConfig.cmake",
-                     "lib/cmake/offbundle/offbundleConfigVersion.cmake",
-                     "lib/cmake/offbundle/offbundleTargets.cmake",
-                     "lib/pkgconfig/offbundle.pc"]
-        expected += [f"lib/liboffbundle_{name}.a" for name in LIBRARIES]
+                     f"{lib}/cmake/offbundle/offbundleConfig.cmake",
+                     f"{lib}/cmake/offbundle/offbundleConfigVersion.cmake",
+                     f"{lib}/cmake/offbundle/offbundleTargets.cmake",
+                     f"{lib}/pkgconfig/offbundle.pc"]
+        expected += [f"{lib}/liboffbundle_{name}.a" for name in LIBRARIES]
         expected += [f"share/man/man1/{tool}.1.gz" for tool in TOOLS]
         for path in expected:
             self.check(f"installed {path}",
@@ -263,7 +270,7 @@ class Suite(Tally):
 
     def example_with_pkg_config(self, inputs):
         env = dict(os.environ,
-                   PKG_CONFIG_PATH=os.path.join(self.prefix, "lib",
+                   PKG_CONFIG_PATH=os.path.join(self.prefix, self.libdir,
                                                 "pkgconfig"))
         flags = run(["pkg-config", "--cflags", "--libs", "offbundle"],
                     env=env)
@@ -310,7 +317,7 @@ class Suite(Tally):
                            "Depends"]).stdout
         linked = re.findall(r"(/\S+\.a)\b",
                             read_bytes(os.path.join(
-                                self.prefix, "lib", "pkgconfig",
+                                self.prefix, self.libdir, "pkgconfig",
                                 "offbundle.pc")).decode())
         for library in linked:
             owner = run(["dpkg", "-S", os.path.realpath(library)])

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """offbundle over an installation: sizes, then prune and compress in place.
 
 The tree is built in the test, as a package would install it:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """offbundle kernels against clang 22's own account of each kernel.
 
 Kernels written here to stress each resource (a trivial one, LDS-heavy

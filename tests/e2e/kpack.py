@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """kpack'd binaries and kpack archives, built here from the format's
 definition, read by offbundle as ROCm's kpack runtime reads them.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """OpenMP offloading files of clang's new driver: prune, compress, decompress.
 
 clang 22 builds OpenMP target regions for gfx906 and gfx90a (-fopenmp

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A real ROCm 5 library: Debian's librocsparse0 (rocSPARSE 5.3).
 
 Its shared library keeps, in .hip_fatbin, a hundred or so binary bundles

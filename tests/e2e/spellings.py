@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Targets spelled as LLVM after version 22 spells them, read as LLVM 22's.
 
 LLVM main names the AMDGPU architecture "amdgpu", with sub-architectures

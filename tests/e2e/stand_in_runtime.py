@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A stand-in for the HIP runtime, for the end-to-end suites.
 
 libamdhip64.so.5 with the hip_4.2 symbol version, as programs and libraries

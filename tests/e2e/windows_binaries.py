@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU code in Windows binaries: COFF objects, DLLs and EXEs.
 
 clang 22 compiles HIP for x86_64-pc-windows-msvc into COFF objects whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AMDGPU code objects (formats/amdgpu_code_object.h): the ELF sections,
 // the notes, the NT_AMDGPU_METADATA MessagePack (the size check, then
 // msgpack-c), the symbol tables and the kernel descriptors; then each

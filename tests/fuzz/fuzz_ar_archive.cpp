@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ar archives: reading every kind the reader accepts, then writing the
 // members back as the device archive writer would (symbol tables included).
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Binary bundle reader: the whole-file reader, and the header-only reader
 // -list uses on the first bytes of a decompressed bundle.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bitcode: the bitstream reader walking to the symbol table, the irsymtab
 // itself, and the archive symbol list made from it.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The whole tool on one input file: -list, then -unbundle of what was
 // listed (plus targets that are not there), as each -type; then -list
 // -format=json, -unbundle -output-dir and the public API's Input over it. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // COFF objects and PE images: their sections, the offload data in them
 // split into elements, and a PE image's HIP fat binary wrappers. Whatever
 // is read must lie inside the input: every view is walked byte by byte,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The whole command line: argv taken from the input (NUL-separated) and run
 // through the tool's entry point inside a scratch folder that holds a few
 // small inputs of every kind. Arguments with '/' are refused so that every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed bundles (CCOB): headers, whole and partial decompression, and
 // splitting concatenations. Decompression must never believe a size claim
 // more than the data supports, so libFuzzer's memory limit (-rss_limit_mb,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF objects: parsing, the host extraction llvm-objcopy would do, adding
 // bundle sections, the archive writer's symbol listing, and the HIP fat
 // binary wrappers of linked files.

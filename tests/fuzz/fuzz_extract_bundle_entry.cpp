@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // llvm-extract-bundle-entry's whole command line: argv taken from the input
 // (NUL-separated) and run through the tool's entry point inside a scratch
 // folder holding an object file, a text file and an archive. Arguments with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kpack archives and markers (formats/kpack/kpack_archive.h, kpack_marker.h):
 // the header, the MessagePack table through msgpack-c after the check that
 // bounds what it allocates, the blob and frame index, and every code

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle prune, compress and decompress of executables and shared
 // libraries, on any bytes: the seeds are small HIP programs and libraries
 // linked by lld, whose .hip_fatbin, wrappers, relocations, symbols and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Offload binaries (llvm-offload-binary's format, versions 1 to 3, compressed
 // ones included): one binary, binaries laid end to end, and writing back
 // what was read, which must read the same.

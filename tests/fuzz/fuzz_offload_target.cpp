@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Target strings: entry IDs, triples and target IDs, through every parse,
 // normalisation and compatibility check the bundler applies.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The whole llvm-offload-binary tool on one input file: --list, extraction
 // of every image, and an archive of every image. A failed run must leave the
 // scratch folder as it was: the input alone, no output, no temporary.

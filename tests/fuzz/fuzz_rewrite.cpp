@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // offbundle prune, compress and decompress on any bytes: a standalone
 // bundle or an object whose .hip_fatbin holds one. What they write anew
 // must read back: a bundle compress or prune wrote decompresses (with its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A rewrite refuses what a reader refuses, on any bytes: the input is
 // written to a file and checked as `offbundle verify` checks it
 // (api::Input::open, then verifyInput). When verify fails, prune (keeping

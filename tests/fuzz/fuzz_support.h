@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers shared by the fuzz targets: walking a bundle reader the way the
 // tool does, splitting fuzz input into pieces, and a scratch folder that
 // whole-tool targets run in so that nothing outside it is touched.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Text bundle reader: any bytes, in each of the three comment styles, walked
 // by -list (skipping) and -unbundle (reading) alike.
 #include <cstddef>

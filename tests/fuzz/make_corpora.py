@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Builds the seed corpora in tests/fuzz/corpus/ from tests/data.
 
 Seeds are small valid inputs of each format; the fuzzers mutate them into

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Outputs in an append-only folder (chattr +a), where files can be created
 and written but not renamed or removed.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Atomic outputs: a failed run leaves the file system exactly as it was.
 
 For every mode of every tool, each case makes a run fail part of the way

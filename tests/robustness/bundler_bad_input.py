@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Robustness tests: clang-offload-bundler fed bad input.
 
 The tool promises that for any bad input it

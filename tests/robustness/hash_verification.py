@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Hash verification of compressed bundles ("CCOB").
 
 The MD5-derived hash in a compressed bundle's header is checked whenever the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """offbundle's rewrites in place under attack: races, signals and odd files
 must never turn a rewrite against the user (docs/robustness.md, the threat
 model: a root run over a tree that other users can write).

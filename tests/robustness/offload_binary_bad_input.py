@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Robustness tests: llvm-offload-binary fed bad offload binaries.
 
 For input that is definitely broken (wrong magic, unsupported version,

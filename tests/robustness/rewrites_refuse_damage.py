@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """offbundle prune, compress and decompress refuse what verify refuses.
 
 A rewrite reads its input as `offbundle verify` reads it, and a file verify

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public API (include/offbundle/offbundle.h) on the sample of
 // tests/data/sample: bundling into binary, compressed and text bundles,
 // walking what Input::open finds, reading payloads, unbundling by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ar archives (archive/ar_reading.h, archive/ar_writing.h) and their members' archive symbols
 // (archive/archive_symbols.h).
 //

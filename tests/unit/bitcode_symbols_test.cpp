@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Archive symbols of bitcode files (bitcode/bitcode_symbols.h).
 //
 // The files under tests/data/bitcode were made by LLVM 22's clang, and each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The command line: LLVM's syntax, its messages, and the order of its checks.
 // The same cases run against LLVM 22's tool in the differential suite; here
 // they pin our front end down without needing the reference installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed bundles (CCOB): header codec, LLVM-identical compression, and
 // decompression that checks everything LLVM leaves unchecked.
 #include "compression/compressed_bundle.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELF reading and llvm-objcopy-compatible rewriting (formats/elf/elf_object.h).
 //
 // The expected outputs under tests/data/elf were made by LLVM 22's

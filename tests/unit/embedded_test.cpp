@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bundles inside other files: code object URIs, splitting the offload data
 // of .hip_fatbin and .llvm.offloading sections, offload binaries, and the
 // JSON text of -list -format=json. Inputs are crafted here byte by byte from
 // the documented layouts, so that every expectation is independent of the
 // code under test.
-#include "formats/code_object_uri.h"
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
+#include "formats/code_object_uri.h"
 #include "formats/embedded_offload.h"
 #include "formats/embedded_sections.h"
 #include "in_memory.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Outputs and the user's files: a commit that fails half-way puts every
 // earlier output back, a destination that changed while the tool ran is left
 // as it is, permissions follow the replaced file (or the umask), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Text and binary bundle containers: how readers walk them, what they refuse,
 // and what writers produce; and how an input's bundles are decoded.
 #include "formats/binary_bundle.h"

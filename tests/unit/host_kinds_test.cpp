@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one classification of host files (formats/host_kinds.h), the PE
 // header reader every PE reader shares (formats/coff/pe_header.h), and the
 // tables indexed by host kind: each names its own kind in its row, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Whole-string forms of what the product streams. The tools write archives
 // and offload binaries piece by piece into their outputs and hash as the
 // bytes go by; the unit tests compare whole results with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MessagePack through msgpack-c and the kpack readers built on it: values
 // read back, the declared sizes checked before msgpack-c allocates, and
 // kpack archives and markers laid out by hand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // support/leb128.h: LEB128 numbers read with LLVM's rules for padding,
 // overflow and running past the end.
 #include "support/leb128.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "targets/offload_arch.h"
 #include "targets/offload_target.h"
 

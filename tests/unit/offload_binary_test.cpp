@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Offload binaries: layout, parsing and its errors, the hash and map order
 // llvm-offload-binary writes strings in, and the containers binaries are
 // found in (COFF objects, bitcode). Stored inputs come from LLVM 22's tools

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bundle entry IDs: parsing, the spelling written into bundles, the
 // compatibility rules used when unbundling, and the AMDGPU spellings of LLVM
 // after version 22 read in LLVM 22's. Expected spellings are the ones

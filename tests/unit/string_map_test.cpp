@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tests for the XXH3 hash and for LlvmOrderedStringMap's LLVM-compatible
 // iteration order. Expected values come from independent references, never
 // from this code: xxhsum for the hashes, and LLVM 22 itself for the orders.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading the test data committed under tests/data, shared by the unit
 // tests that compare against stored reference outputs.
 #pragma once

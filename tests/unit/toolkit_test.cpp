@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The offbundle tool's target selection (the three forms of --target and
 // the entries each selects), and its rewriting of linked files.
 #include <gtest/gtest.h>

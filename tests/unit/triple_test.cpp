@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Unit tests for targets/triple.h.
 //
 // Every expected value in these tables was observed from LLVM 22.1, not

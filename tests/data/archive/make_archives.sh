@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates the archive test data of tests/unit/archive_test.cpp: member
 # files built from src/, archives written by LLVM 22's llvm-ar and
 # clang-offload-bundler and by GNU ar, and the listings the test compares

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Rebuilds the bitcode files in this folder from src/ with LLVM 22's clang,
 # and records for each the archive symbol table LLVM's archive writer makes
 # for it (<file>.symbols, one name per line, in llvm-ar's order).

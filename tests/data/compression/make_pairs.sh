@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates the compressed bundles in this folder with LLVM 22's
 # clang-offload-bundler (see README.md). The inputs are made by a seeded
 # generator, so the same files come out on every machine.

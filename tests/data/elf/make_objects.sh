@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates the ELF test data of tests/unit/elf_object_test.cpp: objects
 # built from src/ by clang 22 and gcc, and what LLVM 22's llvm-objcopy makes
 # of them when the bundler runs it.

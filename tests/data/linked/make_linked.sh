@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Rebuilds the small linked HIP files here (see README.md) with clang 22
 # from /usr/lib/llvm-22/bin. No ROCm is needed: the files call no runtime.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One HIP translation unit with no runtime to call: its constructor
 // registers the fat binary, which is all the rewriting follows.
 struct dim3 {

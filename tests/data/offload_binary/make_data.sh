@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates the stored inputs of tests/unit/offload_binary_test.cpp with
 # LLVM 22's tools (see README.md). Run from this folder.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device code for amdgcn: a code object with global symbols, like those
 // clang-offload-bundler puts into device archives.
 int device_counter = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An object file without a single global symbol: LLVM's writer still gives
 // an archive of it a symbol table (with no symbols).
 __attribute__((used)) static int only_local = 1;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Symbols of every kind LLVM's archive writer has a rule for. Global,
 // weak, hidden, protected, common, thread-local, absolute and ifunc
 // symbols are listed; locals, undefined ones (weak or not) and the file

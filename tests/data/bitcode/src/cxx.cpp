@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C++ entities: COMDAT inline functions and templates, vtables and type
 // info, static members, constructors (llvm.global_ctors), an ifunc.
 namespace ns {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // AMDGPU device code written in C.
 int device_global = 1;
 static int device_static = 2;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // HIP device code, compiled without the HIP headers (-nogpuinc).
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every kind of C global the archive index treats differently.
 int global_var = 1;
 static int static_var = 2;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Module-level inline assembly defines symbols the IR does not know about.
 __asm__(".globl asm_defined_global\n"
         "asm_defined_global:\n"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ordinary C: locals and globals, weak and static functions, thread-local
 // data, common-looking zero-initialised data, merged strings.
 static int counter = 3;

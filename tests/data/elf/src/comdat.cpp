@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C++ that puts code and data in COMDAT groups: templates, inline functions
 // with static locals (and their guard variables), vtables.
 template <typename T> struct Box {

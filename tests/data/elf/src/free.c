@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Freestanding C (no headers), for cross targets without a sysroot.
 struct pair {
   int a;
