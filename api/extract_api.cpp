@@ -8,7 +8,7 @@
 #include "bundler/config.h"
 #include "bundler/operations.h"
 #include "rewrite/target_selection.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 namespace offbundle::api {
 

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "support/error.h"
-#include "support/file_io.h"
 #include "support/folder_handle.h"
+#include "support/input_file.h"
 #include "support/replaced_files.h"
 
 namespace offbundle::api {

@@ -18,7 +18,7 @@
 #include "bundler/bundle_discovery.h"
 #include "formats/bundle_format.h"
 #include "support/error.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 #include "targets/offload_target.h"
 
 namespace offbundle::api {

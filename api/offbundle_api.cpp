@@ -18,7 +18,7 @@
 #include "formats/code_object_uri.h"
 #include "formats/elf/elf_object.h"
 #include "formats/host_kinds.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 #include "targets/offload_target.h"
 
 namespace offbundle::api {

@@ -16,9 +16,9 @@
 #include "rewrite/kpack/kpack_unpack.h"
 #include "rewrite/rewrite.h"
 #include "rewrite/target_selection.h"
-#include "support/file_io.h"
 #include "support/folder_handle.h"
 #include "support/in_place_output.h"
+#include "support/output_transaction.h"
 
 namespace offbundle::api {
 namespace {

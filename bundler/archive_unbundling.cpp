@@ -14,7 +14,7 @@
 #include "formats/bundle_decoding.h"
 #include "formats/code_object_uri.h"
 #include "formats/elf/elf_object.h"
-#include "support/file_io.h"
+#include "support/output_transaction.h"
 #include "targets/offload_target.h"
 #include "targets/target_id.h"
 

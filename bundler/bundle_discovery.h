@@ -20,7 +20,7 @@
 #include "formats/bundle_format.h"
 #include "formats/container_format.h"
 #include "support/error.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 namespace offbundle {
 

@@ -22,6 +22,7 @@
 #include "formats/code_object_uri.h"
 #include "formats/fat_object.h"
 #include "support/interrupt_cleanup.h"
+#include "support/output_transaction.h"
 
 namespace offbundle {
 namespace {

@@ -15,7 +15,7 @@
 #include "formats/binary_bundle.h"
 #include "formats/kpack/kpack_archive.h"
 #include "formats/kpack/kpack_marker.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 namespace offbundle {
 namespace {

@@ -18,7 +18,7 @@
 #include "formats/bundle_decoding.h"
 #include "formats/code_object_uri.h"
 #include "formats/fat_object.h"
-#include "support/file_io.h"
+#include "support/output_transaction.h"
 #include "support/string_map.h"
 #include "targets/offload_target.h"
 

@@ -10,8 +10,8 @@
 
 #include "formats/code_object_uri.h"
 #include "formats/file_magic.h"
-#include "support/file_io.h"
 #include "support/number_text.h"
+#include "support/output_transaction.h"
 
 namespace offbundle {
 namespace {
@@ -38,7 +38,6 @@ bool pathExists(const std::string &path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0;
 }
-
 
 } // namespace
 

@@ -23,7 +23,7 @@
 #include "cli/tool_start.h"
 #include "cli/version.h"
 #include "compression/compressed_bundle.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 #include "toolkit/each_input.h"
 #include "toolkit/extraction.h"
 #include "toolkit/html_report.h"

@@ -6,7 +6,7 @@
 
 #include "cli/response_file.h"
 
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 #include <cerrno>
 #include <climits>

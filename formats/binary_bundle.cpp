@@ -7,6 +7,7 @@
 #include "formats/binary_bundle.h"
 
 #include "support/byte_order.h"
+#include "support/output_file.h"
 
 #include <algorithm>
 #include <cstring>

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "formats/bundle_format.h"
-#include "support/file_io.h"
+#include "support/output_file.h"
 #include "support/string_map.h"
 
 namespace offbundle {

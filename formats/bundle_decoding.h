@@ -21,7 +21,7 @@
 
 #include "compression/compressed_bundle.h"
 #include "support/error.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 #include "targets/offload_target.h"
 
 namespace offbundle {

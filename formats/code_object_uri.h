@@ -30,7 +30,7 @@
 #include <string_view>
 
 #include "support/error.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 namespace offbundle {
 

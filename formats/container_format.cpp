@@ -10,6 +10,7 @@
 #include "formats/embedded_offload.h"
 #include "formats/fat_object.h"
 #include "formats/text_bundle.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 

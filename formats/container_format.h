@@ -30,6 +30,7 @@
 #include "formats/bundle_format.h"
 #include "formats/file_magic.h"
 #include "support/error.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 

@@ -4,6 +4,7 @@
 // commands --### prints, which are never run.
 
 #include "formats/fat_object.h"
+#include "support/output_file.h"
 
 #include <random>
 

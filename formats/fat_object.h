@@ -15,7 +15,7 @@
 #include "formats/bundle_format.h"
 #include "formats/elf/elf_object.h"
 #include "formats/objcopy/objcopy.h"
-#include "support/file_io.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 

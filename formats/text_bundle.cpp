@@ -4,6 +4,7 @@
 // writer.
 
 #include "formats/text_bundle.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 namespace {

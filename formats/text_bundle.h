@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "formats/bundle_format.h"
-#include "support/file_io.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 

@@ -15,7 +15,7 @@
 #include "formats/offload_binary.h"
 #include "packager/image_arguments.h"
 #include "packager/offload_inputs.h"
-#include "support/file_io.h"
+#include "support/output_transaction.h"
 
 namespace offbundle {
 namespace {

@@ -13,6 +13,7 @@
 #include "archive/ar_writing.h"
 #include "formats/compressed_offload_binary.h"
 #include "support/error.h"
+#include "support/output_transaction.h"
 
 namespace offbundle {
 

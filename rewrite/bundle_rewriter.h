@@ -16,13 +16,13 @@
 #include "compression/compressed_bundle.h"
 #include "formats/binary_bundle.h"
 #include "formats/bundle_format.h"
+#include "formats/coff/pe_hip_wrappers.h"
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
 #include "rewrite/elf/linked_section_resize.h"
-#include "formats/coff/pe_hip_wrappers.h"
 #include "rewrite/rewrite.h"
-#include "support/file_io.h"
 #include "support/input_edits.h"
+#include "support/input_file.h"
 #include "support/output_plan.h"
 
 namespace offbundle::rewriting {

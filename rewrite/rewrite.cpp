@@ -9,6 +9,7 @@
 #include "formats/host_kinds.h"
 #include "rewrite/bundle_rewriter.h"
 #include "rewrite/host_editors.h"
+#include "support/output_transaction.h"
 
 namespace offbundle {
 

@@ -55,8 +55,8 @@
 #include "formats/bundle_format.h"
 #include "rewrite/target_selection.h"
 #include "support/error.h"
-#include "support/file_io.h"
 #include "support/in_place_output.h"
+#include "support/input_file.h"
 #include "support/output_plan.h"
 
 namespace offbundle {

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 namespace offbundle {
 namespace {

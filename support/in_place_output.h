@@ -50,8 +50,8 @@
 #include <vector>
 
 #include "support/error.h"
-#include "support/file_io.h"
 #include "support/folder_handle.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the process must undo when a signal ends it.
 //
-// Outputs are written to temporaries beside their destinations (file_io.h).
-// A run ended by SIGINT, SIGTERM or SIGHUP would leave those temporaries
-// behind, and the folders made for them; the handlers installed here remove
-// them, then let the signal end the process as it would have. Inputs are
-// memory-mapped; a file truncated by someone else while it is mapped raises
-// SIGBUS on the first touch past its new end, which the handler here turns into
-// one "error:" line and exit status 1, with the temporaries removed, instead of
-// a crash.
+// Outputs are written to temporaries beside their destinations
+// (output_transaction.h). A run ended by SIGINT, SIGTERM or SIGHUP would leave
+// those temporaries behind, and the folders made for them; the handlers
+// installed here remove them, then let the signal end the process as it would
+// have. Inputs are memory-mapped; a file truncated by someone else while it is
+// mapped raises SIGBUS on the first touch past its new end, which the handler
+// here turns into one "error:" line and exit status 1, with the temporaries
+// removed, instead of a crash.
 //
 // A signal handler receives no context, so the temporaries, folders and
 // mappings it must know about live in process-wide registries (the one piece

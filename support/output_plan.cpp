@@ -8,7 +8,7 @@
 #include <optional>
 #include <thread>
 
-#include "support/file_io.h"
+#include "support/output_file.h"
 
 namespace offbundle {
 

@@ -12,7 +12,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "support/file_io.h"
+#include "support/input_file.h"
 
 namespace offbundle {
 namespace {

@@ -2,9 +2,9 @@
 // What a file rewritten in place keeps, and what a killed run leaves.
 //
 // A file is replaced by writing its new bytes to a temporary beside it and
-// renaming that over it (support/file_io.h), so that it holds its old bytes
-// or its new ones, never a mix. The new file is a new inode; for it to be
-// the same file to everyone who used the old one, it takes the old one's
+// renaming that over it (support/output_transaction.h), so that it holds its
+// old bytes or its new ones, never a mix. The new file is a new inode; for it
+// to be the same file to everyone who used the old one, it takes the old one's
 // owner and group, permissions (set-user-ID bits included), and extended
 // attributes: POSIX ACLs (system.posix_acl_*), file capabilities
 // (security.capability), user.* attributes. Hard links are names of the old

@@ -7,8 +7,8 @@
 #include <set>
 #include <sys/stat.h>
 
-#include "support/file_io.h"
 #include "support/number_text.h"
+#include "support/output_transaction.h"
 
 namespace offbundle {
 namespace {

@@ -27,7 +27,7 @@
 
 #include "compression/compressed_bundle.h"
 #include "support/error.h"
-#include "support/file_io.h"
+#include "support/input_file.h"
 #include "support/output_plan.h"
 
 namespace offbundle {

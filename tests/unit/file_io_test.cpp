@@ -24,11 +24,11 @@
 #include <unistd.h>
 
 #include "cli/tool_start.h"
-#include "support/file_io.h"
 #include "support/in_place_output.h"
 #include "support/interrupt_cleanup.h"
 #include "support/ordered_parallel.h"
 #include "support/output_plan.h"
+#include "support/output_transaction.h"
 #include "support/replaced_files.h"
 #include "test_files.h"
 

@@ -6,6 +6,7 @@
 #include "formats/container_format.h"
 #include "formats/file_magic.h"
 #include "formats/text_bundle.h"
+#include "support/output_transaction.h"
 
 #include <gtest/gtest.h>
 
