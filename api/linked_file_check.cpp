@@ -7,11 +7,12 @@
 
 #include <set>
 
+#include "formats/coff/pe_hip_wrappers.h"
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
-#include "rewrite/elf/linked_layout.h"
+#include "formats/host_kinds.h"
 #include "formats/kpack/kpack_marker.h"
-#include "formats/coff/pe_hip_wrappers.h"
+#include "rewrite/elf/linked_layout.h"
 #include "support/hex.h"
 #include "support/offload_sections.h"
 
@@ -112,11 +113,17 @@ offbundle::Status checkPeImage(const std::string &file, const PeHipImage &image,
 offbundle::Status checkLinkedHipFile(const std::string &file,
                                      std::string_view bytes,
                                      const std::vector<Bundle> &bundles) {
-  auto image = readPeHipWrappers(bytes);
-  if (!image)
-    return fileError(file, image.error());
-  if (*image)
-    return checkPeImage(file, **image, bundles);
+  // Only what a loader maps has a linked layout (formats/host_kinds.h).
+  const HostKind kind = classifyHost(bytes);
+  if (!hostKindRow(kind).mayBeLinked)
+    return offbundle::Status::success();
+  if (kind == HostKind::PeImage) {
+    auto image = readPeHipWrappers(bytes);
+    if (!image)
+      return fileError(file, image.error());
+    return *image ? checkPeImage(file, **image, bundles)
+                  : offbundle::Status::success();
+  }
   if (!isElf(bytes))
     return offbundle::Status::success();
   auto object = parseElfObject(bytes);

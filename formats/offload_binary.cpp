@@ -7,8 +7,8 @@
 #include "formats/offload_binary.h"
 
 #include "formats/compressed_offload_binary.h"
-#include "support/tail_merged_string_table.h"
 #include "support/byte_order.h"
+#include "support/tail_merged_string_table.h"
 
 #include <algorithm>
 #include <cstring>

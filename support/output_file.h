@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "support/error.h"
-#include "support/interrupt_cleanup.h"
 #include "support/input_file.h"
+#include "support/interrupt_cleanup.h"
 
 namespace offbundle {
 

@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "formats/elf/hip_wrappers.h"
-#include "rewrite/elf/linked_section_resize.h"
 #include "formats/embedded_sections.h"
 #include "formats/kpack/kpack_marker.h"
+#include "rewrite/elf/linked_section_resize.h"
 #include "support/offload_sections.h"
 
 namespace offbundle::rewriting {

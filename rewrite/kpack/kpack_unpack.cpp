@@ -9,13 +9,13 @@
 
 #include "bundler/kpack_discovery.h"
 #include "compression/compressed_bundle.h"
+#include "formats/coff/pe_hip_wrappers.h"
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
-#include "rewrite/elf/linked_section_resize.h"
 #include "formats/file_magic.h"
 #include "formats/kpack/kpack_marker.h"
-#include "formats/coff/pe_hip_wrappers.h"
 #include "rewrite/bundle_rewriter.h"
+#include "rewrite/elf/linked_section_resize.h"
 #include "support/byte_order.h"
 #include "support/offload_sections.h"
 

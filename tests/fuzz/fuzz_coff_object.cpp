@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "formats/coff/coff_object.h"
-#include "formats/embedded_sections.h"
 #include "formats/coff/pe_hip_wrappers.h"
+#include "formats/embedded_sections.h"
 #include "fuzz_support.h"
 
 namespace {

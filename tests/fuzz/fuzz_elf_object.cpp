@@ -8,8 +8,8 @@
 
 #include "archive/archive_symbols.h"
 #include "formats/elf/elf_object.h"
-#include "formats/objcopy/objcopy.h"
 #include "formats/elf/hip_wrappers.h"
+#include "formats/objcopy/objcopy.h"
 #include "fuzz_support.h"
 
 namespace {

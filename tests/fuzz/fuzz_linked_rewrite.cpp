@@ -17,8 +17,8 @@
 
 #include "formats/elf/elf_object.h"
 #include "formats/elf/hip_wrappers.h"
-#include "rewrite/elf/linked_layout.h"
 #include "fuzz_support.h"
+#include "rewrite/elf/linked_layout.h"
 #include "rewrite/rewrite.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// ar archives (archive/ar_reading.h, archive/ar_writing.h) and their members' archive symbols
-// (archive/archive_symbols.h).
+// ar archives (archive/ar_reading.h, archive/ar_writing.h) and their members'
+// archive symbols (archive/archive_symbols.h).
 //
 // The archives under tests/data/archive were written by LLVM 22's llvm-ar
 // and clang-offload-bundler and by GNU ar, and the member listings were
